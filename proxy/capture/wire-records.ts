@@ -1,0 +1,41 @@
+/**
+ * Wire records: what the I/O layer (the HTTP proxy, the stdio relay) hands to the recorder.
+ *
+ * Capturing is the only work done on the hot path, and it is a synchronous push of a small
+ * object holding a reference to the chunk that is being forwarded anyway (chunks from sockets
+ * are never reused by Node, so no copy is needed). Everything else — decoding, parsing,
+ * correlation, storage, the feed — happens later, in batches, in `CaptureQueue`'s consumer.
+ */
+
+export type HeaderMap = Record<string, string | string[] | undefined>;
+
+export type WireRecord =
+  | {
+      t: 'request';
+      xid: string;
+      ts: number;
+      method: string;
+      /** Path and query exactly as the client sent them. */
+      url: string;
+      upstreamUrl: string;
+      headers: HeaderMap;
+      /** The origin the client reached us on (e.g. http://127.0.0.1:6481). */
+      proxyOrigin: string;
+      target: string;
+    }
+  | { t: 'request-chunk'; xid: string; ts: number; chunk: Uint8Array }
+  | { t: 'request-end'; xid: string; ts: number }
+  | { t: 'response'; xid: string; ts: number; status: number; headers: HeaderMap }
+  /** A response body chunk as the upstream sent it (before any rewrite by the proxy). */
+  | { t: 'response-chunk'; xid: string; ts: number; chunk: Uint8Array }
+  | { t: 'response-end'; xid: string; ts: number }
+  /** The exchange ended abnormally. `side` says who went away. */
+  | { t: 'abort'; xid: string; ts: number; side: 'client' | 'upstream' | 'proxy'; reason: string }
+  /** The upstream could not be reached at all; the proxy answered itself with `status`. */
+  | { t: 'upstream-error'; xid: string; ts: number; code: string; message: string; status: number }
+  /** The proxy changed bytes on the wire. */
+  | { t: 'modification'; xid: string; ts: number; what: string; before: string; after: string; text: string }
+  /** Records were dropped because the consumer fell too far behind (the bytes were forwarded regardless). */
+  | { t: 'overflow'; xid: string; ts: number; droppedBytes: number };
+
+export type WireRecordType = WireRecord['t'];

@@ -1,0 +1,158 @@
+/**
+ * The `mcpscope` command.
+ *
+ *   mcpscope                      the embedded demo: a demo MCP server, mcpscope in front of it,
+ *                                 and a scripted client producing traffic — open the printed UI URL
+ *   mcpscope --target URL         the real job: proxy URL's origin and record everything
+ */
+import { parseArgs } from 'node:util';
+import { startMcpscope, packageVersion, type Mcpscope } from './mcpscope.js';
+
+export const DEFAULT_UI_PORT = 6480;
+export const DEFAULT_PROXY_PORT = 6481;
+
+const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Context Protocol
+
+Usage
+  mcpscope                        run the live demo (demo server + demo client + UI)
+  mcpscope --target <mcp-url>     proxy an MCP server and record its traffic
+
+Options
+  --target <url>        the MCP server URL (e.g. http://127.0.0.1:3001/mcp or …/sse); the proxy
+                        mirrors every path of its origin, so clients use the same path on the proxy
+  --port <n>            proxy port (default ${DEFAULT_PROXY_PORT}; 0 = any free port)
+  --ui-port <n>         UI and API port (default ${DEFAULT_UI_PORT}; 0 = any free port)
+  --host <addr>         listen address (default 127.0.0.1; anything else exposes your traffic)
+  --token <t>           UI/API token (default: $MCPSCOPE_TOKEN, else random per launch)
+  --show-secrets        do not redact Authorization, cookies and OAuth tokens in the UI
+  --no-rewrite          never change bytes (the legacy SSE endpoint event is then not rewritten)
+  --allow-origin <o>    accept requests with this Origin besides loopback ones (repeatable)
+  --allow-host <h>      accept this Host name besides loopback names (repeatable)
+  --max-body <bytes>    largest body or SSE event parsed in full (default 16777216)
+  -h, --help            this help
+  -v, --version         print the version
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`mcpscope: ${message}\n`);
+  process.exit(2);
+}
+
+function portOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: false,
+      options: {
+        target: { type: 'string' },
+        port: { type: 'string' },
+        'ui-port': { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        'show-secrets': { type: 'boolean' },
+        'no-rewrite': { type: 'boolean' },
+        'allow-origin': { type: 'string', multiple: true },
+        'allow-host': { type: 'string', multiple: true },
+        'max-body': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    fail(`${(err as Error).message}\nRun mcpscope --help for the options.`);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (v.version) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+
+  const host = v.host ?? '127.0.0.1';
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    process.stderr.write(`mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`);
+  }
+  const demo = v.target === undefined;
+  let target = v.target;
+  if (target !== undefined) {
+    try {
+      const u = new URL(target);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      fail(`--target must be an http:// or https:// URL, not ${JSON.stringify(target)}`);
+    }
+  }
+
+  let stopDemo: (() => Promise<void>) | undefined;
+  let demoServer: { url: string; close(): Promise<void> } | undefined;
+  if (demo) {
+    const { startDemoServer } = await import('./demo/demo-server.js');
+    demoServer = await startDemoServer({ port: 0 });
+    target = demoServer.url;
+  }
+
+  const options = {
+    target: target!,
+    host,
+    token: v.token,
+    showSecrets: v['show-secrets'] ?? false,
+    rewriteEndpoint: !v['no-rewrite'],
+    allowOrigins: v['allow-origin'],
+    allowHosts: v['allow-host'],
+    maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+  };
+  const port = portOption(v.port, '--port', DEFAULT_PROXY_PORT);
+  const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+
+  let scope: Mcpscope;
+  try {
+    scope = await startMcpscope({ ...options, port, uiPort });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code !== 'EADDRINUSE') throw err;
+    if (v.port !== undefined || v['ui-port'] !== undefined) fail(`a port is already in use (${e.message}). Choose another with --port / --ui-port, or 0 for any free port.`);
+    // Default ports taken (another mcpscope?): any free ports will do.
+    scope = await startMcpscope({ ...options, port: 0, uiPort: 0 });
+  }
+
+  const out = process.stderr;
+  out.write(`\nmcpscope ${packageVersion()}\n`);
+  out.write(`  proxy  ${scope.proxy.url}  →  ${target}\n`);
+  out.write(`  UI     ${scope.ui!.url}\n\n`);
+  if (demo) {
+    const { startDemoClient } = await import('./demo/demo-client.js');
+    const client = startDemoClient(scope.proxy.url, { log: (line) => out.write(`  demo client: ${line}\n`) });
+    stopDemo = () => client.stop();
+    out.write('Demo mode: a demo MCP server and a scripted client are talking through the proxy.\nOpen the UI URL above to watch. Run `mcpscope --target <url>` to inspect your own server.\n');
+  } else {
+    out.write('Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n');
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) process.exit(130);
+    closing = true;
+    out.write(`\nmcpscope: ${signal}, shutting down\n`);
+    await stopDemo?.().catch(() => undefined);
+    await scope.close().catch(() => undefined);
+    await demoServer?.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`mcpscope: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,138 @@
+/**
+ * Assembles one running mcpscope: the proxy port (hot path: forward and capture), the capture
+ * queue, the recorder (parse → correlate → annotate → redact), the store, and the UI port (API
+ * and feed). See docs/architecture.md for the data flow.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CaptureQueue } from './capture/capture-queue.js';
+import type { WireRecord } from './capture/wire-records.js';
+import { Recorder } from './record/recorder.js';
+import { createRedactor } from './record/redact.js';
+import { EventStore } from './store/event-store.js';
+import { startProxyServer, type ProxyServer } from './server/proxy-server.js';
+import { startUiServer, type UiServer } from './server/ui-server.js';
+import type { McpscopeEvent } from './model/events.js';
+
+export interface McpscopeOptions {
+  /** Upstream MCP URL. */
+  target: string;
+  host?: string;
+  /** Proxy port (0 = any free port). */
+  port?: number;
+  /** UI/API port (0 = any free port); `false` for no UI server. */
+  uiPort?: number | false;
+  /** UI/API token; a random one when unset. */
+  token?: string;
+  showSecrets?: boolean;
+  rewriteEndpoint?: boolean;
+  allowOrigins?: string[];
+  allowHosts?: string[];
+  /** Largest body/event parsed in full. */
+  maxBodyBytes?: number;
+}
+
+export interface Mcpscope {
+  proxy: ProxyServer;
+  ui?: UiServer;
+  store: EventStore;
+  recorder: Recorder;
+  token: string;
+  /** Run the recorder on everything captured so far (tests; normally it runs on the next tick). */
+  flush(): void;
+  /** Resolves with the first batch of events for which `predicate` holds over the whole store. */
+  waitFor<T>(predicate: (store: EventStore) => T | undefined | false, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The built UI: dist/ui, beside dist/proxy when compiled, or under dist/ when run from source (tests). */
+export const UI_DIR = fileURLToPath(new URL(import.meta.url.includes('/dist/proxy/') ? '../ui/' : '../dist/ui/', import.meta.url));
+
+export function packageVersion(): string {
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string }).version;
+    } catch {
+      /* try the next */
+    }
+  }
+  return '0.0.0';
+}
+
+export function generateToken(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope> {
+  const token = options.token ?? process.env.MCPSCOPE_TOKEN ?? generateToken();
+  const store = new EventStore();
+  const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
+  const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes });
+  const queue = new CaptureQueue(recorder.handle);
+  const capture = (r: WireRecord) => queue.push(r);
+
+  const proxy = await startProxyServer({
+    target: options.target,
+    host: options.host,
+    port: options.port,
+    capture,
+    rewriteEndpoint: options.rewriteEndpoint,
+    allowOrigins: options.allowOrigins,
+    allowHosts: options.allowHosts,
+  });
+
+  let ui: UiServer | undefined;
+  if (options.uiPort !== false) {
+    ui = await startUiServer({
+      store,
+      token,
+      host: options.host,
+      port: options.uiPort ?? 0,
+      uiDir: UI_DIR,
+      allowOrigins: options.allowOrigins,
+      allowHosts: options.allowHosts,
+      showSecrets: !!options.showSecrets,
+      version: packageVersion(),
+    });
+  }
+
+  return {
+    proxy,
+    ui,
+    store,
+    recorder,
+    token,
+    flush: () => queue.flush(),
+    waitFor<T>(predicate: (s: EventStore) => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const check = (): boolean => {
+          const v = predicate(store);
+          if (v !== undefined && v !== false) {
+            cleanup();
+            resolve(v as T);
+            return true;
+          }
+          return false;
+        };
+        const unsubscribe = store.subscribe(() => void check());
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`mcpscope.waitFor: condition not met within ${timeoutMs} ms (${store.size} events recorded)`));
+        }, timeoutMs);
+        const cleanup = () => {
+          unsubscribe();
+          clearTimeout(timer);
+        };
+        check();
+      });
+    },
+    async close() {
+      await proxy.close();
+      queue.close();
+      await ui?.close();
+    },
+  };
+}
+
+export type { McpscopeEvent };

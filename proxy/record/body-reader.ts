@@ -1,0 +1,173 @@
+/**
+ * Turns one HTTP body's chunks into frames: a whole JSON document, SSE blocks (with byte
+ * offsets and raw text), or newline-delimited JSON lines (stdio). Decodes gzip/deflate/br on a
+ * copy. Bounded: a JSON body past `maxBytes` keeps only a prefix and says so.
+ */
+import { brotliDecompressSync, gunzipSync, inflateSync, constants as zc } from 'node:zlib';
+import { SseParser, type SseFrame } from '../parse/sse-parser.js';
+
+export type Framing = 'json' | 'sse' | 'ndjson' | 'opaque';
+
+export interface BodyFrame {
+  /** The frame's payload text: the JSON document, an SSE block's data, an NDJSON line. */
+  text: string;
+  offset: number;
+  length: number;
+  /** The parsed SSE block, for SSE framing. */
+  sse?: SseFrame;
+  /** The payload was cut at the reader's limit. */
+  truncated?: boolean;
+}
+
+export interface BodyEnd {
+  frames: BodyFrame[];
+  /** SSE: bytes of an unterminated last block (the stream was cut mid-event). */
+  incomplete?: SseFrame;
+  /** JSON/opaque: the body (or its first `maxBytes`) as text, for display. */
+  text?: string;
+  truncated: boolean;
+  bytes: number;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+export interface BodyReaderOptions {
+  framing: Framing;
+  /** content-encoding of the body. */
+  encoding?: string;
+  /** How much of a JSON/opaque body (or one SSE event) to keep. */
+  maxBytes: number;
+}
+
+function decompress(encoding: string, data: Buffer): Buffer {
+  const opts = { finishFlush: zc.Z_SYNC_FLUSH };
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(data, opts);
+    case 'deflate':
+      return inflateSync(data, opts);
+    case 'br':
+      return brotliDecompressSync(data, { finishFlush: zc.BROTLI_OPERATION_FLUSH });
+    default:
+      return data;
+  }
+}
+
+export class BodyReader {
+  private readonly framing: Framing;
+  private readonly encoding: string;
+  private readonly maxBytes: number;
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  private total = 0;
+  private truncated = false;
+  private sse?: SseParser;
+  private line: Buffer[] = [];
+  private lineBytes = 0;
+  private lineOffset = 0;
+
+  constructor(options: BodyReaderOptions) {
+    this.framing = options.framing;
+    this.encoding = (options.encoding ?? 'identity').toLowerCase().trim();
+    this.maxBytes = options.maxBytes;
+    // Compressed streams are decoded whole at the end (a copy; the client got the original bytes).
+    if (this.framing === 'sse' && this.isIdentity) this.sse = new SseParser({ maxFrameBytes: this.maxBytes });
+  }
+
+  private get isIdentity(): boolean {
+    return this.encoding === 'identity' || this.encoding === '';
+  }
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  push(chunk: Uint8Array): BodyFrame[] {
+    this.total += chunk.byteLength;
+    if (this.sse) return this.sse.push(chunk).map(sseFrame);
+    if (this.framing === 'ndjson' && this.isIdentity) return this.pushLines(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.keep(chunk);
+    return [];
+  }
+
+  end(): BodyEnd {
+    if (this.sse) {
+      const incomplete = this.sse.end();
+      return { frames: [], incomplete, truncated: false, bytes: this.total };
+    }
+    if (this.framing === 'ndjson' && this.isIdentity) {
+      const frames: BodyFrame[] = [];
+      if (this.lineBytes > 0) frames.push(this.takeLine(this.lineOffset + this.lineBytes));
+      return { frames, truncated: false, bytes: this.total };
+    }
+    let data: Buffer = Buffer.concat(this.chunks);
+    this.chunks = [];
+    let decodeError: string | undefined;
+    if (!this.isIdentity) {
+      try {
+        data = decompress(this.encoding, data);
+      } catch (err) {
+        decodeError = (err as Error).message;
+      }
+    }
+    if (this.framing === 'sse') {
+      const parser = new SseParser({ maxFrameBytes: this.maxBytes });
+      const frames = parser.push(data).map(sseFrame);
+      return { frames, incomplete: parser.end(), truncated: this.truncated, bytes: this.total };
+    }
+    const text = decodeError ? `[could not decode ${this.encoding}: ${decodeError}]` : decoder.decode(data.subarray(0, this.maxBytes));
+    const truncated = this.truncated || data.length > this.maxBytes;
+    if (this.framing === 'json') {
+      return { frames: [{ text, offset: 0, length: data.length, truncated }], text, truncated, bytes: this.total };
+    }
+    return { frames: [], text, truncated, bytes: this.total };
+  }
+
+  private keep(chunk: Uint8Array): void {
+    if (this.kept >= this.maxBytes) {
+      this.truncated = true;
+      return;
+    }
+    const room = this.maxBytes - this.kept;
+    const piece = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
+    if (piece.byteLength < chunk.byteLength) this.truncated = true;
+    this.chunks.push(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+    this.kept += piece.byteLength;
+  }
+
+  /** NDJSON: split on LF (a trailing CR is dropped), one frame per non-empty line. */
+  private pushLines(buf: Buffer): BodyFrame[] {
+    const frames: BodyFrame[] = [];
+    const base = this.total - buf.length;
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(0x0a, start);
+      if (nl < 0) break;
+      this.appendLine(buf.subarray(start, nl));
+      frames.push(this.takeLine(base + nl + 1));
+      start = nl + 1;
+    }
+    if (start < buf.length) this.appendLine(buf.subarray(start));
+    return frames.filter((f) => f.text.trim() !== '');
+  }
+
+  private appendLine(piece: Buffer): void {
+    if (this.lineBytes < this.maxBytes) this.line.push(piece.subarray(0, this.maxBytes - this.lineBytes));
+    this.lineBytes += piece.length;
+  }
+
+  private takeLine(endOffset: number): BodyFrame {
+    let text = decoder.decode(Buffer.concat(this.line));
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    const frame: BodyFrame = { text, offset: this.lineOffset, length: endOffset - this.lineOffset, truncated: this.lineBytes > this.maxBytes || undefined };
+    this.line = [];
+    this.lineBytes = 0;
+    this.lineOffset = endOffset;
+    return frame;
+  }
+}
+
+function sseFrame(f: SseFrame): BodyFrame {
+  return { text: f.data ?? '', offset: f.offset, length: f.length, sse: f, truncated: f.truncated || undefined };
+}

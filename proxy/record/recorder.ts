@@ -1,0 +1,642 @@
+/**
+ * The recorder: consumes wire records in batches (off the hot path) and turns them into events.
+ *
+ *   capture (WireRecord) → BodyReader (frames) → classifyPayload (JSON-RPC) →
+ *   SessionRegistry + Correlator (links) → annotations (hints) → redaction → EventStore
+ *
+ * It never throws into the proxy: a failure on one record becomes a `problem` event.
+ */
+import type {
+  Carrier,
+  Direction,
+  ExchangeInfo,
+  Hint,
+  MessageEvent,
+  MessageKind,
+  SessionInfo,
+  TransportKind,
+  UnsequencedEvent,
+} from '../model/events.js';
+import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
+import { classifyPayload, type ClassifyResult } from '../parse/jsonrpc.js';
+import { Correlator } from '../correlate/correlator.js';
+import { SessionRegistry, groupingKeyOf } from '../correlate/session-registry.js';
+import { errorInfo } from '../annotate/error-codes.js';
+import { messageHints, messageName, progressOf } from '../annotate/message-hints.js';
+import { httpHints } from '../annotate/http-hints.js';
+import type { EventStore } from '../store/event-store.js';
+import { BodyReader, type BodyFrame, type Framing } from './body-reader.js';
+import type { Redactor } from './redact.js';
+
+export interface RecorderOptions {
+  store: EventStore;
+  redactor: Redactor;
+  /** Largest JSON body or SSE event parsed in full (bigger ones keep a prefix). Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Raw frame text kept on a message up to this size. Default 256 KiB. */
+  maxRawBytes?: number;
+}
+
+interface ExchangeState {
+  info: ExchangeInfo;
+  proxyOrigin: string;
+  target: string;
+  session?: SessionInfo;
+  requestHeaders: HeaderMap;
+  reqReader?: BodyReader;
+  resReader?: BodyReader;
+  /** Kinds of the messages the request body carried. */
+  bodyKinds: MessageKind[];
+  /** seqs of the requests in the POST body. */
+  requestSeqs: number[];
+  hasInitialize: boolean;
+  initializeParams?: Record<string, unknown>;
+  ended: boolean;
+}
+
+const PREVIEW_BYTES = 4096;
+
+function header(h: HeaderMap, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function mediaType(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  return value.split(';')[0].trim().toLowerCase() || undefined;
+}
+
+function pathAndQuery(url: string, base: string): string | undefined {
+  try {
+    const u = new URL(url, base);
+    return u.pathname + u.search;
+  } catch {
+    return undefined;
+  }
+}
+
+export class Recorder {
+  private readonly store: EventStore;
+  private readonly redactor: Redactor;
+  private readonly maxBodyBytes: number;
+  private readonly maxRawBytes: number;
+  readonly registry = new SessionRegistry();
+  readonly correlator = new Correlator();
+  private exchanges = new Map<string, ExchangeState>();
+  private dirtySessions = new Set<SessionInfo>();
+  private dirtyExchanges = new Set<ExchangeState>();
+
+  constructor(options: RecorderOptions) {
+    this.store = options.store;
+    this.redactor = options.redactor;
+    this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+    this.maxRawBytes = options.maxRawBytes ?? 256 * 1024;
+  }
+
+  /** The CaptureQueue consumer. */
+  handle = (records: WireRecord[]): void => {
+    for (const r of records) {
+      try {
+        this.one(r);
+      } catch (err) {
+        this.problem(this.exchanges.get(r.xid), 'error', 'recorder-error', `mcpscope failed to record this (${(err as Error).message}); the traffic itself was forwarded unchanged.`);
+      }
+    }
+    this.flushDirty();
+    this.store.commit();
+  };
+
+  private one(r: WireRecord): void {
+    if (r.t === 'request') return this.onRequest(r);
+    const ex = this.exchanges.get(r.xid);
+    if (!ex) return;
+    switch (r.t) {
+      case 'request-chunk':
+        ex.info.requestBytes += r.chunk.byteLength;
+        ex.reqReader?.push(r.chunk);
+        return;
+      case 'request-end':
+        return this.onRequestEnd(ex, r.ts);
+      case 'response':
+        return this.onResponse(ex, r.ts, r.status, r.headers);
+      case 'response-chunk': {
+        ex.info.responseBytes += r.chunk.byteLength;
+        this.markExchange(ex);
+        if (!ex.resReader) return;
+        for (const f of ex.resReader.push(r.chunk)) this.onResponseFrame(ex, f, r.ts);
+        return;
+      }
+      case 'response-end':
+        return this.onResponseEnd(ex, r.ts);
+      case 'abort':
+        return this.onAbort(ex, r.ts, r.side, r.reason);
+      case 'upstream-error':
+        return this.onUpstreamError(ex, r.ts, r.code, r.message, r.status);
+      case 'modification':
+        this.store.append({
+          type: 'modification',
+          ts: r.ts,
+          sessionId: ex.session?.id,
+          exchangeId: ex.info.id,
+          what: r.what,
+          before: this.redactor.text(r.before),
+          after: this.redactor.text(r.after),
+          text: r.text,
+        });
+        return;
+      case 'overflow':
+        ex.info.truncated = true;
+        ex.reqReader = undefined;
+        ex.resReader = undefined;
+        this.markExchange(ex);
+        this.problem(ex, 'warn', 'capture-overflow', `mcpscope fell behind and skipped ${r.droppedBytes} bytes of this exchange; they were forwarded, but not recorded, and the rest of its frames are not parsed.`);
+        return;
+    }
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  private onRequest(r: Extract<WireRecord, { t: 'request' }>): void {
+    const requestType = mediaType(header(r.headers, 'content-type'));
+    const info: ExchangeInfo = {
+      id: r.xid,
+      method: r.method,
+      url: this.redactor.url(r.url),
+      upstreamUrl: r.upstreamUrl ? this.redactor.url(r.upstreamUrl) : undefined,
+      requestHeaders: this.redactor.headers(r.headers),
+      requestType,
+      startedAt: r.ts,
+      requestBytes: 0,
+      responseBytes: 0,
+      hints: [],
+    };
+    const ex: ExchangeState = {
+      info,
+      proxyOrigin: r.proxyOrigin,
+      target: r.target,
+      requestHeaders: r.headers,
+      bodyKinds: [],
+      requestSeqs: [],
+      hasInitialize: false,
+      ended: false,
+    };
+    this.exchanges.set(r.xid, ex);
+
+    const mcpSessionId = header(r.headers, 'mcp-session-id');
+    const lastEventId = header(r.headers, 'last-event-id');
+    if (lastEventId !== undefined) info.lastEventId = lastEventId;
+    if (mcpSessionId) {
+      const session =
+        this.registry.byMcpId(mcpSessionId) ??
+        this.newSession('streamable-http', r.target, r.ts, { mcpSessionId }, [
+          { level: 'info', code: 'joined-mid-session', text: 'mcpscope first saw this session after it had started (its initialize went by before mcpscope was watching).' },
+        ]);
+      this.attach(ex, session);
+    } else {
+      const key = pathAndQuery(r.url, 'http://x');
+      const legacy = key ? this.registry.byEndpointPath(key) : undefined;
+      if (legacy) this.attach(ex, legacy);
+    }
+    if (lastEventId !== undefined && ex.session) {
+      const original = this.registry.exchangeOfEvent(ex.session, lastEventId);
+      if (original) info.resumes = original;
+    }
+    if (r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH') {
+      const framing: Framing = requestType === undefined || requestType === 'application/json' || requestType.endsWith('+json') ? 'json' : 'opaque';
+      ex.reqReader = new BodyReader({ framing, encoding: header(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES });
+    }
+    this.emitExchange(ex);
+  }
+
+  private onRequestEnd(ex: ExchangeState, ts: number): void {
+    const reader = ex.reqReader;
+    ex.reqReader = undefined;
+    if (!reader) return;
+    const end = reader.end();
+    if (end.bytes === 0) return;
+    const frame = end.frames[0];
+    if (!frame) {
+      // Not JSON (an OAuth form post, say): keep a redacted preview only.
+      ex.info.requestPreview = this.previewOf(end.text, ex.info.requestType);
+      this.markExchange(ex);
+      return;
+    }
+    const cls = frame.truncated ? undefined : classifyPayload(frame.text);
+    if (cls?.ok) {
+      ex.bodyKinds = cls.messages.map((m) => m.kind);
+      const init = cls.messages.find((m) => m.method === 'initialize');
+      if (init) {
+        ex.hasInitialize = true;
+        ex.initializeParams = (init.value as { params?: Record<string, unknown> }).params;
+      }
+    }
+    if (!ex.session) {
+      if (ex.hasInitialize) {
+        this.attach(ex, this.newSession('streamable-http', ex.target, ex.info.startedAt));
+      } else {
+        const first = cls?.ok ? (cls.messages[0]?.value as { params?: unknown }) : undefined;
+        const key = groupingKeyOf(first?.params);
+        const session =
+          this.registry.headerlessFor(key) ??
+          this.newSession('streamable-http', ex.target, ex.info.startedAt, { grouping: key === 'anonymous' ? 'requests without Mcp-Session-Id' : key }, [
+            { level: 'info', code: 'stateless', text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.' },
+          ]);
+        this.registry.markHeaderless(session, key);
+        this.attach(ex, session);
+      }
+    }
+    if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
+    const seqs = this.emitFrame(ex, 'c2s', 'post-body', frame, cls, ts);
+    ex.requestSeqs = seqs.requests;
+    if (seqs.requests.length === 1) this.correlator.setStreamParent(ex.info.id, seqs.requests[0]);
+    ex.info.carrier = undefined;
+    this.markExchange(ex);
+  }
+
+  // ---------------------------------------------------------------- responses
+
+  private onResponse(ex: ExchangeState, ts: number, status: number, headers: HeaderMap): void {
+    const info = ex.info;
+    info.status = status;
+    info.respondedAt = ts;
+    info.responseHeaders = this.redactor.headers(headers);
+    info.responseType = mediaType(header(headers, 'content-type'));
+    const isSse = info.responseType === 'text/event-stream';
+    const assigned = header(headers, 'mcp-session-id');
+    const sentSessionId = header(ex.requestHeaders, 'mcp-session-id');
+
+    if (!ex.session && info.method === 'GET' && isSse && status < 300 && !sentSessionId) {
+      // A GET event stream without a session id: the legacy HTTP+SSE transport's session stream.
+      this.attach(ex, this.newSession('legacy-sse', ex.target, info.startedAt));
+    }
+    const session = ex.session;
+
+    if (session && assigned && !session.mcpSessionId) {
+      this.registry.assignMcpId(session, assigned);
+      this.markSession(session);
+    }
+    if (session && ex.hasInitialize && status >= 400) {
+      this.closeSession(session, ts, 'initialize-rejected');
+    }
+    if (session && sentSessionId && status === 404) this.closeSession(session, ts, 'expired');
+    if (session && info.method === 'DELETE' && status >= 200 && status < 300) this.closeSession(session, ts, 'deleted');
+    if (session && ex.hasInitialize && status < 300 && !assigned && !session.mcpSessionId) {
+      session.grouping ??= 'no Mcp-Session-Id (stateless server)';
+      this.registry.markHeaderless(session, groupingKeyOf(ex.initializeParams));
+      this.markSession(session);
+    }
+
+    if (isSse) {
+      info.carrier = session?.transport === 'legacy-sse' ? 'legacy-sse' : info.method === 'POST' ? 'post-sse' : 'get-sse';
+      ex.resReader = new BodyReader({ framing: 'sse', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
+    } else if (info.responseType === 'application/json' || info.responseType?.endsWith('+json')) {
+      info.carrier = 'post-json';
+      ex.resReader = new BodyReader({ framing: 'json', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
+    } else {
+      ex.resReader = new BodyReader({ framing: 'opaque', encoding: header(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
+    }
+
+    info.hints = httpHints({
+      method: info.method,
+      path: info.url,
+      requestHeaders: ex.requestHeaders,
+      status,
+      responseHeaders: headers,
+      bodyKinds: ex.bodyKinds,
+      transport: session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
+      negotiatedVersion: session?.protocolVersion,
+    });
+    if (info.resumes) info.hints.push({ level: 'info', code: 'resumed', text: `Resumes the stream of exchange ${info.resumes} after event ${info.lastEventId}; replayed events are marked, not counted twice.` });
+    this.markExchange(ex);
+  }
+
+  private onResponseFrame(ex: ExchangeState, f: BodyFrame, ts: number): void {
+    const sse = f.sse;
+    const carrier: Carrier = ex.info.carrier ?? 'post-sse';
+    if (!sse) return;
+    const session = ex.session;
+    if (session && sse.id) this.registry.noteEventId(session, sse.id, ex.info.id);
+    const location = { offset: f.offset, length: f.length, eventId: sse.id, eventType: sse.event };
+    const base = { ts, sessionId: session?.id, exchangeId: ex.info.id, raw: this.redactor.text(sse.raw), eventType: sse.event, eventId: sse.id, location };
+
+    if (!sse.dispatch) {
+      const comment = sse.comments.length > 0 && sse.id === undefined && sse.retry === undefined;
+      this.store.append({
+        type: 'sse',
+        ...base,
+        what: comment ? 'comment' : 'priming',
+        retry: sse.retry,
+        comment: sse.comments.join('\n') || undefined,
+        hints: comment
+          ? [{ level: 'info', code: 'keepalive', text: 'A comment line: servers send these to keep idle connections open. Clients ignore them.' }]
+          : [{ level: 'info', code: 'priming', text: `Sets the last event id${sse.retry !== undefined ? ` and a ${sse.retry} ms reconnect delay` : ''} without an event: a client that loses the stream can resume from here with Last-Event-ID.` }],
+      });
+      return;
+    }
+    if (sse.event === 'endpoint') {
+      const endpoint = pathAndQuery(f.text.trim(), ex.proxyOrigin + ex.info.url);
+      if (session && endpoint) {
+        this.registry.mapEndpoint(session, endpoint);
+        this.markSession(session);
+      }
+      this.store.append({
+        type: 'sse',
+        ...base,
+        what: 'endpoint',
+        data: this.redactor.text(f.text),
+        hints: [{ level: 'info', code: 'endpoint', text: `Legacy HTTP+SSE handshake: the client will POST its messages to ${endpoint ?? f.text}; every answer comes back on this stream.` }],
+      });
+      return;
+    }
+    if (f.text.trim() === '') {
+      this.store.append({
+        type: 'sse',
+        ...base,
+        what: 'priming',
+        retry: sse.retry,
+        data: '',
+        hints: [{ level: 'info', code: 'priming', text: 'An event with empty data: the server primes the stream with an event id so the client can resume after a disconnect.' }],
+      });
+      return;
+    }
+    if (sse.event !== undefined && sse.event !== 'message') {
+      this.store.append({ type: 'sse', ...base, what: 'other', data: this.redactor.text(f.text.slice(0, PREVIEW_BYTES)), hints: [{ level: 'info', code: 'custom-event', text: `An SSE event of type "${sse.event}", which MCP does not define; clients ignore it.` }] });
+      return;
+    }
+    const cls = f.truncated ? undefined : classifyPayload(f.text);
+    this.emitFrame(ex, 's2c', carrier, f, cls, ts, sse.id);
+  }
+
+  private onResponseEnd(ex: ExchangeState, ts: number): void {
+    this.finishResponse(ex, ts);
+    ex.info.endedAt = ts;
+    ex.ended = true;
+    if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse') this.closeSession(ex.session, ts, 'stream-closed');
+    this.markExchange(ex);
+    this.forget(ex);
+  }
+
+  private finishResponse(ex: ExchangeState, ts: number): void {
+    const reader = ex.resReader;
+    ex.resReader = undefined;
+    if (!reader) return;
+    const end = reader.end();
+    for (const f of end.frames) {
+      if (f.sse) this.onResponseFrame(ex, f, ts);
+      else if (end.bytes > 0) this.emitFrame(ex, 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
+    }
+    if (end.frames.length === 0 && end.text !== undefined && end.bytes > 0) {
+      ex.info.responsePreview = this.previewOf(end.text, ex.info.responseType);
+    }
+    if (end.incomplete) {
+      this.problem(ex, 'warn', 'truncated-stream', `The stream ended in the middle of an SSE event (${end.incomplete.length} bytes after the last complete event); clients discard such a partial event.`, end.incomplete.raw, {
+        offset: end.incomplete.offset,
+        length: end.incomplete.length,
+      });
+    }
+    if (end.truncated) ex.info.truncated = true;
+  }
+
+  private onAbort(ex: ExchangeState, ts: number, side: 'client' | 'upstream' | 'proxy', reason: string): void {
+    if (ex.ended) return;
+    ex.reqReader = undefined;
+    this.finishResponse(ex, ts);
+    ex.info.aborted = side;
+    ex.info.error = reason;
+    ex.info.endedAt = ts;
+    ex.ended = true;
+    if (side === 'client') {
+      ex.info.hints.push({ level: 'info', code: 'client-closed', text: 'The client closed this stream; mcpscope closed its upstream request as well, as a direct connection would.' });
+    } else {
+      this.problem(ex, 'error', 'upstream-reset', `${reason}. The client received everything up to that point, then the connection broke as it would have directly.`);
+    }
+    if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse') this.closeSession(ex.session, ts, side === 'client' ? 'client-closed-stream' : 'stream-broken');
+    this.markExchange(ex);
+    this.forget(ex);
+  }
+
+  private onUpstreamError(ex: ExchangeState, ts: number, code: string, message: string, status: number): void {
+    ex.info.status = status;
+    ex.info.error = message;
+    ex.info.endedAt = ts;
+    ex.ended = true;
+    const forbidden = code === 'FORBIDDEN';
+    this.problem(ex, 'error', forbidden ? 'forbidden' : 'upstream-unreachable', forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`);
+    this.markExchange(ex);
+    this.forget(ex);
+  }
+
+  private forget(ex: ExchangeState): void {
+    this.exchanges.delete(ex.info.id);
+    this.correlator.forgetExchange(ex.info.id);
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  /** Emits the messages of one frame (or a problem when it is not JSON-RPC). Returns the seqs of requests. */
+  private emitFrame(
+    ex: ExchangeState,
+    dir: Direction,
+    carrier: Carrier,
+    frame: BodyFrame,
+    cls: ClassifyResult | undefined,
+    ts: number,
+    sseEventId?: string,
+  ): { requests: number[] } {
+    const requests: number[] = [];
+    const session = ex.session;
+    const location = { offset: frame.offset, length: frame.length, eventId: frame.sse?.id, eventType: frame.sse?.event };
+    if (!cls) {
+      this.problem(ex, 'warn', 'too-large', `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${this.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`, frame.text.slice(0, PREVIEW_BYTES), location);
+      return { requests };
+    }
+    if (!cls.ok) {
+      if (cls.code === 'empty') return { requests };
+      this.problem(ex, 'error', cls.code, `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`, frame.text.slice(0, PREVIEW_BYTES), location);
+      return { requests };
+    }
+    if (!session) return { requests };
+    const batchSize = cls.messages.length;
+    for (let i = 0; i < batchSize; i++) {
+      const m = cls.messages[i];
+      const value = m.value as { params?: unknown; result?: unknown; error?: unknown };
+      const seq = this.store.peekSeq();
+      const name = m.kind === 'request' || m.kind === 'notification' ? messageName(m.method, value.params) : undefined;
+      const corr = this.correlator.observe(seq, {
+        sessionId: session.id,
+        dir,
+        kind: m.kind,
+        ts,
+        id: m.id,
+        method: m.method,
+        params: value.params,
+        name,
+        exchangeId: ex.info.id,
+        sseEventId,
+      });
+      const jsonrpc = this.redactor.json(m.value);
+      const single = !cls.batch;
+      const rawText = single && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.text(frame.text) : undefined;
+      const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
+      const hints: Hint[] = [...m.issues, ...corr.issues];
+      if (corr.replayOf === undefined) {
+        hints.push(...messageHints({ dir, kind: m.kind, method: m.method, value: m.value, requestMethod: corr.requestMethod }));
+      }
+      const event: UnsequencedEvent & { type: 'message' } = {
+        type: 'message',
+        ts,
+        sessionId: session.id,
+        exchangeId: ex.info.id,
+        dir,
+        kind: m.kind,
+        carrier,
+        jsonrpc,
+        raw: rawText,
+        size: single ? byteLength(frame.text) : byteLength(JSON.stringify(m.value)),
+        id: m.id,
+        method: m.method ?? corr.requestMethod,
+        name: name ?? corr.name,
+        pair: corr.pair,
+        latencyMs: corr.latencyMs,
+        parent: corr.parent,
+        progressToken: corr.progressToken,
+        progress: progressOf(m.method, value.params),
+        error: m.kind === 'error' ? errorInfo(value.error) : undefined,
+        isError,
+        batch: cls.batch ? { index: i, size: batchSize } : undefined,
+        location: carrier === 'post-json' || carrier === 'post-body' ? { offset: frame.offset, length: frame.length } : location,
+        replayOf: corr.replayOf,
+        hints,
+      };
+      const stored = this.store.append(stripUndefined(event)) as MessageEvent;
+      if (corr.replayOf !== undefined) continue;
+      if (m.kind === 'request') requests.push(stored.seq);
+      this.countMessage(session, stored);
+      if (m.method === 'initialize' && m.kind === 'request') this.onInitializeRequest(session, value.params);
+      if (corr.requestMethod === 'initialize' && m.kind === 'response') this.onInitializeResult(session, value.result);
+    }
+    return { requests };
+  }
+
+  private countMessage(session: SessionInfo, m: MessageEvent): void {
+    const c = session.counts;
+    c.messages += 1;
+    if (m.kind === 'request') c.requests += 1;
+    if (m.kind === 'error' || m.isError || m.hints.some((h) => h.level === 'error')) c.errors += 1;
+    c.pending = this.correlator.pendingCount(session.id);
+    this.markSession(session);
+  }
+
+  private onInitializeRequest(session: SessionInfo, params: unknown): void {
+    const p = params as { protocolVersion?: unknown; clientInfo?: SessionInfo['clientInfo']; capabilities?: Record<string, unknown> } | undefined;
+    if (typeof p?.protocolVersion === 'string') session.protocolVersion = p.protocolVersion;
+    if (p?.clientInfo && typeof p.clientInfo.name === 'string') session.clientInfo = pickPeer(p.clientInfo);
+    if (p?.capabilities) session.clientCapabilities = p.capabilities;
+  }
+
+  private onInitializeResult(session: SessionInfo, result: unknown): void {
+    const r = result as { protocolVersion?: unknown; serverInfo?: SessionInfo['serverInfo']; capabilities?: Record<string, unknown>; instructions?: unknown } | undefined;
+    if (typeof r?.protocolVersion === 'string') session.protocolVersion = r.protocolVersion;
+    if (r?.serverInfo && typeof r.serverInfo.name === 'string') session.serverInfo = pickPeer(r.serverInfo);
+    if (r?.capabilities) session.serverCapabilities = r.capabilities;
+    if (typeof r?.instructions === 'string') session.instructions = r.instructions;
+  }
+
+  // ---------------------------------------------------------------- sessions, exchanges, problems
+
+  private newSession(transport: TransportKind, target: string, ts: number, extra: Partial<SessionInfo> = {}, hints: Hint[] = []): SessionInfo {
+    const session = this.registry.create(transport, target, ts, extra);
+    this.store.append({ type: 'session', ts, session: { ...session, counts: { ...session.counts } } });
+    for (const h of hints) this.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: h.text });
+    return session;
+  }
+
+  private attach(ex: ExchangeState, session: SessionInfo): void {
+    if (ex.session === session) return;
+    ex.session = session;
+    ex.info.sessionId = session.id;
+    session.counts.exchanges += 1;
+    this.markSession(session);
+    this.markExchange(ex);
+  }
+
+  private closeSession(session: SessionInfo, ts: number, reason: string): void {
+    if (!this.registry.close(session, ts, reason)) return;
+    this.correlator.closeSession(session.id);
+    session.counts.pending = 0;
+    this.markSession(session);
+  }
+
+  private previewOf(text: string | undefined, type: string | undefined): string | undefined {
+    if (text === undefined) return undefined;
+    const t = type === 'application/x-www-form-urlencoded' ? this.redactor.url(`?${text}`).slice(1) : this.redactor.text(text);
+    return t.slice(0, PREVIEW_BYTES);
+  }
+
+  private problem(
+    ex: ExchangeState | undefined,
+    level: 'warn' | 'error',
+    code: string,
+    text: string,
+    raw?: string,
+    location?: { offset: number; length: number },
+  ): void {
+    this.store.append(
+      stripUndefined({
+        type: 'problem' as const,
+        ts: Date.now(),
+        sessionId: ex?.session?.id,
+        exchangeId: ex?.info.id,
+        level,
+        code,
+        text,
+        raw: raw === undefined ? undefined : this.redactor.text(raw),
+        location,
+      }),
+    );
+    if (ex?.session) {
+      ex.session.counts.errors += 1;
+      this.markSession(ex.session);
+    }
+  }
+
+  private emitExchange(ex: ExchangeState): void {
+    this.dirtyExchanges.delete(ex);
+    this.store.append({ type: 'exchange', ts: Date.now(), exchange: { ...ex.info, hints: [...ex.info.hints] } });
+  }
+
+  private markExchange(ex: ExchangeState): void {
+    this.dirtyExchanges.add(ex);
+  }
+
+  private markSession(session: SessionInfo): void {
+    this.dirtySessions.add(session);
+  }
+
+  private flushDirty(): void {
+    const ts = Date.now();
+    for (const s of this.dirtySessions) this.store.append({ type: 'session', ts, session: { ...s, counts: { ...s.counts } } });
+    this.dirtySessions.clear();
+    for (const ex of this.dirtyExchanges) this.store.append({ type: 'exchange', ts, exchange: { ...ex.info, hints: [...ex.info.hints] } });
+    this.dirtyExchanges.clear();
+  }
+}
+
+function pickPeer(p: { name: string; version?: unknown; title?: unknown }): { name: string; version?: string; title?: string } {
+  return {
+    name: p.name,
+    ...(typeof p.version === 'string' ? { version: p.version } : {}),
+    ...(typeof p.title === 'string' ? { title: p.title } : {}),
+  };
+}
+
+const encoder = new TextEncoder();
+function byteLength(s: string): number {
+  // Cheap for ASCII, exact for everything.
+  return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).byteLength;
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}

@@ -1,0 +1,146 @@
+/**
+ * Secret redaction, applied before anything reaches the store (and so the feed, the UI and every
+ * export). Pure functions. The original bytes are still forwarded untouched; only the copy that
+ * mcpscope keeps is redacted.
+ */
+import type { HeaderMap } from '../capture/wire-records.js';
+
+export const REDACTED = '[redacted]';
+
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'dpop',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
+  'x-mcpscope-token',
+]);
+
+/** JSON object keys whose values are credentials (OAuth token endpoint fields and common API keys). */
+const SECRET_KEYS = new Set([
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'code',
+  'code_verifier',
+  'client_secret',
+  'client_assertion',
+  'password',
+  'api_key',
+  'apiKey',
+  'authorization',
+]);
+
+/** Query parameters that carry credentials. */
+const SECRET_QUERY = new Set(['code', 'state', 'access_token', 'refresh_token', 'token', 'id_token', 'client_secret', 'api_key']);
+
+export interface Redactor {
+  headers(headers: HeaderMap): Record<string, string | string[]>;
+  url(url: string): string;
+  /** Returns the same object when nothing had to change (cheap common case). */
+  json<T>(value: T): T;
+  /** Replaces every occurrence of known secrets (e.g. the proxy token) in free text. */
+  text(text: string): string;
+  readonly enabled: boolean;
+}
+
+function authScheme(value: string): string {
+  const space = value.indexOf(' ');
+  return space > 0 ? `${value.slice(0, space)} ${REDACTED}` : REDACTED;
+}
+
+export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: string[] } = {}): Redactor {
+  const enabled = !options.showSecrets;
+  const secrets = (options.extraSecrets ?? []).filter((s) => s.length >= 8);
+
+  function text(t: string): string {
+    let out = t;
+    for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    return out;
+  }
+
+  function url(u: string): string {
+    if (!enabled) return u;
+    const q = u.indexOf('?');
+    if (q < 0) return text(u);
+    const params = u.slice(q + 1).split('&');
+    let changed = false;
+    const next = params.map((p) => {
+      const eq = p.indexOf('=');
+      const name = decodeSafe(eq >= 0 ? p.slice(0, eq) : p);
+      if (eq >= 0 && SECRET_QUERY.has(name)) {
+        changed = true;
+        return `${p.slice(0, eq)}=${REDACTED}`;
+      }
+      return p;
+    });
+    return text(changed ? `${u.slice(0, q)}?${next.join('&')}` : u);
+  }
+
+  function headers(h: HeaderMap): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(h)) {
+      if (value === undefined) continue;
+      const lower = name.toLowerCase();
+      if (enabled && SECRET_HEADERS.has(lower)) {
+        out[lower] = Array.isArray(value)
+          ? value.map(() => REDACTED)
+          : lower === 'authorization' || lower === 'proxy-authorization'
+            ? authScheme(value)
+            : REDACTED;
+      } else if (enabled && (lower === 'location' || lower === 'referer')) {
+        out[lower] = Array.isArray(value) ? value.map(url) : url(value);
+      } else {
+        out[lower] = Array.isArray(value) ? value.map(text) : text(value);
+      }
+    }
+    return out;
+  }
+
+  function json<T>(value: T): T {
+    if (!enabled) return value;
+    return redactValue(value, 0) as T;
+  }
+
+  function redactValue(value: unknown, depth: number): unknown {
+    if (depth > 64) return value;
+    if (typeof value === 'string') return secrets.length ? text(value) : value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const r = redactValue(value[i], depth + 1);
+        if (r !== value[i]) (copy ??= value.slice())[i] = r;
+      }
+      return copy ?? value;
+    }
+    if (value && typeof value === 'object') {
+      let copy: Record<string, unknown> | undefined;
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        let r: unknown;
+        if (SECRET_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number') && !isJsonRpcCodeField(k, value)) r = REDACTED;
+        else r = redactValue(v, depth + 1);
+        if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r;
+      }
+      return copy ?? value;
+    }
+    return value;
+  }
+
+  return { headers, url, json, text, enabled };
+}
+
+/** `error.code` of JSON-RPC is a number and not a secret (unlike an OAuth `code` string). */
+function isJsonRpcCodeField(key: string, holder: unknown): boolean {
+  return key === 'code' && typeof (holder as { code?: unknown }).code === 'number';
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

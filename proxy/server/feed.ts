@@ -1,0 +1,133 @@
+/**
+ * The live feed: a snapshot then live events over WebSocket, batched, and dropped — never
+ * buffered without bound — for a consumer that does not keep up. Nothing here can slow the
+ * proxy: the store hands batches over after the recorder ran, and a slow socket only ever
+ * costs that socket its events (it is told how many with a `dropped` message).
+ */
+import type { WebSocket } from 'ws';
+import type { FeedMessage, McpscopeEvent } from '../model/events.js';
+import { EVENT_SCHEMA_VERSION } from '../model/events.js';
+import type { EventStore } from '../store/event-store.js';
+
+export interface FeedOptions {
+  /** Stop sending to a socket whose unsent bytes exceed this; its events are dropped meanwhile. Default 8 MiB. */
+  maxBufferedBytes?: number;
+  /** Coalescing window for live events. Default 25 ms. */
+  flushMs?: number;
+  /** Events per snapshot message. Default 2000. */
+  snapshotChunk?: number;
+  version: string;
+  showSecrets: boolean;
+}
+
+interface Client {
+  ws: WebSocket;
+  queue: McpscopeEvent[];
+  timer?: NodeJS.Timeout;
+  dropped: number;
+  dropFrom: number;
+  dropTo: number;
+}
+
+export class FeedHub {
+  private clients = new Set<Client>();
+  private unsubscribe: () => void;
+  private readonly maxBufferedBytes: number;
+  private readonly flushMs: number;
+  private readonly snapshotChunk: number;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly options: FeedOptions,
+  ) {
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+    this.flushMs = options.flushMs ?? 25;
+    this.snapshotChunk = options.snapshotChunk ?? 2000;
+    this.unsubscribe = store.subscribe((batch) => {
+      for (const c of this.clients) {
+        for (const e of batch) c.queue.push(e);
+        this.schedule(c);
+      }
+    });
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Adopts an upgraded socket: hello, snapshot of everything after `since`, then live batches. */
+  add(ws: WebSocket, since = 0): void {
+    const client: Client = { ws, queue: [], dropped: 0, dropFrom: 0, dropTo: 0 };
+    this.clients.add(client);
+    ws.on('close', () => this.remove(client));
+    ws.on('error', () => this.remove(client));
+    // The UI may send {"type":"ping"}; nothing else is accepted from it.
+    ws.on('message', () => undefined);
+    this.send(client, {
+      type: 'hello',
+      schemaVersion: EVENT_SCHEMA_VERSION,
+      version: this.options.version,
+      showSecrets: this.options.showSecrets,
+      firstSeq: this.store.firstSeq,
+      lastSeq: this.store.lastSeq,
+    });
+    const events = this.store.snapshot(since);
+    for (let i = 0; i < events.length || i === 0; i += this.snapshotChunk) {
+      const part = events.slice(i, i + this.snapshotChunk);
+      this.send(client, { type: 'snapshot', events: part, done: i + this.snapshotChunk >= events.length });
+    }
+  }
+
+  /** Tell every client the store was cleared. */
+  cleared(): void {
+    for (const c of this.clients) {
+      c.queue = [];
+      this.send(c, { type: 'cleared' });
+    }
+  }
+
+  close(): void {
+    this.unsubscribe();
+    for (const c of this.clients) {
+      clearTimeout(c.timer);
+      c.ws.close(1001, 'mcpscope is shutting down');
+    }
+    this.clients.clear();
+  }
+
+  private remove(c: Client): void {
+    clearTimeout(c.timer);
+    this.clients.delete(c);
+  }
+
+  private schedule(c: Client): void {
+    if (c.timer) return;
+    c.timer = setTimeout(() => {
+      c.timer = undefined;
+      this.flush(c);
+    }, this.flushMs);
+    c.timer.unref?.();
+  }
+
+  private flush(c: Client): void {
+    if (c.queue.length === 0) return;
+    const events = c.queue;
+    c.queue = [];
+    if (c.ws.bufferedAmount > this.maxBufferedBytes) {
+      if (c.dropped === 0) c.dropFrom = events[0].seq;
+      c.dropped += events.length;
+      c.dropTo = events[events.length - 1].seq;
+      return;
+    }
+    if (c.dropped > 0) {
+      this.send(c, { type: 'dropped', count: c.dropped, fromSeq: c.dropFrom, toSeq: c.dropTo });
+      c.dropped = 0;
+    }
+    this.send(c, { type: 'events', events });
+  }
+
+  private send(c: Client, message: FeedMessage): void {
+    if (c.ws.readyState !== c.ws.OPEN) return;
+    c.ws.send(JSON.stringify(message));
+  }
+}

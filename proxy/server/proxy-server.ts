@@ -1,0 +1,397 @@
+/**
+ * The transparent reverse proxy (the hot path).
+ *
+ * fastify + @fastify/http-proxy forward every method and path to the target's origin 1:1. This
+ * file's only jobs are: forward bytes unchanged and unbuffered, push a capture record for each
+ * thing that crosses (a reference to the chunk, nothing more), and apply the few documented
+ * modifications (the legacy `endpoint` event). Parsing and correlation happen elsewhere, later.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import httpProxy from '@fastify/http-proxy';
+import { Agent, type Dispatcher } from 'undici';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
+import { now } from '../capture/clock.js';
+import { EndpointRewriter, originRewriter } from '../parse/endpoint-rewriter.js';
+import { isAllowedHost, isAllowedOrigin } from './guards.js';
+
+export interface ProxyServerOptions {
+  /** The upstream MCP URL (its origin is mirrored; paths pass 1:1). */
+  target: string;
+  host?: string;
+  port?: number;
+  /** Receives every capture record, synchronously, on the hot path: must be O(1). */
+  capture: (record: WireRecord) => void;
+  /** Rewrite an absolute upstream-origin `endpoint` event (legacy HTTP+SSE). Default true. */
+  rewriteEndpoint?: boolean;
+  /** Origins allowed besides loopback ones. */
+  allowOrigins?: string[];
+  /** Host names allowed besides loopback ones. */
+  allowHosts?: string[];
+}
+
+export interface ProxyServer {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  /** The target URL as reached through the proxy (same path and query). */
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) are the only ones not forwarded as they are. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+function endToEndHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const listed = typeof headers.connection === 'string' ? headers.connection.toLowerCase().split(',').map((s) => s.trim()) : [];
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+interface ExchangeContext {
+  xid: string;
+  /** The first bytes of the request body, kept only to name the JSON-RPC id in a 502 we must answer ourselves. */
+  head: Buffer[];
+  headBytes: number;
+  abort: AbortController;
+  responded: boolean;
+}
+
+const REQUEST_HEAD_KEEP = 64 * 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpscope?: ExchangeContext;
+  }
+}
+
+let exchangeCounter = 0;
+/** A fresh exchange id. Ids are process-wide so several proxies can share one store. */
+export function nextExchangeId(): string {
+  exchangeCounter += 1;
+  return `x${exchangeCounter}`;
+}
+
+/**
+ * reply-from hands each upstream request to `dispatcher.request(opts, cb)` synchronously from
+ * within `reply.from()`. We wrap an undici Agent so that each request gets the AbortSignal of the
+ * client request being proxied: a client that goes away before the response head arrives
+ * (a long JSON tool call, say) aborts the upstream request too.
+ */
+function abortableDispatcher(agent: Agent) {
+  let current: AbortSignal | undefined;
+  return {
+    withSignal<T>(signal: AbortSignal, fn: () => T): T {
+      current = signal;
+      try {
+        return fn();
+      } finally {
+        current = undefined;
+      }
+    },
+    dispatcher: {
+      request(opts: Dispatcher.RequestOptions, cb: (err: Error | null, data?: Dispatcher.ResponseData) => void) {
+        const signal = current;
+        return agent.request({ ...opts, signal }, cb as never);
+      },
+      close: () => agent.close(),
+      destroy: () => agent.destroy(),
+    },
+  };
+}
+
+function jsonRpcIdFrom(head: Buffer[]): string | number | null {
+  try {
+    const parsed = JSON.parse(Buffer.concat(head).toString('utf8')) as unknown;
+    const first = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (first && typeof first === 'object' && 'id' in first) {
+      const id = (first as { id: unknown }).id;
+      if (typeof id === 'string' || typeof id === 'number') return id;
+    }
+  } catch {
+    /* not JSON, or cut short: no id to echo */
+  }
+  return null;
+}
+
+function describeUpstreamError(err: unknown): { code: string; cause: string } {
+  let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+  // reply-from wraps undici's error; the useful code is on the cause.
+  while (e && !e.code?.match(/^(E[A-Z]+|UND_ERR_[A-Z_]+)$/) && e.cause) e = e.cause as typeof e;
+  const code = e?.code ?? 'UNKNOWN';
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'connection refused — is the server running on that port?',
+    ENOTFOUND: 'host name not found',
+    EAI_AGAIN: 'host name lookup failed',
+    ECONNRESET: 'the upstream reset the connection',
+    ETIMEDOUT: 'the connection timed out',
+    EHOSTUNREACH: 'host unreachable',
+    UND_ERR_SOCKET: 'the upstream closed the connection',
+    UND_ERR_CONNECT_TIMEOUT: 'connecting to the upstream timed out',
+    UND_ERR_HEADERS_TIMEOUT: 'the upstream sent no response headers in time',
+    UND_ERR_ABORTED: 'the request was aborted',
+  };
+  return { code, cause: words[code] ?? e?.message ?? String(err) };
+}
+
+export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
+  const target = new URL(options.target);
+  const upstreamOrigin = target.origin;
+  const capture = options.capture;
+  const rewriteEndpoint = options.rewriteEndpoint !== false;
+  const host = options.host ?? '127.0.0.1';
+
+  const agent = new Agent({
+    // Streams stay open as long as both peers want them: no idle or body timeouts.
+    bodyTimeout: 0,
+    headersTimeout: 0,
+    connections: 256,
+    pipelining: 1,
+  });
+  const dispatch = abortableDispatcher(agent);
+
+  const app = Fastify({
+    logger: false,
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 72_000,
+    forceCloseConnections: true,
+    // Paths are forwarded as received; fastify must not 404 on long ones.
+    routerOptions: { maxParamLength: 10_000 },
+  });
+
+  let boundPort = 0;
+  let proxyOrigin = '';
+
+  // DNS rebinding / cross-site guard: the upstream trusts requests from the proxy's machine,
+  // so the proxy must not let a web page reach it.
+  app.addHook('onRequest', (request, reply, done) => {
+    const hostHeader = request.headers.host;
+    const origin = request.headers.origin;
+    let reason: string | undefined;
+    if (!isAllowedHost(hostHeader, { port: boundPort, extraHosts: options.allowHosts })) {
+      reason = `Host header ${JSON.stringify(hostHeader ?? '')} is not this proxy's loopback address (DNS rebinding protection). Use http://127.0.0.1:${boundPort}, or start mcpscope with --allow-host.`;
+    } else if (!isAllowedOrigin(origin, options.allowOrigins)) {
+      reason = `Origin ${JSON.stringify(origin)} is not a loopback origin (cross-site protection). Start mcpscope with --allow-origin ${origin} if this page is yours.`;
+    }
+    if (!reason) return done();
+    const xid = nextExchangeId();
+    const ts = now();
+    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: options.target });
+    capture({ t: 'upstream-error', xid, ts, code: 'FORBIDDEN', message: reason, status: 403 });
+    void reply
+      .code(403)
+      .header('content-type', 'application/json')
+      .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `mcpscope: ${reason}` } }));
+  });
+
+  await app.register(httpProxy, {
+    upstream: upstreamOrigin,
+    prefix: '/',
+    httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
+    undici: dispatch.dispatcher as never,
+    disableRequestLogging: true,
+    internalRewriteLocationHeader: false,
+    preHandler: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      startCapture(request, reply);
+      done();
+    },
+    handler: (request: FastifyRequest, reply: FastifyReply, dest: string, handlerOptions: unknown) => {
+      const ctx = request.mcpscope!;
+      return dispatch.withSignal(ctx.abort.signal, () => reply.from(dest, handlerOptions as never));
+    },
+    replyOptions: {
+      // Forward the query string byte for byte (the default re-encodes it).
+      queryString: (_search: string, reqUrl: string) => {
+        const q = reqUrl.indexOf('?');
+        return q >= 0 ? reqUrl.slice(q + 1) : '';
+      },
+      onResponse: (request: FastifyRequest, reply: FastifyReply, res: { statusCode: number; headers: IncomingHttpHeaders; stream: Readable }) => {
+        relayResponse(request, reply, res);
+      },
+      onError: (reply: FastifyReply, { error }: { error: Error }) => {
+        upstreamFailed(reply, error);
+      },
+    },
+  } as never);
+
+  function startCapture(request: FastifyRequest, reply: FastifyReply): void {
+    const xid = nextExchangeId();
+    const ctx: ExchangeContext = { xid, head: [], headBytes: 0, abort: new AbortController(), responded: false };
+    request.mcpscope = ctx;
+    capture({
+      t: 'request',
+      xid,
+      ts: now(),
+      method: request.method,
+      url: request.url,
+      upstreamUrl: upstreamOrigin + request.url,
+      headers: request.headers as HeaderMap,
+      proxyOrigin,
+      target: options.target,
+    });
+
+    // The client went away before the upstream's response head arrived (a long JSON tool call,
+    // say): abort the upstream request. After the head, the response pipeline does it.
+    reply.raw.once('close', () => {
+      if (!ctx.responded) ctx.abort.abort();
+    });
+
+    const body = request.body;
+    if (body instanceof Readable) {
+      const tap = new Transform({
+        transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
+          capture({ t: 'request-chunk', xid, ts: now(), chunk });
+          if (ctx.headBytes < REQUEST_HEAD_KEEP) {
+            ctx.head.push(chunk);
+            ctx.headBytes += chunk.length;
+          }
+          cb(null, chunk);
+        },
+        flush(cb: TransformCallback) {
+          capture({ t: 'request-end', xid, ts: now() });
+          cb();
+        },
+      });
+      pipeline(body, tap, (err) => {
+        if (err) capture({ t: 'abort', xid, ts: now(), side: 'client', reason: `the client stopped sending the request body (${err.message})` });
+      });
+      (request as { body: unknown }).body = tap;
+    } else {
+      capture({ t: 'request-end', xid, ts: now() });
+    }
+  }
+
+  function relayResponse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    res: { statusCode: number; headers: IncomingHttpHeaders; stream: Readable },
+  ): void {
+    const ctx = request.mcpscope!;
+    ctx.responded = true;
+    const xid = ctx.xid;
+    const upstreamHeaders = res.headers as HeaderMap;
+    capture({ t: 'response', xid, ts: now(), status: res.statusCode, headers: upstreamHeaders });
+
+    const headers = endToEndHeaders(res.headers);
+    const contentType = String(res.headers['content-type'] ?? '').toLowerCase();
+    const isSse = contentType.startsWith('text/event-stream');
+
+    const stages: (Readable | Transform)[] = [res.stream];
+    if (isSse && rewriteEndpoint && request.method === 'GET' && proxyOrigin) {
+      stages.push(endpointRewriteStage(xid, request.url));
+      // The body may change length; let Node frame it.
+      delete headers['content-length'];
+    }
+
+    reply.hijack();
+    const raw: ServerResponse = reply.raw;
+    raw.writeHead(res.statusCode, headers);
+    // SSE: the client should see the stream open now, not when the first event comes.
+    if (isSse) raw.flushHeaders();
+
+    res.stream.on('data', (chunk: Buffer) => {
+      capture({ t: 'response-chunk', xid, ts: now(), chunk });
+    });
+
+    let upstreamEnded = false;
+    res.stream.once('end', () => {
+      upstreamEnded = true;
+    });
+    pipeline([...stages, raw] as unknown as [Readable, ServerResponse], (err) => {
+      if (!err) {
+        capture({ t: 'response-end', xid, ts: now() });
+        return;
+      }
+      if (!upstreamEnded && (raw.destroyed || raw.writableEnded || err.code === 'ERR_STREAM_PREMATURE_CLOSE') && !(res.stream as { errored?: unknown }).errored) {
+        capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      } else {
+        capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      }
+    });
+  }
+
+  function endpointRewriteStage(xid: string, requestUrl: string): Transform {
+    const rewriter = new EndpointRewriter({ rewriteUrl: originRewriter(upstreamOrigin, proxyOrigin) });
+    return new Transform({
+      transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
+        if (rewriter.passthrough) return cb(null, chunk);
+        const { out, rewrite } = rewriter.push(chunk);
+        if (rewrite) {
+          capture({
+            t: 'modification',
+            xid,
+            ts: now(),
+            what: 'endpoint-rewrite',
+            before: rewrite.before,
+            after: rewrite.after,
+            text: `The legacy SSE stream at ${requestUrl} named an absolute endpoint on the upstream's origin; mcpscope rewrote it to its own origin so the client keeps posting through the proxy.`,
+          });
+        }
+        for (const piece of out) this.push(piece);
+        cb();
+      },
+      flush(cb: TransformCallback) {
+        for (const piece of rewriter.end()) this.push(piece);
+        cb();
+      },
+    });
+  }
+
+  function upstreamFailed(reply: FastifyReply, error: Error): void {
+    const ctx = reply.request.mcpscope;
+    const { code, cause } = describeUpstreamError(error);
+    const clientGone = ctx?.abort.signal.aborted ?? false;
+    const status = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' ? 504 : 502;
+    const message = clientGone
+      ? 'the client went away before the upstream answered; mcpscope aborted the upstream request'
+      : `mcpscope could not get a response from ${options.target}: ${cause}`;
+    if (ctx) {
+      ctx.responded = true;
+      if (clientGone) capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: message });
+      else capture({ t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
+    }
+    if (clientGone || reply.sent || reply.raw.headersSent) {
+      if (!reply.raw.writableEnded) reply.raw.destroy();
+      return;
+    }
+    const id = ctx ? jsonRpcIdFrom(ctx.head) : null;
+    void reply
+      .code(status)
+      .header('content-type', 'application/json')
+      .header('x-mcpscope-error', code)
+      .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message, data: { target: options.target, cause: code } } }));
+  }
+
+  await app.listen({ host, port: options.port ?? 0 });
+  const address = app.server.address() as AddressInfo;
+  boundPort = address.port;
+  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  proxyOrigin = `http://${originHost}:${boundPort}`;
+
+  return {
+    origin: proxyOrigin,
+    url: proxyOrigin + target.pathname + target.search,
+    port: boundPort,
+    app,
+    async close() {
+      await app.close();
+      await agent.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The UI port: the timeline page, the session API and the WebSocket feed — all behind the
+ * per-launch token and the Host/Origin guards.
+ *
+ *   GET  /?token=T                       the UI (sets an HttpOnly SameSite=Strict cookie)
+ *   GET  /api/sessions                   sessions, newest last
+ *   GET  /api/sessions/:id               one session
+ *   GET  /api/sessions/:id/messages      its JSON-RPC messages in wire order
+ *   GET  /api/sessions/:id/events        all its events (exchanges, SSE frames, problems…)
+ *   GET  /api/events?since=SEQ           every event after SEQ
+ *   GET  /api/exchanges/:id              one HTTP exchange
+ *   POST /api/clear                      forget everything captured so far
+ *   WS   /ws?since=SEQ                   hello, snapshot, then live events (see docs/event-schema.md)
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import { WebSocketServer } from 'ws';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { EventStore } from '../store/event-store.js';
+import { FeedHub } from './feed.js';
+import { isAllowedHost, isAllowedOrigin, tokenMatches } from './guards.js';
+
+export interface UiServerOptions {
+  store: EventStore;
+  token: string;
+  host?: string;
+  port?: number;
+  /** Directory of the built UI (vite output). */
+  uiDir?: string;
+  allowOrigins?: string[];
+  allowHosts?: string[];
+  showSecrets: boolean;
+  version: string;
+  /** Extra routes (exports, fault injection…) registered inside the authenticated scope. */
+  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+}
+
+export interface UiServer {
+  origin: string;
+  port: number;
+  /** The URL to open, token included. */
+  url: string;
+  app: FastifyInstance;
+  feed: FeedHub;
+  close(): Promise<void>;
+}
+
+export const TOKEN_COOKIE = 'mcpscope_token';
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** The token a request presents: `Authorization: Bearer`, `X-Mcpscope-Token`, `?token=`, or the cookie. */
+export function presentedToken(req: { headers: IncomingMessage['headers']; url?: string }): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
+  const header = req.headers['x-mcpscope-token'];
+  if (typeof header === 'string') return header;
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  if (q >= 0) {
+    const t = new URLSearchParams(url.slice(q + 1)).get('token');
+    if (t !== null) return t;
+  }
+  return cookieValue(req.headers.cookie, TOKEN_COOKIE);
+}
+
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const { store, token } = options;
+  const host = options.host ?? '127.0.0.1';
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  const feed = new FeedHub(store, { version: options.version, showSecrets: options.showSecrets });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  let boundPort = 0;
+
+  function guard(req: { headers: IncomingMessage['headers']; url?: string }): { status: number; message: string } | undefined {
+    if (!isAllowedHost(req.headers.host, { port: boundPort, extraHosts: options.allowHosts })) {
+      return { status: 403, message: `Host ${JSON.stringify(req.headers.host ?? '')} is not this UI's loopback address (DNS rebinding protection).` };
+    }
+    const origin = req.headers.origin;
+    if (!isAllowedOrigin(typeof origin === 'string' ? origin : undefined, options.allowOrigins)) {
+      return { status: 403, message: `Origin ${JSON.stringify(origin)} may not use the mcpscope UI (cross-site protection).` };
+    }
+    if (!tokenMatches(presentedToken(req), token)) {
+      return { status: 401, message: 'This mcpscope UI needs its token: open the URL mcpscope printed (it ends in ?token=…), or send Authorization: Bearer <token>.' };
+    }
+    return undefined;
+  }
+
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const refused = guard(request.raw);
+    if (refused) {
+      void reply.code(refused.status).header('content-type', 'application/json').send(JSON.stringify({ error: refused.message }));
+      return;
+    }
+    // First visit with ?token=: remember it in a cookie the page's own requests carry.
+    const q = request.url.indexOf('?');
+    if (q >= 0 && new URLSearchParams(request.url.slice(q + 1)).has('token')) {
+      reply.header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
+    }
+    reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    done();
+  });
+
+  app.get('/api/sessions', async () => [...store.sessions.values()]);
+  app.get<{ Params: { id: string } }>('/api/sessions/:id', async (req, reply) => {
+    const s = store.sessions.get(req.params.id);
+    if (!s) return reply.code(404).send({ error: `No session ${req.params.id}` });
+    return s;
+  });
+  app.get<{ Params: { id: string } }>('/api/sessions/:id/messages', async (req, reply) => {
+    if (!store.sessions.has(req.params.id)) return reply.code(404).send({ error: `No session ${req.params.id}` });
+    return store.messages(req.params.id);
+  });
+  app.get<{ Params: { id: string } }>('/api/sessions/:id/events', async (req, reply) => {
+    if (!store.sessions.has(req.params.id)) return reply.code(404).send({ error: `No session ${req.params.id}` });
+    return store.sessionEvents(req.params.id);
+  });
+  app.get<{ Querystring: { since?: string } }>('/api/events', async (req) => store.snapshot(Number(req.query.since ?? 0) || 0));
+  app.get<{ Params: { id: string } }>('/api/exchanges/:id', async (req, reply) => {
+    const x = store.exchanges.get(req.params.id);
+    if (!x) return reply.code(404).send({ error: `No exchange ${req.params.id}` });
+    return x;
+  });
+  app.post('/api/clear', async () => {
+    store.clear();
+    feed.cleared();
+    return { ok: true };
+  });
+
+  for (const plugin of options.plugins ?? []) await plugin(app);
+
+  const uiDir = options.uiDir;
+  if (uiDir && existsSync(`${uiDir}/index.html`)) {
+    await app.register(fastifyStatic, { root: uiDir, prefix: '/', index: 'index.html', wildcard: false });
+  } else {
+    app.get('/', async (_req, reply) =>
+      reply
+        .type('text/html')
+        .send('<!doctype html><title>mcpscope</title><p>The mcpscope UI is not built. Run <code>npm run build</code>; the API is at <code>/api/sessions</code>.</p>'),
+    );
+  }
+
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '').split('?')[0];
+    const refused = path === '/ws' ? guard(req) : { status: 404, message: 'not found' };
+    if (refused) {
+      socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ error: refused.message })}`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const since = Number(new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('since') ?? 0) || 0;
+      feed.add(ws, since);
+    });
+  });
+
+  await app.listen({ host, port: options.port ?? 0 });
+  boundPort = (app.server.address() as AddressInfo).port;
+  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const origin = `http://${originHost}:${boundPort}`;
+  return {
+    origin,
+    port: boundPort,
+    url: `${origin}/?token=${encodeURIComponent(token)}`,
+    app,
+    feed,
+    async close() {
+      feed.close();
+      wss.close();
+      await app.close();
+    },
+  };
+}
