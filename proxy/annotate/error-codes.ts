@@ -41,9 +41,9 @@ const MEANINGS: ReadonlyMap<number, string> = new Map([
   [-32603, 'Internal error: the receiver failed while handling the request.'],
   [
     -32000,
-    'Connection closed (TypeScript SDK code): the transport closed before an answer came; SDK HTTP servers also use it for transport-level rejections.',
+    'Server error -32000 (implementation-defined): TypeScript SDK servers use it to reject a request at the transport level, SDK clients for a closed connection; read the message.',
   ],
-  [-32001, 'Request timeout (TypeScript SDK code): no answer arrived in time; in an HTTP 404 answer it means "Session not found".'],
+  [-32001, 'Server error -32001 (implementation-defined): TypeScript SDK servers send it with HTTP 404 for "Session not found", SDK clients use it for a request timeout.'],
   [-32002, 'Resource not found: the server has no resource with this URI (protocol 2025-11-25 and earlier; later versions use -32602).'],
   [-32020, 'Header mismatch: the HTTP headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version, Mcp-Param-*) are missing or do not match the request body.'],
   [-32021, 'Missing client capability: the server needs a capability the client did not declare in this request.'],
@@ -85,7 +85,11 @@ export function errorInfo(error: unknown): JsonRpcErrorInfo | undefined {
   }
 }
 
-/** A stable hint code for an error code: `method-not-found`, `invalid-params`, …, `server-error`, `application-error`. */
+/**
+ * A stable hint code for an error code: `method-not-found`, `invalid-params`, …, `server-error`, `reserved-error`, `application-error`.
+ * The SDK's -32000/-32001 are implementation-defined (`server-error`): on the wire they are mostly SDK HTTP servers
+ * rejecting a request (bad session, Accept, Host); as ConnectionClosed/RequestTimeout they are raised locally.
+ */
 export function errorHintCode(code: number): string {
   switch (code) {
     case -32700:
@@ -98,10 +102,6 @@ export function errorHintCode(code: number): string {
       return 'invalid-params';
     case -32603:
       return 'internal-error';
-    case -32000:
-      return 'connection-closed';
-    case -32001:
-      return 'request-timeout';
     case -32002:
       return 'resource-not-found';
     case -32020:
@@ -113,7 +113,8 @@ export function errorHintCode(code: number): string {
     case -32042:
       return 'url-elicitation-required';
     default:
-      if (Number.isInteger(code) && code <= -32000 && code >= -32768) return 'server-error';
+      if (Number.isInteger(code) && code <= -32000 && code >= -32099) return 'server-error';
+      if (Number.isInteger(code) && code < -32099 && code >= -32768) return 'reserved-error';
       return 'application-error';
   }
 }

@@ -173,18 +173,20 @@ export function startDemoClient(url: string, options: DemoClientOptions = {}): D
       if (!stopSignal.aborted && !closedClients.has(client)) log(`  transport: ${describe(error)}`);
     };
     const transport = new StreamableHTTPClientTransport(endpoint);
+    const session: OpenSession = { client, transport, number };
     try {
       await request((opts) => client.connect(transport, opts));
+      const server = client.getServerVersion();
+      log(
+        `session ${number}: initialized with ${server?.name ?? 'server'} ${server?.version ?? ''}`.trimEnd() +
+          `, protocol ${transport.protocolVersion ?? '?'}, Mcp-Session-Id ${transport.sessionId ?? '(none)'}`,
+      );
+      if (client.getServerCapabilities()?.logging) await request((opts) => client.setLoggingLevel('info', opts));
     } catch (error) {
-      closedClients.add(client);
-      await client.close().catch(() => undefined);
+      await closeSession(session, true);
       throw error;
     }
-    const server = client.getServerVersion();
-    log(`session ${number}: initialized with ${server?.name ?? 'server'} ${server?.version ?? ''}`.trimEnd() +
-      `, protocol ${transport.protocolVersion ?? '?'}, Mcp-Session-Id ${transport.sessionId ?? '(none)'}`);
-    await request((opts) => client.setLoggingLevel('info', opts));
-    return { client, transport, number };
+    return session;
   };
 
   /** Ends a session: DELETE it (bounded in time, best effort), then close the client. */

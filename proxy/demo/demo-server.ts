@@ -77,10 +77,19 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * (the store belongs to one session, so ids never need to be global). Replays only the events of
  * the stream the given id belongs to, and skips the SDK's priming placeholders (stored as `{}`,
  * not JSON-RPC), which must never be re-sent as `data: {}`.
+ *
+ * Deliberately no `getStreamIdForEventId`: with it the SDK answers 409 when the resumed stream
+ * still looks connected — which it does for a moment after a client drops a connection and
+ * reconnects at once. Without it the SDK replays and then replaces the predecessor stream. Unknown
+ * ids are answered 400 by the HTTP layer (see `has`) before the transport sees them.
  */
 class SessionEventStore implements EventStore {
   private readonly events = new Map<EventId, { streamId: StreamId; message: JSONRPCMessage; seq: number }>();
   private seq = 0;
+
+  has(eventId: EventId): boolean {
+    return this.events.has(eventId);
+  }
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const seq = ++this.seq;
@@ -94,17 +103,14 @@ class SessionEventStore implements EventStore {
     return eventId;
   }
 
-  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
-    return this.events.get(eventId)?.streamId;
-  }
-
   async replayEventsAfter(
     lastEventId: EventId,
     { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
   ): Promise<StreamId> {
     const last = this.events.get(lastEventId);
     if (!last) throw new Error(`Unknown Last-Event-ID ${JSON.stringify(lastEventId)}`);
-    for (const [eventId, event] of [...this.events]) {
+    // The live map, not a snapshot: events stored while the replay awaits are replayed too.
+    for (const [eventId, event] of this.events) {
       if (event.seq <= last.seq || event.streamId !== last.streamId) continue;
       if (!isJsonRpcMessage(event.message)) continue; // priming event placeholder
       await send(eventId, event.message);
@@ -444,6 +450,7 @@ interface Session {
   id: string;
   server: McpServer;
   transport: StreamableHTTPServerTransport;
+  events: SessionEventStore;
   lastSeen: number;
 }
 
@@ -532,11 +539,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const createSession = async (): Promise<StreamableHTTPServerTransport> => {
     sweepSessions();
     const server = createDemoMcpServer();
+    const events = new SessionEventStore();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore: new SessionEventStore(),
+      eventStore: events,
       onsessioninitialized: (id) => {
-        sessions.set(id, { id, server, transport, lastSeen: Date.now() });
+        sessions.set(id, { id, server, transport, events, lastSeen: Date.now() });
       },
     });
     // Runs on DELETE, on close() and on a transport error that closes the session.
@@ -612,6 +620,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
           return;
         }
         session.lastSeen = Date.now();
+        const lastEventId = req.headers['last-event-id'];
+        if (req.method === 'GET' && typeof lastEventId === 'string' && !session.events.has(lastEventId)) {
+          sendJsonRpcError(res, 400, -32000, 'Bad Request: unknown Last-Event-ID (nothing to resume from)');
+          return;
+        }
         await session.transport.handleRequest(req, res);
         return;
       }

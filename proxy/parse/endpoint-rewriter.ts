@@ -104,7 +104,7 @@ export class EndpointRewriter {
   private readonly sink: SseLineSink;
   private pass = false;
 
-  /** Held chunks; the first `heldSkip` bytes of held[0] were already released. */
+  /** Held chunks (copies); the first `heldSkip` bytes of held[0] were already released. */
   private held: Uint8Array[] = [];
   private heldSkip = 0;
   /** Stream offset of the first held (unreleased) byte. */
@@ -157,6 +157,9 @@ export class EndpointRewriter {
       // Gave up: no data-bearing block within maxHoldBytes.
       out.push(...this.take(Number.MAX_SAFE_INTEGER));
       this.stop();
+    } else if (this.held[this.held.length - 1] === chunk) {
+      // Still held after this call: keep a copy, the caller may recycle its buffer.
+      this.held[this.held.length - 1] = chunk.slice();
     }
     return { out };
   }

@@ -48,7 +48,7 @@ export type ClassifyResult =
       ok: false;
       /** `empty-batch`: the payload was `[]` (there is no message to attach the problem to). */
       code: 'empty' | 'invalid-json' | 'not-jsonrpc' | 'empty-batch';
-      /** Plain words, e.g. "Invalid JSON at position 17: Unexpected token '}'". */
+      /** Plain words without a final period, e.g. "Invalid JSON at position 17: Unexpected token '}'". */
       text: string;
     };
 
@@ -66,16 +66,16 @@ export function classifyPayload(text: string): ClassifyResult {
     return classifyPayloadUnsafe(text);
   } catch (err) {
     // Defensive only: nothing below is expected to throw.
-    return { ok: false, code: 'not-jsonrpc', text: `Could not classify the payload: ${errorMessage(err)}` };
+    return { ok: false, code: 'not-jsonrpc', text: `Could not classify the payload: ${errorMessage(err).replace(/[.\s]+$/, '')}` };
   }
 }
 
-/** Classify one already-parsed value. Returns `{ invalid }` with a plain-language reason when it is not a JSON-RPC message. Never throws. */
+/** Classify one already-parsed value. Returns `{ invalid }` with a plain-language reason (no final period) when it is not a JSON-RPC message. Never throws. */
 export function classifyValue(value: unknown): ClassifiedMessage | { invalid: string } {
   try {
     return classifyObject(value);
   } catch (err) {
-    return { invalid: `Could not read the message: ${errorMessage(err)}` };
+    return { invalid: `could not read the message: ${errorMessage(err).replace(/[.\s]+$/, '')}` };
   }
 }
 
@@ -83,7 +83,7 @@ export function classifyValue(value: unknown): ClassifiedMessage | { invalid: st
 
 function classifyPayloadUnsafe(text: string): ClassifyResult {
   if (typeof text !== 'string' || /^[ \t\r\n]*$/.test(text)) {
-    return { ok: false, code: 'empty', text: 'Empty payload: there is no JSON-RPC message in it.' };
+    return { ok: false, code: 'empty', text: 'Empty payload: there is no JSON-RPC message in it' };
   }
   let value: unknown;
   try {
@@ -97,7 +97,7 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
       return {
         ok: false,
         code: 'empty-batch',
-        text: 'Empty batch: the payload is an empty JSON array, which JSON-RPC answers with a single Invalid Request error.',
+        text: 'Empty batch: the payload is an empty JSON array, which JSON-RPC answers with a single Invalid Request error',
       };
     }
     const messages: ClassifiedMessage[] = [];
@@ -107,7 +107,7 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
       const c = classifyValue(member);
       if ('invalid' in c) {
         bad.push(`${index}`);
-        issues.push({ level: 'error', code: 'invalid-batch-member', text: `Batch member ${index} is not a JSON-RPC message: ${c.invalid}` });
+        issues.push({ level: 'error', code: 'invalid-batch-member', text: `Batch member ${index} is not a JSON-RPC message: ${c.invalid}.` });
       } else {
         c.index = index;
         messages.push(c);
@@ -117,7 +117,7 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
       return {
         ok: false,
         code: 'not-jsonrpc',
-        text: `Not JSON-RPC: none of the ${value.length} batch members is a JSON-RPC message (${firstInvalid(value)}).`,
+        text: `Not JSON-RPC: none of the ${value.length} batch members is a JSON-RPC message (${firstInvalid(value)})`,
       };
     }
     return { ok: true, batch: true, messages, size: value.length, issues };
@@ -167,7 +167,7 @@ function typeName(v: unknown): string {
 
 function classifyObject(value: unknown): ClassifiedMessage | { invalid: string } {
   if (!isPlainObject(value)) {
-    return { invalid: `the value is ${typeName(value)}, not a JSON object.` };
+    return { invalid: `the value is ${typeName(value)}, not a JSON object` };
   }
   const o = value;
   const hasMethod = has(o, 'method');
@@ -175,7 +175,7 @@ function classifyObject(value: unknown): ClassifiedMessage | { invalid: string }
   const hasResult = has(o, 'result');
   const hasError = has(o, 'error');
   if (!hasMethod && !hasResult && !hasError && !hasId) {
-    return { invalid: 'the object has no "method", "result", "error" or "id" field.' };
+    return { invalid: 'the object has no "method", "result", "error" or "id" field' };
   }
 
   const issues: Hint[] = [];
@@ -325,6 +325,7 @@ function describeJsonError(text: string, err: unknown): string {
   msg = msg.replace(/, ".*" is not valid JSON$/s, '').replace(/, ".*"\.\.\. is not valid JSON$/s, '');
   msg = msg.replace(/\s*in JSON at position \d+(\s*\(line \d+ column \d+\))?/, '').trim();
   if (msg.length > 160) msg = `${msg.slice(0, 159)}…`;
+  msg = msg.replace(/[.\s]+$/, '');
   let pos: number | undefined;
   try {
     pos = findJsonErrorOffset(text);

@@ -70,6 +70,7 @@ interface ExchangeContext {
   headBytes: number;
   abort: AbortController;
   responded: boolean;
+  onEarlyClose?: () => void;
 }
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
@@ -130,10 +131,11 @@ function jsonRpcIdFrom(head: Buffer[]): string | number | null {
 }
 
 function describeUpstreamError(err: unknown): { code: string; cause: string } {
-  let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+  let e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
+  const isSocketCode = (c: unknown) => typeof c === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(c);
   // reply-from wraps undici's error; the useful code is on the cause.
-  while (e && !e.code?.match(/^(E[A-Z]+|UND_ERR_[A-Z_]+)$/) && e.cause) e = e.cause as typeof e;
-  const code = e?.code ?? 'UNKNOWN';
+  while (e && !isSocketCode(e.code) && e.cause) e = e.cause as typeof e;
+  const code = isSocketCode(e?.code) ? (e!.code as string) : e?.name === 'AbortError' ? 'UND_ERR_ABORTED' : 'UNKNOWN';
   const words: Record<string, string> = {
     ECONNREFUSED: 'connection refused — is the server running on that port?',
     ENOTFOUND: 'host name not found',
@@ -248,9 +250,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
 
     // The client went away before the upstream's response head arrived (a long JSON tool call,
     // say): abort the upstream request. After the head, the response pipeline does it.
-    reply.raw.once('close', () => {
+    ctx.onEarlyClose = () => {
       if (!ctx.responded) ctx.abort.abort();
-    });
+    };
+    reply.raw.once('close', ctx.onEarlyClose);
 
     const body = request.body;
     if (body instanceof Readable) {
@@ -301,6 +304,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
 
     reply.hijack();
     const raw: ServerResponse = reply.raw;
+    if (ctx.onEarlyClose) raw.off('close', ctx.onEarlyClose);
+    // fastify, pipeline() and end-of-stream each watch 'close' on this one response.
+    raw.setMaxListeners(32);
     raw.writeHead(res.statusCode, headers);
     // SSE: the client should see the stream open now, not when the first event comes.
     if (isSse) raw.flushHeaders();
@@ -309,16 +315,15 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       capture({ t: 'response-chunk', xid, ts: now(), chunk });
     });
 
-    let upstreamEnded = false;
-    res.stream.once('end', () => {
-      upstreamEnded = true;
+    // Who broke the stream off first decides how it is recorded.
+    let clientGone = false;
+    raw.once('close', () => {
+      if (!raw.writableFinished) clientGone = true;
     });
     pipeline([...stages, raw] as unknown as [Readable, ServerResponse], (err) => {
       if (!err) {
         capture({ t: 'response-end', xid, ts: now() });
-        return;
-      }
-      if (!upstreamEnded && (raw.destroyed || raw.writableEnded || err.code === 'ERR_STREAM_PREMATURE_CLOSE') && !(res.stream as { errored?: unknown }).errored) {
+      } else if (clientGone) {
         capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
       } else {
         capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
@@ -391,7 +396,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     app,
     async close() {
       await app.close();
-      await agent.close().catch(() => undefined);
+      // destroy, not close: close() would wait for open event streams to end.
+      await agent.destroy().catch(() => undefined);
     },
   };
 }

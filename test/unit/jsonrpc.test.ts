@@ -336,6 +336,7 @@ describe('classifyPayload never throws', () => {
     } else {
       expect(['empty', 'invalid-json', 'not-jsonrpc', 'empty-batch']).toContain(r.code);
       expect(r.text.length).toBeGreaterThan(0);
+      expect(r.text.endsWith('.')).toBe(false);
     }
   };
 

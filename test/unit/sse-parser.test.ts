@@ -384,6 +384,14 @@ describe('SseParser — chunking', () => {
     }
   });
 
+  it('does not keep views of chunks the caller may reuse', () => {
+    const p = new SseParser();
+    const buf = enc('data: abc');
+    expect(p.push(buf)).toEqual([]);
+    buf.fill(0x78); // the caller recycles its buffer
+    expect(p.push(enc('def\n\n'))).toEqual([frame({ offset: 0, length: 14, raw: 'data: abcdef\n\n', data: 'abcdef', dispatch: true })]);
+  });
+
   it('handles empty chunks', () => {
     const frames = feed([new Uint8Array(0), enc('data: a\r'), new Uint8Array(0), enc('\n\r\n'), new Uint8Array(0)]);
     expect(frames).toEqual([frame({ offset: 0, length: 10, raw: 'data: a\r\n\r', data: 'a', dispatch: true })]);
@@ -568,8 +576,12 @@ describe('SseParser — truncation', () => {
   });
 
   it('ignores a capped line whose field name was cut', () => {
-    const frames = whole(enc('data: x\n\n'), { maxFrameBytes: 3 });
-    expect(frames).toEqual([frame({ offset: 0, length: 9, raw: 'dat', truncated: true })]);
+    // "data" kept, ": x" cut: not a no-colon data field
+    const frames = whole(enc('data: x\n\n'), { maxFrameBytes: 4 });
+    expect(frames).toEqual([frame({ offset: 0, length: 9, raw: 'data', truncated: true })]);
+    // a capped event line is ignored rather than set to a cut value
+    const [f] = whole(enc('event: a-very-long-name\ndata: x\n\n'), { maxFrameBytes: 12 });
+    expect(f).toMatchObject({ event: undefined, data: 'x', dispatch: true, truncated: true });
   });
 
   it('stays bounded on a stream without line breaks', () => {

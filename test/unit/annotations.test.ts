@@ -1,0 +1,887 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Hint } from '../../proxy/model/events.js';
+import { describeErrorCode, ERROR_CODES, errorHintCode, errorInfo } from '../../proxy/annotate/error-codes.js';
+import {
+  isKnownMethod,
+  messageHints,
+  messageName,
+  progressNotificationTokenOf,
+  progressOf,
+  progressTokenOf,
+  type MessageHintInput,
+} from '../../proxy/annotate/message-hints.js';
+import { describeHeader, headerValue, httpHints, type HttpHintInput } from '../../proxy/annotate/http-hints.js';
+
+/** Every hint produced anywhere in this file goes through here, so the shape rules are checked on all of them. */
+const seen: Hint[] = [];
+function track(hints: Hint[]): Hint[] {
+  seen.push(...hints);
+  return hints;
+}
+
+function req(method: string, params?: unknown, id: number | string = 1): unknown {
+  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+}
+function note(method: string, params?: unknown): unknown {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+function res(result: unknown, id: number | string = 1): unknown {
+  return { jsonrpc: '2.0', id, result };
+}
+function err(code: number, message: string, data?: unknown): unknown {
+  return { jsonrpc: '2.0', id: 1, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+function hintsFor(input: MessageHintInput): Hint[] {
+  return track(messageHints(input));
+}
+function request(method: string, params?: unknown, dir: 'c2s' | 's2c' = 'c2s'): Hint[] {
+  return hintsFor({ dir, kind: 'request', method, value: req(method, params) });
+}
+function notification(method: string, params?: unknown, dir: 'c2s' | 's2c' = 's2c'): Hint[] {
+  return hintsFor({ dir, kind: 'notification', method, value: note(method, params) });
+}
+function result(requestMethod: string | undefined, value: unknown, dir: 'c2s' | 's2c' = 's2c', requestedVersion?: string): Hint[] {
+  const input: MessageHintInput = { dir, kind: 'response', value: res(value) };
+  if (requestMethod !== undefined) input.requestMethod = requestMethod;
+  if (requestedVersion !== undefined) input.requestedVersion = requestedVersion;
+  return hintsFor(input);
+}
+function byCode(hints: Hint[], code: string): Hint {
+  const h = hints.find((x) => x.code === code);
+  if (!h) throw new Error(`no hint ${code} in ${JSON.stringify(hints)}`);
+  return h;
+}
+function http(input: Partial<HttpHintInput> & { method: string }): Hint[] {
+  return track(httpHints({ path: '/mcp', requestHeaders: {}, ...input }));
+}
+function httpCodes(input: Partial<HttpHintInput> & { method: string }): string[] {
+  return http(input).map((h) => h.code);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('error codes', () => {
+  it('uses the same numbers as the installed SDK', () => {
+    expect(ERROR_CODES.ParseError).toBe(ErrorCode.ParseError);
+    expect(ERROR_CODES.InvalidRequest).toBe(ErrorCode.InvalidRequest);
+    expect(ERROR_CODES.MethodNotFound).toBe(ErrorCode.MethodNotFound);
+    expect(ERROR_CODES.InvalidParams).toBe(ErrorCode.InvalidParams);
+    expect(ERROR_CODES.InternalError).toBe(ErrorCode.InternalError);
+    expect(ERROR_CODES.ConnectionClosed).toBe(ErrorCode.ConnectionClosed);
+    expect(ERROR_CODES.RequestTimeout).toBe(ErrorCode.RequestTimeout);
+    expect(ERROR_CODES.UrlElicitationRequired).toBe(ErrorCode.UrlElicitationRequired);
+  });
+
+  it.each([
+    [-32700, /^Parse error: /],
+    [-32600, /^Invalid request: /],
+    [-32601, /^Method not found: the receiver does not implement this method \(check its capabilities\)\.$/],
+    [-32602, /^Invalid params: /],
+    [-32603, /^Internal error: /],
+    [-32000, /^Server error -32000 \(implementation-defined\): TypeScript SDK servers .*closed connection/],
+    [-32001, /^Server error -32001 \(implementation-defined\): .*Session not found.*timeout/],
+    [-32002, /^Resource not found: .*2025-11-25/],
+    [-32020, /^Header mismatch: /],
+    [-32021, /^Missing client capability: /],
+    [-32022, /^Unsupported protocol version: /],
+    [-32042, /^URL elicitation required: /],
+    [-32010, /^Server error -32010: implementation-defined/],
+    [-32099, /^Server error -32099: .*reserves/],
+    [-32500, /^Reserved code -32500: /],
+  ])('describeErrorCode(%i)', (code, text) => {
+    expect(describeErrorCode(code)).toMatch(text);
+  });
+
+  it.each([0, 1, 400, -1, -31999, -32769, 1.5, Number.NaN])('no meaning for application code %d', (code) => {
+    expect(describeErrorCode(code)).toBeUndefined();
+  });
+
+  it('errorInfo reads code, message and meaning', () => {
+    expect(errorInfo({ code: -32601, message: 'Method not found' })).toEqual({
+      code: -32601,
+      message: 'Method not found',
+      meaning: describeErrorCode(-32601),
+    });
+    expect(errorInfo({ code: 7, message: 'custom' })).toEqual({ code: 7, message: 'custom' });
+    expect(errorInfo({ code: 7 })).toEqual({ code: 7, message: '' });
+    expect(errorInfo({ message: 'no code' })).toBeUndefined();
+    expect(errorInfo({ code: '7', message: 'x' })).toBeUndefined();
+    expect(errorInfo(null)).toBeUndefined();
+    expect(errorInfo('boom')).toBeUndefined();
+    expect(errorInfo([1])).toBeUndefined();
+  });
+
+  it('errorHintCode', () => {
+    expect(errorHintCode(-32601)).toBe('method-not-found');
+    expect(errorHintCode(-32042)).toBe('url-elicitation-required');
+    expect(errorHintCode(-32015)).toBe('server-error');
+    expect(errorHintCode(-32000)).toBe('server-error');
+    expect(errorHintCode(-32001)).toBe('server-error');
+    expect(errorHintCode(-32002)).toBe('resource-not-found');
+    expect(errorHintCode(-32602)).toBe('invalid-params');
+    expect(errorHintCode(-32500)).toBe('reserved-error');
+    expect(errorHintCode(42)).toBe('application-error');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('messageName / progress', () => {
+  it.each([
+    ['tools/call', { name: 'get_weather', arguments: {} }, 'get_weather'],
+    ['prompts/get', { name: 'review' }, 'review'],
+    ['resources/read', { uri: 'file:///a.txt' }, 'file:///a.txt'],
+    ['resources/subscribe', { uri: 'file:///b' }, 'file:///b'],
+    ['resources/unsubscribe', { uri: 'file:///c' }, 'file:///c'],
+    ['completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } }, 'p'],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 'db://{t}' }, argument: { name: 't', value: '' } }, 'db://{t}'],
+    ['tasks/get', { taskId: 't-1' }, 't-1'],
+    ['tasks/result', { taskId: 't-2' }, 't-2'],
+    ['tasks/cancel', { taskId: 't-3' }, 't-3'],
+    ['notifications/tasks/status', { taskId: 't-4', status: 'working' }, 't-4'],
+    ['notifications/resources/updated', { uri: 'file:///d' }, 'file:///d'],
+  ])('%s → name', (method, params, name) => {
+    expect(messageName(method, params)).toBe(name);
+  });
+
+  it.each([
+    ['tools/list', {}],
+    ['tools/call', { name: 5 }],
+    ['tools/call', undefined],
+    [undefined, { name: 'x' }],
+    ['tasks/list', {}],
+  ])('%s has no name', (method, params) => {
+    expect(messageName(method, params)).toBeUndefined();
+  });
+
+  it('progressTokenOf reads params._meta.progressToken', () => {
+    expect(progressTokenOf({ _meta: { progressToken: 'abc' } })).toBe('abc');
+    expect(progressTokenOf({ _meta: { progressToken: 0 } })).toBe(0);
+    expect(progressTokenOf({ _meta: { progressToken: { x: 1 } } })).toBeUndefined();
+    expect(progressTokenOf({ progressToken: 'abc' })).toBeUndefined();
+    expect(progressTokenOf(null)).toBeUndefined();
+  });
+
+  it('progressNotificationTokenOf reads params.progressToken', () => {
+    expect(progressNotificationTokenOf({ progressToken: 7, progress: 1 })).toBe(7);
+    expect(progressNotificationTokenOf({ progress: 1 })).toBeUndefined();
+  });
+
+  it('progressOf', () => {
+    expect(progressOf('notifications/progress', { progressToken: 1, progress: 3, total: 10, message: 'go' })).toEqual({ progress: 3, total: 10, message: 'go' });
+    expect(progressOf('notifications/progress', { progressToken: 1, progress: 0.5 })).toEqual({ progress: 0.5 });
+    expect(progressOf('notifications/progress', { progressToken: 1, progress: '3' })).toBeUndefined();
+    expect(progressOf('notifications/message', { progress: 3 })).toBeUndefined();
+    expect(progressOf(undefined, { progress: 3 })).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('messageHints: lifecycle', () => {
+  it('initialize: requested version, client and capabilities', () => {
+    const hints = request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },
+      clientInfo: { name: 'inspector', version: '1.0.3' },
+    });
+    expect(hints).toEqual([
+      {
+        level: 'info',
+        code: 'initialize',
+        text: 'Client "inspector 1.0.3" opens the session asking for protocol version 2025-11-25. It offers roots (with list_changed), sampling, elicitation (form, url).',
+      },
+    ]);
+  });
+
+  it('initialize: an empty elicitation object means form mode; no capabilities at all', () => {
+    expect(byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} } }), 'initialize').text).toContain('elicitation (form)');
+    expect(byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: {} }), 'initialize').text).toContain('no optional client features');
+  });
+
+  it('initialize without protocolVersion warns', () => {
+    expect(byCode(request('initialize', { capabilities: {} }), 'initialize-no-version').level).toBe('warn');
+  });
+
+  it('initialize result: negotiated version and server capabilities', () => {
+    const hints = result('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: {}, logging: {}, completions: {} },
+      serverInfo: { name: 'everything', version: '2.0' },
+    }, 's2c', '2025-11-25');
+    expect(hints).toEqual([
+      {
+        level: 'info',
+        code: 'initialize-result',
+        text: 'Server "everything 2.0" agreed on protocol version 2025-11-25 and offers tools (list_changed), resources (subscribe, list_changed), prompts, logging, completions. The client must now send notifications/initialized.',
+      },
+    ]);
+  });
+
+  it('initialize result: says when the version differs from the requested one', () => {
+    const hints = result('initialize', { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's' }, instructions: 'Use me well' }, 's2c', '2025-11-25');
+    expect(hints.map((h) => h.code)).toEqual(['initialize-result', 'version-differs', 'server-instructions']);
+    expect(byCode(hints, 'version-differs')).toMatchObject({ level: 'warn' });
+    expect(byCode(hints, 'version-differs').text).toContain('2025-06-18 instead of the requested 2025-11-25');
+    expect(byCode(hints, 'server-instructions').text).toContain('11 characters');
+    expect(byCode(hints, 'initialize-result').text).toContain('no features');
+  });
+
+  it('no version-differs when versions agree or the requested one is unknown', () => {
+    expect(result('initialize', { protocolVersion: '2025-06-18', capabilities: {} }).map((h) => h.code)).toEqual(['initialize-result']);
+  });
+
+  it('notifications/initialized', () => {
+    expect(notification('notifications/initialized', undefined, 'c2s')).toEqual([
+      { level: 'info', code: 'initialized', text: 'The client confirms the handshake is complete: normal requests can start now.' },
+    ]);
+  });
+
+  it('ping, both directions, and its answer', () => {
+    expect(request('ping').map((h) => h.code)).toEqual(['ping']);
+    expect(request('ping', undefined, 's2c').map((h) => h.code)).toEqual(['ping']);
+    expect(result('ping', {}).map((h) => h.code)).toEqual(['ping-result']);
+  });
+});
+
+describe('messageHints: tools, resources, prompts', () => {
+  it('tools/list and its result (N tools, pagination)', () => {
+    expect(byCode(request('tools/list'), 'tools-list').text).toBe('The client asks which tools the server offers.');
+    expect(byCode(request('tools/list', { cursor: 'c1' }), 'tools-list').text).toContain('next page');
+    const hints = result('tools/list', { tools: [{ name: 'echo' }, { name: 'add' }, { name: 'sleep' }] });
+    expect(hints).toEqual([{ level: 'info', code: 'tools-list-result', text: 'The server offers 3 tools: echo, add, sleep.' }]);
+    expect(result('tools/list', { tools: [{ name: 'a' }], nextCursor: 'n' })[0].text).toBe(
+      'The server offers 1 tool: a. More are on the next page: the client should ask again with nextCursor.',
+    );
+    expect(result('tools/list', { tools: [] })[0].text).toBe('The server offers no tools.');
+    const many = result('tools/list', { tools: Array.from({ length: 8 }, (_, i) => ({ name: `t${i}` })) });
+    expect(many[0].text).toBe('The server offers 8 tools: t0, t1, t2, t3, t4 and 3 more.');
+  });
+
+  it('tools/call names the tool and its arguments', () => {
+    expect(request('tools/call', { name: 'get_weather', arguments: { city: 'Hangzhou' } })).toEqual([
+      { level: 'info', code: 'tools-call', text: 'The client calls the tool "get_weather" with 1 argument (city).' },
+    ]);
+    expect(byCode(request('tools/call', { name: 'now' }), 'tools-call').text).toBe('The client calls the tool "now" without arguments.');
+  });
+
+  it('a tool result with isError is a warn, not a protocol error', () => {
+    const hints = result('tools/call', { content: [{ type: 'text', text: 'City not found' }], isError: true });
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatchObject({ level: 'warn', code: 'tool-error' });
+    expect(hints[0].text).toBe(
+      'The tool ran and reported a failure (isError: true): "City not found". This is not a protocol error: the result goes back to the model so it can react.',
+    );
+  });
+
+  it('a normal tool result', () => {
+    expect(result('tools/call', { content: [{ type: 'text', text: 'x' }, { type: 'image', data: '', mimeType: 'image/png' }], structuredContent: {} })).toEqual([
+      { level: 'info', code: 'tool-result', text: 'The tool returned 2 content items (text, image) and structured content.' },
+    ]);
+  });
+
+  it('resources/list, templates, read, subscribe, unsubscribe, updated', () => {
+    expect(request('resources/list').map((h) => h.code)).toEqual(['resources-list']);
+    expect(request('resources/templates/list').map((h) => h.code)).toEqual(['resources-templates-list']);
+    expect(byCode(request('resources/read', { uri: 'file:///etc/app.json' }), 'resources-read').text).toBe('The client reads the resource "file:///etc/app.json".');
+    expect(byCode(request('resources/subscribe', { uri: 'file:///x' }), 'resources-subscribe').text).toContain('notifications/resources/updated');
+    expect(request('resources/unsubscribe', { uri: 'file:///x' }).map((h) => h.code)).toEqual(['resources-unsubscribe']);
+    expect(notification('notifications/resources/updated', { uri: 'file:///x' })).toEqual([
+      { level: 'info', code: 'resource-updated', text: 'The resource "file:///x" changed: the client may read it again with resources/read.' },
+    ]);
+    expect(result('resources/list', { resources: [{ uri: 'file:///a', name: 'a' }, { uri: 'file:///b', name: 'b' }] })[0]).toMatchObject({
+      code: 'resources-list-result',
+      text: 'The server offers 2 resources: file:///a, file:///b.',
+    });
+    expect(result('resources/templates/list', { resourceTemplates: [{ uriTemplate: 'x://{y}', name: 'y' }] })[0].code).toBe('resources-templates-list-result');
+    expect(result('resources/read', { contents: [{ uri: 'file:///a', text: 'hi' }] })[0]).toMatchObject({
+      code: 'resources-read-result',
+      text: 'The server returned 1 content item for the resource.',
+    });
+  });
+
+  it.each([
+    ['notifications/tools/list_changed', 's2c', 'tools/list'],
+    ['notifications/prompts/list_changed', 's2c', 'prompts/list'],
+    ['notifications/resources/list_changed', 's2c', 'resources/list'],
+    ['notifications/roots/list_changed', 'c2s', 'roots/list'],
+  ] as const)('%s → list-changed (re-fetch with %s)', (method, dir, refetch) => {
+    const hints = notification(method, undefined, dir);
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatchObject({ level: 'info', code: 'list-changed' });
+    expect(hints[0].text).toContain(refetch);
+    expect(hints[0].text).toMatch(/should (re-fetch|ask again)/);
+  });
+
+  it('prompts/list, prompts/get and results', () => {
+    expect(request('prompts/list').map((h) => h.code)).toEqual(['prompts-list']);
+    expect(byCode(request('prompts/get', { name: 'code_review', arguments: { code: 'x', lang: 'ts' } }), 'prompts-get').text).toBe(
+      'The client fetches the prompt "code_review" filled with 2 arguments.',
+    );
+    expect(result('prompts/list', { prompts: [{ name: 'code_review' }] })[0].text).toBe('The server offers 1 prompt: code_review.');
+    expect(result('prompts/get', { messages: [{}, {}] })[0]).toMatchObject({ code: 'prompts-get-result', text: 'The prompt expands to 2 messages for the model.' });
+  });
+
+  it('completion/complete and its result', () => {
+    const hints = request('completion/complete', { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'lang', value: 'py' } });
+    expect(hints).toEqual([
+      { level: 'info', code: 'completion', text: 'The client asks for completions of argument "lang" starting with "py" of the prompt "code_review".' },
+    ]);
+    expect(byCode(request('completion/complete', { ref: { type: 'ref/resource', uri: 'db://{table}' }, argument: { name: 'table', value: '' } }), 'completion').text).toContain(
+      'the resource template "db://{table}"',
+    );
+    expect(result('completion/complete', { completion: { values: ['python', 'pytorch'], hasMore: true } })).toEqual([
+      { level: 'info', code: 'completion-result', text: '2 suggestions: python, pytorch (more are available).' },
+    ]);
+  });
+});
+
+describe('messageHints: logging, progress, cancellation', () => {
+  it('logging/setLevel', () => {
+    expect(request('logging/setLevel', { level: 'debug' })).toEqual([
+      { level: 'info', code: 'logging-set-level', text: 'The client asks the server to send log messages at level "debug" and more severe as notifications/message.' },
+    ]);
+  });
+
+  it('notifications/message: level, logger and data; severe levels warn', () => {
+    expect(notification('notifications/message', { level: 'info', logger: 'db', data: 'connected' })).toEqual([
+      { level: 'info', code: 'log-message', text: 'Server log at level "info" from logger "db": "connected".' },
+    ]);
+    const severe = notification('notifications/message', { level: 'error', data: { err: 'ECONNREFUSED' } });
+    expect(severe[0]).toMatchObject({ level: 'warn', code: 'log-message' });
+    expect(severe[0].text).toBe('Server log at level "error": {"err":"ECONNREFUSED"}.');
+  });
+
+  it('notifications/progress: x of y and message', () => {
+    expect(notification('notifications/progress', { progressToken: 'tok', progress: 3, total: 10, message: 'Downloading' })).toEqual([
+      { level: 'info', code: 'progress', text: 'Progress 3 of 10 (30%) for token "tok": "Downloading".' },
+    ]);
+    expect(notification('notifications/progress', { progressToken: 2, progress: 5 })[0].text).toBe('Progress 5 for token 2.');
+    expect(notification('notifications/progress', { progressToken: 2 }).map((h) => h.code)).toEqual(['bad-progress']);
+    expect(notification('notifications/progress', { progress: 1 }).map((h) => h.code)).toEqual(['progress', 'progress-without-token']);
+  });
+
+  it('a request asking for progress', () => {
+    const hints = request('tools/call', { name: 'slow', _meta: { progressToken: 42 } });
+    expect(byCode(hints, 'progress-requested').text).toBe('The sender asks for progress updates on this request with token 42.');
+  });
+
+  it('notifications/cancelled with reason', () => {
+    expect(notification('notifications/cancelled', { requestId: 5, reason: 'User requested cancellation' }, 'c2s')).toEqual([
+      {
+        level: 'info',
+        code: 'cancelled',
+        text: 'The sender cancels its earlier request 5 (reason: "User requested cancellation"). The receiver should stop working on it and send no answer.',
+      },
+    ]);
+    expect(notification('notifications/cancelled', { requestId: 'a' }, 's2c')[0].text).toContain('request "a". ');
+  });
+});
+
+describe('messageHints: server → client requests', () => {
+  it('sampling/createMessage', () => {
+    const hints = request('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 100 }, 's2c');
+    expect(hints).toEqual([
+      {
+        level: 'info',
+        code: 'sampling',
+        text: "The server asks the client's LLM to write a reply (1 message of context, at most 100 tokens). The client should let the user review the request and the answer.",
+      },
+    ]);
+    expect(result('sampling/createMessage', { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'claude', stopReason: 'endTurn' }, 'c2s')).toEqual([
+      { level: 'info', code: 'sampling-result', text: 'The client\'s LLM answered (model "claude"), stop reason "endTurn".' },
+    ]);
+  });
+
+  it('elicitation/create: form mode vs url mode', () => {
+    const form = request('elicitation/create', { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, 's2c');
+    expect(form).toEqual([
+      { level: 'info', code: 'elicitation-form', text: 'The server asks the user to fill in a form (name): "Your name?". The user may accept, decline or cancel.' },
+    ]);
+    const url = request('elicitation/create', { mode: 'url', message: 'Sign in', url: 'https://auth.example.com/login?x=1', elicitationId: 'e1' }, 's2c');
+    expect(url).toHaveLength(1);
+    expect(url[0].code).toBe('elicitation-url');
+    expect(url[0].text).toContain('(auth.example.com)');
+    expect(url[0].text).toContain('never through the client');
+  });
+
+  it('elicitation results', () => {
+    expect(result('elicitation/create', { action: 'accept', content: { name: 'Ada' } }, 'c2s')[0].text).toBe('The user accepted and filled in name.');
+    expect(result('elicitation/create', { action: 'decline' }, 'c2s')[0].text).toBe('The user declined to provide the information.');
+    expect(result('elicitation/create', { action: 'cancel' }, 'c2s')[0].text).toBe('The user dismissed the request without choosing.');
+    expect(result('elicitation/create', { action: 'maybe' }, 'c2s')[0].level).toBe('warn');
+  });
+
+  it('notifications/elicitation/complete', () => {
+    expect(notification('notifications/elicitation/complete', { elicitationId: 'e1' }).map((h) => h.code)).toEqual(['elicitation-complete']);
+  });
+
+  it('roots/list and its result', () => {
+    expect(request('roots/list', undefined, 's2c')).toEqual([
+      { level: 'info', code: 'roots-list', text: 'The server asks the client which filesystem roots (folders) it may work in.' },
+    ]);
+    expect(result('roots/list', { roots: [{ uri: 'file:///home/me/proj', name: 'proj' }] }, 'c2s')[0].text).toBe('The client shares 1 root: file:///home/me/proj.');
+  });
+
+  it('wrong-direction for a method the other side should send', () => {
+    expect(request('sampling/createMessage', { messages: [] }, 'c2s').map((h) => h.code)).toEqual(['wrong-direction', 'sampling']);
+    expect(byCode(request('tools/call', { name: 'x' }, 's2c'), 'wrong-direction').text).toBe('"tools/call" is normally sent by the client, but here the server sent it.');
+    expect(request('ping', undefined, 's2c').map((h) => h.code)).not.toContain('wrong-direction');
+  });
+
+  it('request-without-id for a request method sent as a notification', () => {
+    const hints = hintsFor({ dir: 'c2s', kind: 'notification', method: 'tools/list', value: note('tools/list') });
+    expect(hints.map((h) => h.code)).toEqual(['request-without-id', 'tools-list']);
+    expect(hints[0].level).toBe('warn');
+  });
+});
+
+describe('messageHints: tasks (2025-11-25)', () => {
+  it('tasks/* requests', () => {
+    expect(byCode(request('tasks/get', { taskId: 't1' }), 'tasks-get').text).toBe('The requester polls the status of task "t1".');
+    expect(byCode(request('tasks/result', { taskId: 't1' }), 'tasks-result').text).toContain('waits until the task is done');
+    expect(request('tasks/list').map((h) => h.code)).toEqual(['tasks-list']);
+    expect(byCode(request('tasks/cancel', { taskId: 't1' }, 's2c'), 'tasks-cancel').text).toBe('The requester cancels task "t1".');
+  });
+
+  it('a task-augmented request and its CreateTaskResult', () => {
+    const hints = request('tools/call', { name: 'long', task: { ttl: 60000 } });
+    expect(hints.map((h) => h.code)).toEqual(['tools-call', 'task-augmented']);
+    expect(byCode(hints, 'task-augmented').text).toContain('(kept 60000 ms)');
+    const created = result('tools/call', { task: { taskId: 't9', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: 60000 } });
+    expect(created).toEqual([
+      {
+        level: 'info',
+        code: 'task-created',
+        text: 'The receiver started task "t9" (status "working") instead of answering directly. Poll it with tasks/get and fetch the result with tasks/result.',
+      },
+    ]);
+  });
+
+  it('notifications/tasks/status and tasks/get results', () => {
+    expect(notification('notifications/tasks/status', { taskId: 't9', status: 'completed', statusMessage: 'done' })).toEqual([
+      { level: 'info', code: 'task-status', text: 'Task "t9" is now "completed": "done".' },
+    ]);
+    expect(notification('notifications/tasks/status', { taskId: 't9', status: 'failed' })[0].level).toBe('warn');
+    expect(result('tasks/get', { taskId: 't9', status: 'input_required' })[0]).toMatchObject({ code: 'task-status', text: 'Task "t9" is "input_required".' });
+    expect(result('tasks/list', { tasks: [{}, {}] })[0].text).toBe('2 tasks listed.');
+    expect(result('tasks/result', { content: [] }).map((h) => h.code)).toEqual(['tasks-result-result']);
+  });
+
+  it('related-task metadata', () => {
+    const hints = notification('notifications/message', { level: 'info', data: 'x', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't9' } } });
+    expect(byCode(hints, 'related-task').text).toBe('This message belongs to task "t9".');
+  });
+});
+
+describe('messageHints: stateless protocol (2026-07-28)', () => {
+  it('resultType input_required: the client must retry with the answers', () => {
+    const hints = result('tools/call', {
+      resultType: 'input_required',
+      inputRequests: {
+        github_login: { method: 'elicitation/create', params: { mode: 'form', message: 'login?', requestedSchema: { type: 'object', properties: {} } } },
+        capital: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } },
+      },
+      requestState: 'opaque',
+    });
+    expect(hints).toEqual([
+      {
+        level: 'info',
+        code: 'input-required',
+        text: 'The server needs more input before it can finish: 2 requests (elicitation/create, sampling/createMessage), plus a requestState to send back. The client must retry the original request with the answers, under a new id.',
+      },
+    ]);
+  });
+
+  it('the retry carrying inputResponses', () => {
+    const hints = request('tools/call', { name: 'x', inputResponses: { github_login: { action: 'accept', content: {} } }, requestState: 'opaque' });
+    expect(byCode(hints, 'input-retry').text).toBe("This is a retry of an earlier request that needed input: it carries 1 answer and the server's requestState.");
+  });
+
+  it('a stateless request carries its version in _meta', () => {
+    const hints = request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } });
+    expect(byCode(hints, 'stateless-request').text).toContain('protocol 2026-07-28');
+  });
+
+  it('server/discover and its result', () => {
+    expect(request('server/discover', {}).map((h) => h.code)).toEqual(['server-discover']);
+    expect(result('server/discover', { supportedVersions: ['2026-07-28', '2025-11-25'], capabilities: { tools: {} }, resultType: 'complete' })).toEqual([
+      { level: 'info', code: 'server-discover-result', text: 'The server supports protocol versions 2026-07-28, 2025-11-25 and offers tools.' },
+    ]);
+  });
+
+  it('subscriptions/listen', () => {
+    expect(byCode(request('subscriptions/listen', { notifications: { toolsListChanged: true } }), 'subscriptions-listen').text).toContain('(toolsListChanged)');
+    expect(notification('notifications/subscriptions/acknowledged', { notifications: { toolsListChanged: true } }).map((h) => h.code)).toEqual([
+      'subscriptions-acknowledged',
+    ]);
+  });
+});
+
+describe('messageHints: errors', () => {
+  function error(code: number, message: string, requestMethod?: string, data?: unknown): Hint[] {
+    const input: MessageHintInput = { dir: 's2c', kind: 'error', value: err(code, message, data) };
+    if (requestMethod !== undefined) input.requestMethod = requestMethod;
+    return hintsFor(input);
+  }
+
+  it('method not found names the method', () => {
+    expect(error(-32601, 'Method not found', 'resources/subscribe')).toEqual([
+      {
+        level: 'error',
+        code: 'method-not-found',
+        text: 'Method not found: the receiver does not implement "resources/subscribe" (check its capabilities). Message: "Method not found".',
+      },
+    ]);
+  });
+
+  it('uses describeErrorCode for standard codes', () => {
+    const hints = error(-32602, 'Unknown tool: nope', 'tools/call');
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatchObject({ level: 'error', code: 'invalid-params' });
+    expect(hints[0].text).toBe(`${describeErrorCode(-32602)} Message: "Unknown tool: nope".`);
+    expect(error(-32700, 'Parse error')[0].code).toBe('parse-error');
+    expect(error(-32603, '')[0].text).toBe(describeErrorCode(-32603));
+    expect(error(-32002, 'Resource not found')[0].code).toBe('resource-not-found');
+  });
+
+  it('URL elicitation required is a warn with the number of URLs', () => {
+    const hints = error(-32042, 'Auth needed', 'tools/call', { elicitations: [{ mode: 'url', url: 'https://x', elicitationId: 'e', message: 'm' }] });
+    expect(hints[0]).toMatchObject({ level: 'warn', code: 'url-elicitation-required' });
+    expect(hints[0].text).toContain('open 1 URL');
+  });
+
+  it('application-defined codes', () => {
+    expect(error(1234, 'Quota exceeded')[0]).toMatchObject({ level: 'error', code: 'application-error' });
+    expect(error(1234, 'Quota exceeded')[0].text).toContain('Quota exceeded');
+  });
+
+  it('a malformed error gives no hint (the classifier reports it)', () => {
+    expect(hintsFor({ dir: 's2c', kind: 'error', value: { jsonrpc: '2.0', id: 1, error: 'boom' } })).toEqual([]);
+  });
+});
+
+describe('messageHints: unknown and odd input', () => {
+  it('a custom method gets one neutral hint', () => {
+    const hints = request('acme/reindex', {});
+    expect(hints).toEqual([expect.objectContaining({ level: 'info', code: 'custom-method' })]);
+    expect(isKnownMethod('acme/reindex')).toBe(false);
+    expect(isKnownMethod('tools/call')).toBe(true);
+    expect(isKnownMethod('constructor')).toBe(false);
+  });
+
+  it('responses to unknown or unpaired requests get no hint', () => {
+    expect(result(undefined, { anything: 1 })).toEqual([]);
+    expect(result('acme/reindex', {})).toEqual([]);
+    expect(result('logging/setLevel', {})).toEqual([]);
+  });
+
+  it('reads the method from the value when not given', () => {
+    expect(hintsFor({ dir: 'c2s', kind: 'request', value: req('ping') }).map((h) => h.code)).toEqual(['ping']);
+  });
+
+  it('never throws and always returns well-formed hints', () => {
+    const methods = fc.constantFrom(
+      'initialize', 'tools/call', 'tools/list', 'notifications/progress', 'notifications/message', 'elicitation/create',
+      'completion/complete', 'notifications/cancelled', 'tasks/get', 'notifications/tasks/status', 'subscriptions/listen', 'x/y', '__proto__', 'toString',
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('c2s', 's2c') as fc.Arbitrary<'c2s' | 's2c'>,
+        fc.constantFrom('request', 'notification', 'response', 'error') as fc.Arbitrary<'request' | 'notification' | 'response' | 'error'>,
+        methods,
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.jsonValue({ maxDepth: 3 }),
+        (dir, kind, method, params, other) => {
+          const value = { jsonrpc: '2.0', id: 1, method, params, result: params, error: other };
+          const hints = messageHints({ dir, kind, method, value, requestMethod: method });
+          for (const h of hints) {
+            expect(['info', 'warn', 'error']).toContain(h.level);
+            expect(h.code).toMatch(/^[a-z0-9-]+$/);
+            expect(typeof h.text).toBe('string');
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('httpHints', () => {
+  const both = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+  it('202 to a POST of notifications/responses: nothing to return', () => {
+    const hints = http({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's1' }, status: 202, bodyKinds: ['notification'], transport: 'streamable-http' });
+    expect(hints).toEqual([{ level: 'info', code: 'accepted-202', text: 'Accepted: the body held only notifications or responses, so there is nothing to return.' }]);
+    expect(httpCodes({ method: 'POST', status: 202, bodyKinds: ['response'] })).toEqual(['accepted-202']);
+  });
+
+  it('202 to a POST of a request is unexpected in Streamable HTTP', () => {
+    const hints = http({ method: 'POST', requestHeaders: both, status: 202, bodyKinds: ['request'], transport: 'streamable-http' });
+    expect(hints.map((h) => [h.code, h.level])).toEqual([['unexpected-202', 'warn']]);
+  });
+
+  it('202 in legacy SSE: the answer arrives on the SSE stream', () => {
+    const hints = http({ method: 'POST', path: '/message?sessionId=abc', status: 202, bodyKinds: ['request'], transport: 'legacy-sse' });
+    expect(hints).toEqual([
+      { level: 'info', code: 'accepted-202-legacy', text: 'Accepted (legacy HTTP+SSE): the answer will arrive later on the SSE stream, matched by its id.' },
+    ]);
+    expect(http({ method: 'POST', status: 202, bodyKinds: ['notification'], transport: 'legacy-sse' })[0].text).toContain('nothing will come back');
+  });
+
+  it('POST answered with an SSE stream vs JSON', () => {
+    const sse = http({ method: 'POST', requestHeaders: both, status: 200, responseHeaders: { 'Content-Type': 'text/event-stream' }, bodyKinds: ['request'], transport: 'streamable-http' });
+    expect(sse).toEqual([
+      {
+        level: 'info',
+        code: 'sse-response',
+        text: 'The server opened an SSE stream for this request: notifications and server→client requests may come before the response.',
+      },
+    ]);
+    const json = httpCodes({ method: 'POST', requestHeaders: both, status: 200, responseHeaders: { 'content-type': 'application/json; charset=utf-8' }, bodyKinds: ['request'] });
+    expect(json).toEqual(['json-response']);
+    expect(httpCodes({ method: 'POST', requestHeaders: both, status: 200, responseHeaders: { 'content-type': 'text/html' }, bodyKinds: ['request'], transport: 'streamable-http' })).toEqual([
+      'unexpected-content-type',
+    ]);
+  });
+
+  it('Mcp-Session-Id in the answer to initialize: session assigned', () => {
+    const hints = http({
+      method: 'POST',
+      requestHeaders: both,
+      status: 200,
+      responseHeaders: { 'content-type': 'text/event-stream', 'mcp-session-id': 'abc-123' },
+      bodyKinds: ['request'],
+      bodyMethods: ['initialize'],
+      transport: 'streamable-http',
+    });
+    expect(hints.map((h) => h.code)).toEqual(['session-assigned', 'sse-response']);
+    expect(hints[0].text).toBe('The server assigned session id "abc-123": the client must send it as Mcp-Session-Id on every later request.');
+    // Echoed on a later request: not a new assignment.
+    expect(httpCodes({ method: 'POST', requestHeaders: { ...both, 'Mcp-Session-Id': 'abc-123' }, status: 200, responseHeaders: { 'mcp-session-id': 'abc-123' } })).not.toContain(
+      'session-assigned',
+    );
+  });
+
+  it('404 on a request carrying a session id: session expired', () => {
+    const hints = http({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 'old' }, status: 404, bodyKinds: ['request'], transport: 'streamable-http' });
+    expect(hints).toEqual([
+      { level: 'warn', code: 'session-expired', text: 'Session expired or unknown: the client must start over with initialize, without a session id.' },
+    ]);
+  });
+
+  it('404 without a session id on initialize: not found, and the client may fall back to legacy SSE', () => {
+    expect(httpCodes({ method: 'POST', requestHeaders: both, status: 404, bodyKinds: ['request'], bodyMethods: ['initialize'], transport: 'streamable-http' })).toEqual([
+      'not-found',
+      'may-fall-back',
+    ]);
+  });
+
+  it('400 without a session id', () => {
+    const hints = http({ method: 'POST', requestHeaders: both, status: 400, bodyKinds: ['request'], bodyMethods: ['tools/list'], transport: 'streamable-http' });
+    expect(hints.map((h) => h.code)).toEqual(['missing-session-id']);
+    expect(hints[0].text).toContain('Mcp-Session-Id');
+    expect(httpCodes({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's' }, status: 400, transport: 'streamable-http' })).toEqual(['bad-request']);
+    expect(httpCodes({ method: 'POST', requestHeaders: both, status: 400, bodyMethods: ['initialize'], transport: 'streamable-http' })).toEqual(['bad-request', 'may-fall-back']);
+  });
+
+  it('405 on GET and on DELETE', () => {
+    expect(http({ method: 'GET', requestHeaders: { accept: 'text/event-stream', 'mcp-session-id': 's' }, status: 405, transport: 'streamable-http' }).map((h) => h.code)).toEqual([
+      'standalone-stream',
+      'no-standalone-stream',
+    ]);
+    expect(byCode(http({ method: 'GET', status: 405 }), 'no-standalone-stream').text).toBe(
+      'This server offers no standalone SSE stream: its messages only arrive on the answers to POSTs.',
+    );
+    expect(httpCodes({ method: 'DELETE', requestHeaders: { 'mcp-session-id': 's' }, status: 405 })).toEqual(['session-delete', 'delete-not-allowed']);
+    expect(httpCodes({ method: 'PUT', status: 405 })).toEqual(['method-not-allowed']);
+  });
+
+  it('406: Accept must list both types', () => {
+    const hints = http({ method: 'POST', requestHeaders: { accept: 'application/json', 'mcp-session-id': 's' }, status: 406, transport: 'streamable-http' });
+    expect(hints.map((h) => h.code)).toEqual(['accept-incomplete', 'not-acceptable']);
+    expect(byCode(hints, 'not-acceptable').text).toContain('both application/json and text/event-stream');
+    expect(byCode(http({ method: 'GET', status: 406 }), 'not-acceptable').text).toContain('a GET must accept text/event-stream');
+  });
+
+  it('no accept-incomplete when Accept lists both or */*', () => {
+    expect(httpCodes({ method: 'POST', requestHeaders: both, transport: 'streamable-http' })).toEqual([]);
+    expect(httpCodes({ method: 'POST', requestHeaders: { Accept: '*/*' }, transport: 'streamable-http' })).toEqual([]);
+    expect(httpCodes({ method: 'POST', requestHeaders: { accept: ['application/json', 'text/event-stream'] }, transport: 'streamable-http' })).toEqual([]);
+  });
+
+  it('409 on GET: only one standalone stream per session', () => {
+    expect(byCode(http({ method: 'GET', requestHeaders: { 'mcp-session-id': 's' }, status: 409 }), 'stream-conflict').text).toBe(
+      'Conflict: a standalone SSE stream is already open for this session, and only one is allowed.',
+    );
+  });
+
+  it('415', () => {
+    expect(httpCodes({ method: 'POST', requestHeaders: { 'mcp-session-id': 's' }, status: 415 })).toEqual(['unsupported-media-type']);
+  });
+
+  it('401 with resource_metadata starts OAuth discovery', () => {
+    const hints = http({
+      method: 'POST',
+      requestHeaders: both,
+      status: 401,
+      responseHeaders: { 'WWW-Authenticate': 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read"' },
+    });
+    expect(byCode(hints, 'auth-required').text).toBe(
+      'The server requires authorization: OAuth discovery starts at the resource metadata "https://mcp.example.com/.well-known/oauth-protected-resource/mcp" (scope "files:read").',
+    );
+    expect(byCode(http({ method: 'POST', status: 401, responseHeaders: { 'www-authenticate': 'Bearer' } }), 'auth-required').text).toContain(
+      '/.well-known/oauth-protected-resource',
+    );
+  });
+
+  it('403 insufficient_scope vs a bad Origin', () => {
+    const scope = http({ method: 'POST', status: 403, responseHeaders: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="files:write", resource_metadata="https://x"' } });
+    expect(scope.map((h) => h.code)).toEqual(['insufficient-scope']);
+    expect(scope[0].text).toContain('(needs "files:write")');
+    expect(scope[0].text).toContain('step-up');
+    const origin = http({ method: 'POST', requestHeaders: { origin: 'http://evil.example' }, status: 403 });
+    expect(origin.map((h) => h.code)).toEqual(['forbidden']);
+    expect(origin[0].text).toContain('"http://evil.example"');
+  });
+
+  it('5xx', () => {
+    expect(http({ method: 'POST', status: 500 })).toEqual([{ level: 'error', code: 'server-error', text: 'HTTP 500: the server failed while handling the request.' }]);
+    expect(http({ method: 'POST', status: 502 })[0].text).toContain('gateway');
+  });
+
+  it('DELETE: the client ends the session', () => {
+    expect(http({ method: 'DELETE', requestHeaders: { 'mcp-session-id': 's' }, status: 200 })).toEqual([
+      { level: 'info', code: 'session-delete', text: 'The client ends the session explicitly: the server should forget this Mcp-Session-Id.' },
+      { level: 'info', code: 'session-ended', text: 'The server confirmed the end of the session.' },
+    ]);
+  });
+
+  it('GET with Last-Event-ID: resuming a stream', () => {
+    const hints = http({ method: 'GET', requestHeaders: { accept: 'text/event-stream', 'Last-Event-ID': 'ev-42' }, transport: 'streamable-http' });
+    expect(hints).toEqual([
+      { level: 'info', code: 'resume-stream', text: 'The client resumes a broken SSE stream after event "ev-42": the server replays what was sent after it.' },
+    ]);
+  });
+
+  it('GET without Last-Event-ID opens the standalone stream', () => {
+    expect(httpCodes({ method: 'GET', requestHeaders: { accept: 'text/event-stream' }, transport: 'streamable-http', status: 200, responseHeaders: { 'content-type': 'text/event-stream' } })).toEqual([
+      'standalone-stream',
+    ]);
+  });
+
+  it('legacy GET /sse', () => {
+    const hints = http({ method: 'GET', path: '/sse', requestHeaders: { accept: 'text/event-stream' }, transport: 'legacy-sse', status: 200, responseHeaders: { 'content-type': 'text/event-stream' } });
+    expect(hints.map((h) => h.code)).toEqual(['legacy-sse-stream']);
+    expect(hints[0].text).toContain('endpoint');
+  });
+
+  it('missing MCP-Protocol-Version on a 2025-06-18+ session (not on initialize, not before 2025-06-18)', () => {
+    const base = { method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's' }, transport: 'streamable-http' as const, bodyKinds: ['request' as const] };
+    const hints = http({ ...base, negotiatedVersion: '2025-06-18', bodyMethods: ['tools/list'] });
+    expect(hints.map((h) => [h.code, h.level])).toEqual([['missing-protocol-version', 'warn']]);
+    expect(hints[0].text).toContain('2025-06-18');
+    expect(httpCodes({ ...base, negotiatedVersion: '2025-11-25', bodyMethods: ['initialize'] })).toEqual([]);
+    expect(httpCodes({ ...base, negotiatedVersion: '2025-03-26' })).toEqual([]);
+    expect(httpCodes({ ...base, negotiatedVersion: '2025-11-25', requestHeaders: { ...base.requestHeaders, 'MCP-Protocol-Version': '2025-11-25' } })).toEqual([]);
+    expect(httpCodes({ ...base, negotiatedVersion: '2025-11-25', requestHeaders: { ...base.requestHeaders, 'mcp-protocol-version': '2025-06-18' } })).toEqual([
+      'protocol-version-mismatch',
+    ]);
+    expect(httpCodes({ method: 'GET', requestHeaders: { 'mcp-session-id': 's' }, transport: 'streamable-http', negotiatedVersion: '2025-11-25' })).toEqual([
+      'standalone-stream',
+      'missing-protocol-version',
+    ]);
+  });
+
+  it('2026-07-28: Mcp-Method and Mcp-Name are required', () => {
+    const base = { method: 'POST', transport: 'streamable-http' as const, negotiatedVersion: '2026-07-28', bodyKinds: ['request' as const], bodyMethods: ['tools/call'] };
+    expect(httpCodes({ ...base, requestHeaders: { ...both, 'mcp-protocol-version': '2026-07-28' } })).toEqual(['missing-mcp-method', 'missing-mcp-name']);
+    expect(
+      httpCodes({ ...base, requestHeaders: { ...both, 'mcp-protocol-version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_weather' } }),
+    ).toEqual([]);
+  });
+
+  it('OAuth metadata, CORS preflight, redirects, 429', () => {
+    expect(httpCodes({ method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' })).toEqual(['oauth-resource-metadata']);
+    expect(httpCodes({ method: 'GET', path: '/.well-known/oauth-authorization-server' })).toEqual(['oauth-server-metadata']);
+    expect(httpCodes({ method: 'OPTIONS', status: 204 })).toEqual(['cors-preflight']);
+    expect(http({ method: 'GET', status: 307, responseHeaders: { location: '/mcp/' } })[0]).toMatchObject({ code: 'redirect', text: 'Redirect (HTTP 307) to "/mcp/": the client must follow it.' });
+    expect(http({ method: 'POST', status: 429, responseHeaders: { 'retry-after': '5' } })[0].text).toContain('retry after "5"');
+  });
+
+  it('never throws', () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string(),
+        fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.array(fc.string()))),
+        fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
+        fc.dictionary(fc.string(), fc.string()),
+        (method, path, requestHeaders, status, responseHeaders) => {
+          const hints = httpHints({ method, path, requestHeaders, status, responseHeaders, transport: 'streamable-http', negotiatedVersion: '2026-07-28' });
+          expect(Array.isArray(hints)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('describeHeader / headerValue', () => {
+  it.each([
+    ['Mcp-Session-Id', /session id/],
+    ['MCP-Protocol-Version', /protocol version/],
+    ['Last-Event-ID', /resume/],
+    ['mcp-method', /JSON-RPC method/],
+    ['Mcp-Name', /tool, prompt or resource/],
+    ['WWW-Authenticate', /resource_metadata/],
+    ['accept', /application\/json and text\/event-stream/],
+    ['Content-Type', /media type/],
+    ['origin', /403/],
+    ['Authorization', /Bearer/],
+    ['DPoP', /DPoP proof/],
+    ['Access-Control-Expose-Headers', /Mcp-Session-Id/],
+    ['access-control-foo', /CORS/],
+  ])('%s', (name, text) => {
+    expect(describeHeader(name)).toMatch(text);
+  });
+
+  it('Mcp-Param-* names the parameter', () => {
+    expect(describeHeader('Mcp-Param-Region')).toContain('x-mcp-header "Region"');
+    expect(describeHeader('mcp-param-')).toBeUndefined();
+  });
+
+  it('unknown headers', () => {
+    expect(describeHeader('x-unknown')).toBeUndefined();
+  });
+
+  it('headerValue is case-insensitive and joins arrays', () => {
+    expect(headerValue({ 'Content-Type': 'a' }, 'content-type')).toBe('a');
+    expect(headerValue({ accept: ['a', 'b'] }, 'Accept')).toBe('a, b');
+    expect(headerValue({ accept: undefined }, 'accept')).toBeUndefined();
+    expect(headerValue(undefined, 'accept')).toBeUndefined();
+  });
+});
+
+// Runs last (vitest keeps declaration order within a file).
+describe('every hint produced above', () => {
+  it('was produced at all', () => {
+    expect(seen.length).toBeGreaterThan(100);
+  });
+
+  it('has a stable kebab-case code, a level and at most two sentences', () => {
+    for (const h of seen) {
+      expect(['info', 'warn', 'error']).toContain(h.level);
+      expect(h.code).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      const sentences = h.text.match(/[.!?](?=\s|$)/g) ?? [];
+      expect(sentences.length, h.text).toBeGreaterThan(0);
+      expect(sentences.length, h.text).toBeLessThanOrEqual(2);
+      expect(h.text, h.text).toMatch(/^[A-Z0-9"']/);
+    }
+  });
+});
