@@ -13,6 +13,7 @@
  */
 import type { Direction, Hint, JsonRpcId, MessageKind } from '../model/events.js';
 import { idKey } from '../parse/jsonrpc.js';
+import { progressNotificationTokenOf, progressTokenOf } from '../annotate/message-hints.js';
 
 export interface CorrelateInput {
   sessionId: string;
@@ -64,12 +65,6 @@ interface SessionState {
 const other = (dir: Direction): Direction => (dir === 'c2s' ? 's2c' : 'c2s');
 
 const hint = (level: Hint['level'], code: string, text: string): Hint => ({ level, code, text });
-
-export function progressTokenOfRequest(params: unknown): string | number | undefined {
-  const meta = (params as { _meta?: { progressToken?: unknown } } | undefined)?._meta;
-  const token = meta?.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
 
 export class Correlator {
   private sessions = new Map<string, SessionState>();
@@ -144,7 +139,7 @@ export class Correlator {
           s.pending += 1;
         }
         s.requests.set(key, { seq, ts: m.ts, method: m.method ?? '', name: m.name, exchangeId: m.exchangeId, parent: out.parent, state: 'pending' });
-        const token = progressTokenOfRequest(m.params);
+        const token = progressTokenOf(m.params);
         if (token !== undefined) {
           out.progressToken = token;
           s.progress.set(`${m.dir}|${idKey(token)}`, seq);
@@ -186,8 +181,8 @@ export class Correlator {
       }
       case 'notification': {
         if (m.method === 'notifications/progress') {
-          const token = (m.params as { progressToken?: unknown } | undefined)?.progressToken;
-          if (typeof token === 'string' || typeof token === 'number') {
+          const token = progressNotificationTokenOf(m.params);
+          if (token !== undefined) {
             out.progressToken = token;
             // Progress flows opposite to the request that asked for it.
             const owner = s.progress.get(`${other(m.dir)}|${idKey(token)}`);

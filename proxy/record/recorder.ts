@@ -45,8 +45,9 @@ interface ExchangeState {
   requestHeaders: HeaderMap;
   reqReader?: BodyReader;
   resReader?: BodyReader;
-  /** Kinds of the messages the request body carried. */
+  /** Kinds and methods of the messages the request body carried. */
   bodyKinds: MessageKind[];
+  bodyMethods: string[];
   /** seqs of the requests in the POST body. */
   requestSeqs: number[];
   hasInitialize: boolean;
@@ -176,6 +177,7 @@ export class Recorder {
       target: r.target,
       requestHeaders: r.headers,
       bodyKinds: [],
+      bodyMethods: [],
       requestSeqs: [],
       hasInitialize: false,
       ended: false,
@@ -224,6 +226,7 @@ export class Recorder {
     const cls = frame.truncated ? undefined : classifyPayload(frame.text);
     if (cls?.ok) {
       ex.bodyKinds = cls.messages.map((m) => m.kind);
+      ex.bodyMethods = cls.messages.flatMap((m) => (m.method ? [m.method] : []));
       const init = cls.messages.find((m) => m.method === 'initialize');
       if (init) {
         ex.hasInitialize = true;
@@ -303,6 +306,7 @@ export class Recorder {
       status,
       responseHeaders: headers,
       bodyKinds: ex.bodyKinds,
+      bodyMethods: ex.bodyMethods,
       transport: session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
       negotiatedVersion: session?.protocolVersion,
     });
@@ -451,13 +455,13 @@ export class Recorder {
       return { requests };
     }
     if (!cls.ok) {
-      if (cls.code === 'empty') return { requests };
+      if (cls.code === 'empty' && frame.length === 0) return { requests };
       this.problem(ex, 'error', cls.code, `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`, frame.text.slice(0, PREVIEW_BYTES), location);
       return { requests };
     }
     if (!session) return { requests };
-    const batchSize = cls.messages.length;
-    for (let i = 0; i < batchSize; i++) {
+    const batchSize = cls.size;
+    for (let i = 0; i < cls.messages.length; i++) {
       const m = cls.messages[i];
       const value = m.value as { params?: unknown; result?: unknown; error?: unknown };
       const seq = this.store.peekSeq();
@@ -478,9 +482,19 @@ export class Recorder {
       const single = !cls.batch;
       const rawText = single && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.text(frame.text) : undefined;
       const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
-      const hints: Hint[] = [...m.issues, ...corr.issues];
+      // Whole-payload issues (a batch, an invalid batch member) go on the payload's first message.
+      const hints: Hint[] = [...(i === 0 ? cls.issues : []), ...m.issues, ...corr.issues];
       if (corr.replayOf === undefined) {
-        hints.push(...messageHints({ dir, kind: m.kind, method: m.method, value: m.value, requestMethod: corr.requestMethod }));
+        hints.push(
+          ...messageHints({
+            dir,
+            kind: m.kind,
+            method: m.method,
+            value: m.value,
+            requestMethod: corr.requestMethod,
+            requestedVersion: corr.requestMethod === 'initialize' ? session.protocolVersion : undefined,
+          }),
+        );
       }
       const event: UnsequencedEvent & { type: 'message' } = {
         type: 'message',
@@ -503,7 +517,7 @@ export class Recorder {
         progress: progressOf(m.method, value.params),
         error: m.kind === 'error' ? errorInfo(value.error) : undefined,
         isError,
-        batch: cls.batch ? { index: i, size: batchSize } : undefined,
+        batch: cls.batch ? { index: m.index ?? i, size: batchSize } : undefined,
         location: carrier === 'post-json' || carrier === 'post-body' ? { offset: frame.offset, length: frame.length } : location,
         replayOf: corr.replayOf,
         hints,
