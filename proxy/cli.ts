@@ -126,16 +126,22 @@ async function main(): Promise<void> {
   }
 
   const out = process.stderr;
-  out.write(`\nmcpscope ${packageVersion()}\n`);
-  out.write(`  proxy  ${scope.proxy.url}  →  ${target}\n`);
-  out.write(`  UI     ${scope.ui!.url}\n\n`);
+  let banner = `\nmcpscope ${packageVersion()}\n`;
+  banner += demo
+    ? 'Demo mode: a demo MCP server and a scripted client talk through the proxy. Open the UI URL to watch;\nrun `mcpscope --target <url>` to inspect your own server.\n'
+    : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
+  banner += `  proxy  ${scope.proxy.url}  →  ${target}\n`;
+  banner += `  UI     ${scope.ui!.url}\n\n`;
+  out.write(banner);
   if (demo) {
     const { startDemoClient } = await import('./demo/demo-client.js');
-    const client = startDemoClient(scope.proxy.url, { log: (line) => out.write(`  demo client: ${line}\n`) });
+    const client = startDemoClient(scope.proxy.url, {
+      // Only the demo client's headline lines (detail lines start with spaces).
+      log: (line) => {
+        if (!line.startsWith(' ')) out.write(`  demo client: ${line}\n`);
+      },
+    });
     stopDemo = () => client.stop();
-    out.write('Demo mode: a demo MCP server and a scripted client are talking through the proxy.\nOpen the UI URL above to watch. Run `mcpscope --target <url>` to inspect your own server.\n');
-  } else {
-    out.write('Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n');
   }
 
   let closing = false;

@@ -12,7 +12,7 @@ import { Recorder } from './record/recorder.js';
 import { createRedactor } from './record/redact.js';
 import { EventStore } from './store/event-store.js';
 import { startProxyServer, type ProxyServer } from './server/proxy-server.js';
-import { startUiServer, type UiServer } from './server/ui-server.js';
+import { startUiServer, type UiFeedOptions, type UiServer } from './server/ui-server.js';
 import type { McpscopeEvent } from './model/events.js';
 
 export interface McpscopeOptions {
@@ -31,6 +31,8 @@ export interface McpscopeOptions {
   allowHosts?: string[];
   /** Largest body/event parsed in full. */
   maxBodyBytes?: number;
+  /** Tuning of the WebSocket feed (see FeedOptions); defaults suit normal use. */
+  feed?: UiFeedOptions;
 }
 
 export interface Mcpscope {
@@ -65,7 +67,8 @@ export function generateToken(): string {
 }
 
 export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope> {
-  const token = options.token ?? process.env.MCPSCOPE_TOKEN ?? generateToken();
+  // An empty token would open the UI to anyone: treat it as unset.
+  const token = options.token || process.env.MCPSCOPE_TOKEN || generateToken();
   const store = new EventStore();
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
   const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes });
@@ -94,6 +97,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope>
       allowHosts: options.allowHosts,
       showSecrets: !!options.showSecrets,
       version: packageVersion(),
+      feed: options.feed,
     });
   }
 

@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EventStore } from '../store/event-store.js';
-import { FeedHub } from './feed.js';
+import { FeedHub, type FeedOptions } from './feed.js';
 import { isAllowedHost, isAllowedOrigin, tokenMatches } from './guards.js';
 
 export interface UiServerOptions {
@@ -34,9 +34,13 @@ export interface UiServerOptions {
   allowHosts?: string[];
   showSecrets: boolean;
   version: string;
+  /** Feed tuning: send-buffer bound per socket, coalescing window, snapshot chunk size. */
+  feed?: UiFeedOptions;
   /** Extra routes (exports, fault injection…) registered inside the authenticated scope. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
+
+export type UiFeedOptions = Pick<FeedOptions, 'maxBufferedBytes' | 'flushMs' | 'snapshotChunk'>;
 
 export interface UiServer {
   origin: string;
@@ -78,7 +82,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const { store, token } = options;
   const host = options.host ?? '127.0.0.1';
   const app = Fastify({ logger: false, forceCloseConnections: true });
-  const feed = new FeedHub(store, { version: options.version, showSecrets: options.showSecrets });
+  const feed = new FeedHub(store, { ...options.feed, version: options.version, showSecrets: options.showSecrets });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   let boundPort = 0;
 

@@ -1,0 +1,156 @@
+/**
+ * The `mcpscope` command as a user runs it (the built CLI, `bin/mcpscope.js`): the embedded demo
+ * with no arguments, `--target` in front of a real server, and plain-words errors.
+ * Requires `npm run build` (npm test runs it first).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
+import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
+
+interface Launched {
+  child: ChildProcess;
+  proxyUrl: string;
+  uiUrl: string;
+  stderr: () => string;
+}
+
+const children: ChildProcess[] = [];
+let demo: DemoServer | undefined;
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await new Promise((r) => c.once('exit', r));
+    }
+  }
+  await demo?.close();
+  demo = undefined;
+});
+
+function run(args: string[]): { child: ChildProcess; stderr: () => string; stdout: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '' } });
+  children.push(child);
+  let err = '';
+  let out = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, stderr: () => err, stdout: () => out, exit };
+}
+
+/** Starts the CLI and waits for the two URLs it prints on stderr. */
+function launch(args: string[]): Promise<Launched> {
+  const r = run(args);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mcpscope did not print its URLs:\n${r.stderr()}`)), 20_000);
+    const check = () => {
+      const proxy = /proxy\s+(http:\/\/\S+)/.exec(r.stderr());
+      const ui = /UI\s+(http:\/\/\S+)/.exec(r.stderr());
+      if (proxy && ui) {
+        clearTimeout(timer);
+        r.child.stderr!.off('data', check);
+        resolve({ child: r.child, proxyUrl: proxy[1], uiUrl: ui[1], stderr: r.stderr });
+      }
+    };
+    r.child.stderr!.on('data', check);
+    r.child.once('exit', (code) => reject(new Error(`mcpscope exited (${code}) before printing its URLs:\n${r.stderr()}`)));
+  });
+}
+
+/** Collects feed events until `predicate` holds. */
+function feedUntil(uiUrl: string, predicate: (events: McpscopeEvent[]) => boolean, ms = 20_000): Promise<McpscopeEvent[]> {
+  const u = new URL(uiUrl);
+  const ws = new WebSocket(`ws://${u.host}/ws${u.search}`);
+  const events: McpscopeEvent[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      ws.close();
+      reject(new Error(`feed condition not met; ${events.length} events seen`));
+    }, ms);
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data)) as FeedMessage;
+      if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events);
+      if (predicate(events)) {
+        clearTimeout(timer);
+        ws.close();
+        resolve(events);
+      }
+    });
+    ws.on('error', reject);
+  });
+}
+
+describe('mcpscope CLI', () => {
+  it('runs the embedded demo with no arguments: live traffic appears on the feed', async () => {
+    const app = await launch(['--port', '0', '--ui-port', '0']);
+    expect(app.stderr()).toContain('Demo mode');
+    expect(app.uiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{16,}$/);
+    const events = await feedUntil(app.uiUrl, (ev) =>
+      ev.some((e) => e.type === 'message' && e.kind === 'response' && e.method === 'tools/call' && e.name === 'slow_task'),
+    );
+    const messages = events.filter((e) => e.type === 'message');
+    expect(messages.some((m) => m.method === 'notifications/progress' && m.pair !== undefined)).toBe(true);
+    expect(events.some((e) => e.type === 'session' && e.session.serverInfo?.name === 'mcpscope-demo')).toBe(true);
+    // The page itself is served (built UI) with the token.
+    const page = await fetch(app.uiUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    app.child.kill('SIGTERM');
+    expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
+  });
+
+  it('proxies --target and records the session', async () => {
+    demo = await startDemoServer({ port: 0 });
+    const app = await launch(['--target', demo.url, '--port', '0', '--ui-port', '0', '--token', 'cli-test-token-123']);
+    expect(app.proxyUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(app.uiUrl).toContain('token=cli-test-token-123');
+    const client = new Client({ name: 'cli-test', version: '1' }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(app.proxyUrl));
+    await client.connect(transport);
+    const sum = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
+    expect(JSON.stringify(sum)).toContain('42');
+    await transport.terminateSession();
+    await client.close();
+    const events = await feedUntil(app.uiUrl, (ev) => ev.some((e) => e.type === 'session' && e.session.clientInfo?.name === 'cli-test' && e.session.status === 'closed'));
+    const session = events.filter((e) => e.type === 'session').map((e) => (e as Extract<McpscopeEvent, { type: 'session' }>).session).find((s) => s.clientInfo?.name === 'cli-test')!;
+    const res = await fetch(`${new URL(app.uiUrl).origin}/api/sessions/${session.id}/messages`, { headers: { authorization: 'Bearer cli-test-token-123' } });
+    const messages = (await res.json()) as { method?: string; kind: string }[];
+    expect(messages.filter((m) => m.kind === 'request').map((m) => m.method)).toEqual(['initialize', 'tools/call']);
+    app.child.kill('SIGINT');
+    expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
+  });
+
+  it('prints help, and refuses bad input in plain words', async () => {
+    const help = run(['--help']);
+    expect(await help.exit).toBe(0);
+    expect(help.stdout()).toContain('mcpscope --target <mcp-url>');
+
+    const bad = run(['--target', 'ftp://example.com']);
+    expect(await bad.exit).toBe(2);
+    expect(bad.stderr()).toContain('--target must be an http:// or https:// URL');
+
+    const unknown = run(['--frobnicate']);
+    expect(await unknown.exit).toBe(2);
+    expect(unknown.stderr()).toMatch(/Unknown option '--frobnicate'/);
+
+    // An explicitly requested port that is taken is an error, not a silent change.
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const taken = run(['--target', 'http://127.0.0.1:9/mcp', '--port', String(port), '--ui-port', '0']);
+      expect(await taken.exit).toBe(2);
+      expect(taken.stderr()).toContain('already in use');
+    } finally {
+      blocker.close();
+    }
+  });
+});
