@@ -86,13 +86,27 @@ export class FeedHub {
     }
   }
 
-  close(): void {
+  /**
+   * Says goodbye to every client. One that does not complete the close handshake within
+   * `graceMs` (a frozen tab, a consumer that stopped reading) is cut off: without that, its
+   * socket would hold the UI server — and mcpscope's shutdown — open for ws's 30 s close timeout.
+   */
+  close(graceMs = 500): Promise<void> {
     this.unsubscribe();
-    for (const c of this.clients) {
+    const closing = [...this.clients].map((c) => {
       clearTimeout(c.timer);
-      c.ws.close(1001, 'mcpscope is shutting down');
-    }
+      return new Promise<void>((resolve) => {
+        if (c.ws.readyState === c.ws.CLOSED) return resolve();
+        const timer = setTimeout(() => c.ws.terminate(), graceMs);
+        c.ws.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        c.ws.close(1001, 'mcpscope is shutting down');
+      });
+    });
     this.clients.clear();
+    return Promise.all(closing).then(() => undefined);
   }
 
   private remove(c: Client): void {

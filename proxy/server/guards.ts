@@ -52,6 +52,23 @@ export function isAllowedOrigin(origin: string | undefined, allowList: string[] 
   }
 }
 
+/**
+ * True for a missing Origin, the listener's own origin (a loopback name on its port), or one in
+ * the allow-list. Stricter than `isAllowedOrigin`: the UI port serves only its own pages, so a
+ * page on another local port (any dev server) cannot read the feed with the UI's cookie.
+ */
+export function isSameOriginOrAllowed(origin: string | undefined, port: number, allowList: string[] = []): boolean {
+  if (origin === undefined || origin === '') return true;
+  if (allowList.includes('*') || allowList.includes(origin)) return true;
+  try {
+    const u = new URL(origin);
+    const p = u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isLoopbackHostname(u.hostname) && p === port;
+  } catch {
+    return false;
+  }
+}
+
 /** Constant-time token comparison (hashing first makes the lengths equal). */
 export function tokenMatches(given: string | undefined, expected: string): boolean {
   if (typeof given !== 'string') return false;

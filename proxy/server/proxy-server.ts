@@ -219,6 +219,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     },
     replyOptions: {
       // Forward the query string byte for byte (the default re-encodes it).
+      // Hop-by-hop request headers (TE, Proxy-Connection, Keep-Alive…) belong to the client's hop only.
+      rewriteRequestHeaders: (_req: unknown, headers: Record<string, string | string[] | undefined>) => endToEndHeaders(headers),
       queryString: (_search: string, reqUrl: string) => {
         const q = reqUrl.indexOf('?');
         return q >= 0 ? reqUrl.slice(q + 1) : '';

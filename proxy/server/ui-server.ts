@@ -21,7 +21,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EventStore } from '../store/event-store.js';
 import { FeedHub, type FeedOptions } from './feed.js';
-import { isAllowedHost, isAllowedOrigin, tokenMatches } from './guards.js';
+import { isAllowedHost, isSameOriginOrAllowed, tokenMatches } from './guards.js';
 
 export interface UiServerOptions {
   store: EventStore;
@@ -58,7 +58,15 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      try {
+        return decodeURIComponent(value);
+      } catch {
+        // Malformed percent-encoding (any page on a loopback port can set such a cookie): not our token.
+        return value;
+      }
+    }
   }
   return undefined;
 }
@@ -91,7 +99,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       return { status: 403, message: `Host ${JSON.stringify(req.headers.host ?? '')} is not this UI's loopback address (DNS rebinding protection).` };
     }
     const origin = req.headers.origin;
-    if (!isAllowedOrigin(typeof origin === 'string' ? origin : undefined, options.allowOrigins)) {
+    if (!isSameOriginOrAllowed(typeof origin === 'string' ? origin : undefined, boundPort, options.allowOrigins)) {
       return { status: 403, message: `Origin ${JSON.stringify(origin)} may not use the mcpscope UI (cross-site protection).` };
     }
     if (!tokenMatches(presentedToken(req), token)) {
@@ -158,9 +166,15 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
-    const refused = path === '/ws' ? guard(req) : { status: 404, message: 'not found' };
+    let refused: { status: number; message: string } | undefined;
+    try {
+      refused = path === '/ws' ? guard(req) : { status: 404, message: 'not found' };
+    } catch {
+      // An exception here would be uncaught (an 'upgrade' listener) and take mcpscope down.
+      refused = { status: 400, message: 'bad request' };
+    }
     if (refused) {
-      socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ error: refused.message })}`);
+      socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 400 ? 'Bad Request' : 'Not Found'}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ error: refused.message })}`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -180,7 +194,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     app,
     feed,
     async close() {
-      feed.close();
+      await feed.close();
       wss.close();
       await app.close();
     },
