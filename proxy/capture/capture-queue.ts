@@ -18,8 +18,12 @@ export class CaptureQueue {
   private queuedBytes = 0;
   private scheduled = false;
   private readonly maxQueuedBytes: number;
-  /** Chunk bytes dropped per exchange since the last drain. */
-  private dropped = new Map<string, number>();
+  /**
+   * Request or response bodies (`${t}|${xid}`) that lost chunk bytes since the last drain → their `overflow` record, queued where
+   * the first bytes went missing (so it reaches the consumer before the exchange's end, and before
+   * any later chunk that would otherwise be parsed across the gap).
+   */
+  private dropped = new Map<string, Extract<WireRecord, { t: 'overflow' }>>();
   private closed = false;
 
   constructor(
@@ -33,8 +37,18 @@ export class CaptureQueue {
     if (this.closed) return;
     if (record.t === 'request-chunk' || record.t === 'response-chunk') {
       const size = record.chunk.byteLength;
+      const key = `${record.t}|${record.xid}`;
+      const overflow = this.dropped.get(key);
+      if (overflow) {
+        // Once a body lost bytes, its later chunks are dropped too until the drain: the consumer
+        // could not parse them after the gap anyway.
+        overflow.droppedBytes += size;
+        return;
+      }
       if (this.queuedBytes + size > this.maxQueuedBytes) {
-        this.dropped.set(record.xid, (this.dropped.get(record.xid) ?? 0) + size);
+        const overflowRecord: Extract<WireRecord, { t: 'overflow' }> = { t: 'overflow', xid: record.xid, ts: Date.now(), droppedBytes: size };
+        this.dropped.set(key, overflowRecord);
+        this.queue.push(overflowRecord);
         this.schedule();
         return;
       }
@@ -46,15 +60,11 @@ export class CaptureQueue {
 
   /** Runs the consumer now on whatever is queued (used by tests and on shutdown). */
   flush(): void {
-    if (this.queue.length === 0 && this.dropped.size === 0) return;
+    if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
     this.queuedBytes = 0;
-    if (this.dropped.size > 0) {
-      const ts = Date.now();
-      for (const [xid, droppedBytes] of this.dropped) batch.push({ t: 'overflow', xid, ts, droppedBytes });
-      this.dropped = new Map();
-    }
+    this.dropped = new Map();
     this.consume(batch);
   }
 

@@ -28,6 +28,8 @@ export interface CorrelateInput {
   exchangeId?: string;
   /** SSE event id the message arrived under, for resumption de-duplication. */
   sseEventId?: string;
+  /** Position in a JSON-RPC batch: members of one batch share their SSE event id. */
+  batchIndex?: number;
 }
 
 export interface Correlation {
@@ -112,13 +114,15 @@ export class Correlator {
     const out: Correlation = { issues };
 
     if (m.sseEventId !== undefined && m.sseEventId !== '') {
-      const first = s.sseEvents.get(m.sseEventId);
+      // A batch's members share one event id: key each by its position (NUL never occurs in an SSE id).
+      const eventKey = m.batchIndex ? `${m.sseEventId}\u0000${m.batchIndex}` : m.sseEventId;
+      const first = s.sseEvents.get(eventKey);
       if (first !== undefined) {
         out.replayOf = first;
         issues.push(hint('info', 'replayed', `Replayed after a reconnect (SSE event id ${m.sseEventId}); first seen as #${first}.`));
         return out;
       }
-      s.sseEvents.set(m.sseEventId, seq);
+      s.sseEvents.set(eventKey, seq);
     }
 
     // Server→client requests and notifications riding on a POST's SSE stream belong under that

@@ -87,7 +87,8 @@ export class SessionRegistry {
     session.status = 'closed';
     session.endedAt = ts;
     session.closeReason = reason;
-    if (session.endpoint) this.byEndpoint.delete(session.endpoint);
+    // Only its own mapping: a newer session may have been handed the same (fixed) endpoint path.
+    if (session.endpoint && this.byEndpoint.get(session.endpoint) === session.id) this.byEndpoint.delete(session.endpoint);
     for (const [key, id] of this.headerless) if (id === session.id) this.headerless.delete(key);
     this.eventExchanges.delete(session.id);
     return true;

@@ -99,7 +99,8 @@ export class BodyReader {
     if (this.framing === 'ndjson' && this.isIdentity) {
       const frames: BodyFrame[] = [];
       if (this.lineBytes > 0) frames.push(this.takeLine(this.lineOffset + this.lineBytes));
-      return { frames, truncated: false, bytes: this.total };
+      // Like push(): a blank last line (whitespace, a stray CR) is not a frame.
+      return { frames: frames.filter((f) => f.text.trim() !== ''), truncated: false, bytes: this.total };
     }
     let data: Buffer = Buffer.concat(this.chunks);
     this.chunks = [];
@@ -119,7 +120,9 @@ export class BodyReader {
     const text = decodeError ? `[could not decode ${this.encoding}: ${decodeError}]` : decoder.decode(data.subarray(0, this.maxBytes));
     const truncated = this.truncated || data.length > this.maxBytes;
     if (this.framing === 'json') {
-      return { frames: [{ text, offset: 0, length: data.length, truncated }], text, truncated, bytes: this.total };
+      // The frame's length is the body's real size: a truncated body kept only its first maxBytes.
+      const length = this.isIdentity ? this.total : data.length;
+      return { frames: [{ text, offset: 0, length, truncated }], text, truncated, bytes: this.total };
     }
     return { frames: [], text, truncated, bytes: this.total };
   }

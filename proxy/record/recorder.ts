@@ -283,7 +283,8 @@ export class Recorder {
     }
     if (session && sentSessionId && status === 404) this.closeSession(session, ts, 'expired');
     if (session && info.method === 'DELETE' && status >= 200 && status < 300) this.closeSession(session, ts, 'deleted');
-    if (session && ex.hasInitialize && status < 300 && !assigned && !session.mcpSessionId) {
+    // (Legacy HTTP+SSE sessions never have an Mcp-Session-Id: they are tied to their GET stream, not stateless.)
+    if (session && session.transport === 'streamable-http' && ex.hasInitialize && status < 300 && !assigned && !session.mcpSessionId) {
       session.grouping ??= 'no Mcp-Session-Id (stateless server)';
       this.registry.markHeaderless(session, groupingKeyOf(ex.initializeParams));
       this.markSession(session);
@@ -456,7 +457,7 @@ export class Recorder {
     }
     if (!cls.ok) {
       if (cls.code === 'empty' && frame.length === 0) return { requests };
-      this.problem(ex, 'error', cls.code, `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`, frame.text.slice(0, PREVIEW_BYTES), location);
+      this.problem(ex, 'error', cls.code, `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`, this.redactJsonText(frame.text).slice(0, PREVIEW_BYTES), location);
       return { requests };
     }
     if (!session) return { requests };
@@ -477,6 +478,7 @@ export class Recorder {
         name,
         exchangeId: ex.info.id,
         sseEventId,
+        batchIndex: cls.batch ? i : undefined,
       });
       const jsonrpc = this.redactor.json(m.value);
       const single = !cls.batch;
@@ -581,6 +583,20 @@ export class Recorder {
     this.markSession(session);
   }
 
+  /** A frame that is JSON but not JSON-RPC (an OAuth token response, say): its credential fields are redacted too. */
+  private redactJsonText(text: string): string {
+    if (mayBeJson(text)) {
+      try {
+        const value: unknown = JSON.parse(text);
+        const redacted = this.redactor.json(value);
+        if (redacted !== value) return JSON.stringify(redacted);
+      } catch {
+        /* not JSON: free-text redaction only */
+      }
+    }
+    return text;
+  }
+
   private previewOf(text: string | undefined, type: string | undefined): string | undefined {
     if (text === undefined) return undefined;
     const t = type === 'application/x-www-form-urlencoded' ? this.redactor.url(`?${text}`).slice(1) : this.redactor.text(text);
@@ -648,6 +664,10 @@ const encoder = new TextEncoder();
 function byteLength(s: string): number {
   // Cheap for ASCII, exact for everything.
   return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).byteLength;
+}
+
+function mayBeJson(text: string): boolean {
+  return /^\s*[[{]/.test(text);
 }
 
 function stripUndefined<T extends object>(o: T): T {

@@ -35,7 +35,20 @@ const SECRET_KEYS = new Set([
 ]);
 
 /** Query parameters that carry credentials. */
-const SECRET_QUERY = new Set(['code', 'state', 'access_token', 'refresh_token', 'token', 'id_token', 'client_secret', 'api_key']);
+const SECRET_QUERY = new Set([
+  'code',
+  'state',
+  'access_token',
+  'refresh_token',
+  'token',
+  'id_token',
+  'client_secret',
+  'api_key',
+  // token-endpoint form fields (the same redactor reads form bodies)
+  'code_verifier',
+  'client_assertion',
+  'password',
+]);
 
 export interface Redactor {
   headers(headers: HeaderMap): Record<string, string | string[]>;
