@@ -133,6 +133,8 @@ export class Correlator {
 
     switch (m.kind) {
       case 'request': {
+        // A request without a usable id can never be answered by id: nothing to track.
+        if (m.id === null || m.id === undefined) break;
         const key = `${m.dir}|${idKey(m.id)}`;
         const prev = s.requests.get(key);
         if (prev && prev.state === 'pending') {

@@ -39,8 +39,9 @@ export interface BodyReaderOptions {
   maxBytes: number;
 }
 
-function decompress(encoding: string, data: Buffer): Buffer {
-  const opts = { finishFlush: zc.Z_SYNC_FLUSH };
+/** Decodes a copy of a compressed body, never to more than `limit` bytes (a small gzip bomb must not exhaust memory). */
+function decompress(encoding: string, data: Buffer, limit: number): Buffer {
+  const opts = { finishFlush: zc.Z_SYNC_FLUSH, maxOutputLength: limit };
   switch (encoding) {
     case 'gzip':
     case 'x-gzip':
@@ -48,7 +49,7 @@ function decompress(encoding: string, data: Buffer): Buffer {
     case 'deflate':
       return inflateSync(data, opts);
     case 'br':
-      return brotliDecompressSync(data, { finishFlush: zc.BROTLI_OPERATION_FLUSH });
+      return brotliDecompressSync(data, { finishFlush: zc.BROTLI_OPERATION_FLUSH, maxOutputLength: limit });
     default:
       return data;
   }
@@ -105,11 +106,13 @@ export class BodyReader {
     let data: Buffer = Buffer.concat(this.chunks);
     this.chunks = [];
     let decodeError: string | undefined;
+    let tooLarge = false;
     if (!this.isIdentity) {
       try {
-        data = decompress(this.encoding, data);
+        data = decompress(this.encoding, data, this.maxBytes);
       } catch (err) {
-        decodeError = (err as Error).message;
+        tooLarge = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+        decodeError = tooLarge ? `it decompresses to more than ${this.maxBytes} bytes, more than mcpscope parses` : (err as Error).message;
       }
     }
     if (this.framing === 'sse') {
@@ -118,7 +121,7 @@ export class BodyReader {
       return { frames, incomplete: parser.end(), truncated: this.truncated, bytes: this.total };
     }
     const text = decodeError ? `[could not decode ${this.encoding}: ${decodeError}]` : decoder.decode(data.subarray(0, this.maxBytes));
-    const truncated = this.truncated || data.length > this.maxBytes;
+    const truncated = this.truncated || tooLarge || data.length > this.maxBytes;
     if (this.framing === 'json') {
       // The frame's length is the body's real size: a truncated body kept only its first maxBytes.
       const length = this.isIdentity ? this.total : data.length;

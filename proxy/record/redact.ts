@@ -19,12 +19,15 @@ const SECRET_HEADERS = new Set([
   'x-mcpscope-token',
 ]);
 
-/** JSON object keys whose values are credentials (OAuth token endpoint fields and common API keys). */
+/**
+ * JSON object keys whose values are credentials (OAuth token-endpoint fields and common API keys).
+ * Not `code` on its own: in JSON it is far more often a tool argument (code to run) than an OAuth
+ * code, which travels in query strings and form bodies (redacted there, see SECRET_QUERY) — see isOAuthCode.
+ */
 const SECRET_KEYS = new Set([
   'access_token',
   'refresh_token',
   'id_token',
-  'code',
   'code_verifier',
   'client_secret',
   'client_assertion',
@@ -76,7 +79,8 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
   }
 
   function url(u: string): string {
-    if (!enabled) return u;
+    // mcpscope's own token is hidden even with --show-secrets: it guards mcpscope, not the traffic.
+    if (!enabled) return text(u);
     const q = u.indexOf('?');
     if (q < 0) return text(u);
     const params = u.slice(q + 1).split('&');
@@ -114,7 +118,7 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
   }
 
   function json<T>(value: T): T {
-    if (!enabled) return value;
+    if (!enabled && secrets.length === 0) return value;
     return redactValue(value, 0) as T;
   }
 
@@ -133,7 +137,7 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
       let copy: Record<string, unknown> | undefined;
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         let r: unknown;
-        if (SECRET_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number') && !isJsonRpcCodeField(k, value)) r = REDACTED;
+        if (enabled && (SECRET_KEYS.has(k) || isOAuthCode(k, v, value)) && (typeof v === 'string' || typeof v === 'number')) r = REDACTED;
         else r = redactValue(v, depth + 1);
         if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r;
       }
@@ -145,9 +149,11 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
   return { headers, url, json, text, enabled };
 }
 
-/** `error.code` of JSON-RPC is a number and not a secret (unlike an OAuth `code` string). */
-function isJsonRpcCodeField(key: string, holder: unknown): boolean {
-  return key === 'code' && typeof (holder as { code?: unknown }).code === 'number';
+/** An authorization `code` in a JSON token request (it sits beside grant_type / redirect_uri / code_verifier). */
+function isOAuthCode(key: string, v: unknown, holder: unknown): boolean {
+  if (key !== 'code' || typeof v !== 'string') return false;
+  const h = holder as Record<string, unknown>;
+  return 'grant_type' in h || 'redirect_uri' in h || 'code_verifier' in h;
 }
 
 function decodeSafe(s: string): string {

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { createRedactor, REDACTED } from '../../proxy/record/redact.js';
+
+const TOKEN = 'proxy-token-0123456789';
+
+describe('redactor: headers', () => {
+  const r = createRedactor();
+
+  it('Authorization keeps its scheme; the credential is redacted', () => {
+    expect(r.headers({ authorization: 'Bearer eyJhbGciOi.abc.def' })).toEqual({ authorization: 'Bearer [redacted]' });
+    expect(r.headers({ Authorization: 'Basic dXNlcjpwYXNz' })).toEqual({ authorization: 'Basic [redacted]' });
+    expect(r.headers({ 'proxy-authorization': 'Digest username="a", response="b"' })).toEqual({ 'proxy-authorization': 'Digest [redacted]' });
+    // no scheme (a bare token): all of it goes
+    expect(r.headers({ authorization: 'sk-live-abcdef' })).toEqual({ authorization: REDACTED });
+  });
+
+  it('cookies, DPoP and API-key headers are redacted entirely; set-cookie arrays element by element', () => {
+    expect(
+      r.headers({
+        cookie: 'sid=abc; theme=dark',
+        'set-cookie': ['sid=abc; HttpOnly', 'csrf=xyz; Path=/'],
+        dpop: 'eyJ0eXAiOiJkcG9wK2p3dCJ9.x.y',
+        'x-api-key': 'k-123',
+        'X-Auth-Token': 'tok',
+        'api-key': 'k2',
+        'x-mcpscope-token': 'whatever',
+      }),
+    ).toEqual({
+      cookie: REDACTED,
+      'set-cookie': [REDACTED, REDACTED],
+      dpop: REDACTED,
+      'x-api-key': REDACTED,
+      'x-auth-token': REDACTED,
+      'api-key': REDACTED,
+      'x-mcpscope-token': REDACTED,
+    });
+  });
+
+  it('other headers pass unchanged (names lower-cased, undefined dropped, arrays kept)', () => {
+    expect(
+      r.headers({
+        'Content-Type': 'application/json',
+        'mcp-session-id': 'abc-123',
+        accept: ['application/json', 'text/event-stream'],
+        'x-missing': undefined,
+      }),
+    ).toEqual({ 'content-type': 'application/json', 'mcp-session-id': 'abc-123', accept: ['application/json', 'text/event-stream'] });
+  });
+
+  it('Location and Referer have their credential query parameters redacted', () => {
+    expect(r.headers({ location: 'http://cb.example/callback?code=SplxlOBe&state=xyz&iss=https%3A%2F%2Fas' })).toEqual({
+      location: 'http://cb.example/callback?code=[redacted]&state=[redacted]&iss=https%3A%2F%2Fas',
+    });
+    expect(r.headers({ Referer: 'http://a/b?access_token=t&x=1' })).toEqual({ referer: 'http://a/b?access_token=[redacted]&x=1' });
+  });
+
+  it('WWW-Authenticate is not a secret and stays readable', () => {
+    const v = 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource", scope="files:read"';
+    expect(r.headers({ 'www-authenticate': v })).toEqual({ 'www-authenticate': v });
+  });
+
+  it('extra secrets are replaced inside any header value', () => {
+    const x = createRedactor({ extraSecrets: [TOKEN] });
+    expect(x.headers({ 'x-note': `token=${TOKEN};again=${TOKEN}` })).toEqual({ 'x-note': 'token=[redacted];again=[redacted]' });
+  });
+});
+
+describe('redactor: URLs', () => {
+  const r = createRedactor();
+
+  it('redacts code, state and access_token query values; keeps the rest byte for byte', () => {
+    expect(r.url('/callback?code=abc&state=s1&access_token=t&keep=1')).toBe('/callback?code=[redacted]&state=[redacted]&access_token=[redacted]&keep=1');
+    expect(r.url('/mcp?sessionId=6f1c')).toBe('/mcp?sessionId=6f1c');
+    expect(r.url('/message?sessionId=a&token=zz')).toBe('/message?sessionId=a&token=[redacted]');
+    expect(r.url('http://h:1/p?refresh_token=r&id_token=i&client_secret=c&api_key=k')).toBe(
+      'http://h:1/p?refresh_token=[redacted]&id_token=[redacted]&client_secret=[redacted]&api_key=[redacted]',
+    );
+  });
+
+  it('redacts the token-endpoint form fields too (form bodies are redacted as queries)', () => {
+    expect(r.url('?grant_type=authorization_code&code_verifier=v&client_assertion=eyJ&client_assertion_type=jwt-bearer&username=u&password=p')).toBe(
+      '?grant_type=authorization_code&code_verifier=[redacted]&client_assertion=[redacted]&client_assertion_type=jwt-bearer&username=u&password=[redacted]',
+    );
+  });
+
+  it('matches percent-encoded names; a name without "=" is left alone; no query → unchanged', () => {
+    expect(r.url('/x?%63ode=abc')).toBe('/x?%63ode=[redacted]');
+    expect(r.url('/x?code&b=1')).toBe('/x?code&b=1');
+    expect(r.url('/x/y')).toBe('/x/y');
+    expect(r.url('/x?bad=%E0%A4%A&code=1')).toBe('/x?bad=%E0%A4%A&code=[redacted]');
+  });
+
+  it('does not match on a prefix or suffix of a name', () => {
+    expect(r.url('/x?codec=h264&statement=1&xcode=2')).toBe('/x?codec=h264&statement=1&xcode=2');
+  });
+
+  it('replaces extra secrets anywhere in the URL', () => {
+    const x = createRedactor({ extraSecrets: [TOKEN] });
+    expect(x.url(`/ui/${TOKEN}/x?t=${TOKEN}`)).toBe('/ui/[redacted]/x?t=[redacted]');
+  });
+});
+
+describe('redactor: JSON', () => {
+  const r = createRedactor();
+
+  it('redacts OAuth token fields at any depth', () => {
+    const tokenResponse = { access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt', id_token: 'it', scope: 'a b' };
+    expect(r.json(tokenResponse)).toEqual({ access_token: REDACTED, token_type: 'Bearer', expires_in: 3600, refresh_token: REDACTED, id_token: REDACTED, scope: 'a b' });
+    const deep = { result: { content: [{ type: 'text', text: 'x', meta: { client_secret: 'cs', code_verifier: 'cv', client_assertion: 'ca', password: 'pw', api_key: 'k', apiKey: 'k2' } }] } };
+    expect(r.json(deep)).toEqual({
+      result: { content: [{ type: 'text', text: 'x', meta: { client_secret: REDACTED, code_verifier: REDACTED, client_assertion: REDACTED, password: REDACTED, api_key: REDACTED, apiKey: REDACTED } }] },
+    });
+    expect(r.json({ code: 'SplxlOBeZQQYbYS6WxSbIA', grant_type: 'authorization_code' })).toEqual({ code: REDACTED, grant_type: 'authorization_code' });
+  });
+
+  it('leaves a tool argument named code alone (only an OAuth code beside grant_type/redirect_uri is a secret)', () => {
+    const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'run_python', arguments: { code: 'print(1)' } } };
+    expect(r.json(call)).toBe(call);
+  });
+
+  it('hides the proxy token even with showSecrets', () => {
+    const shown = createRedactor({ showSecrets: true, extraSecrets: ['tok-1234567890'] });
+    expect(shown.json({ note: 'tok-1234567890' })).toEqual({ note: REDACTED });
+    expect(shown.url('/x?token=tok-1234567890')).toBe(`/x?token=${REDACTED}`);
+    expect(shown.headers({ authorization: 'Bearer upstream' }).authorization).toBe('Bearer upstream');
+  });
+
+  it('never redacts a JSON-RPC error.code number', () => {
+    const err = { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params', data: { code: -1 } } };
+    const out = r.json(err);
+    expect(out).toBe(err);
+    expect(out.error.code).toBe(-32602);
+  });
+
+  it('returns unchanged objects by identity and copies only the changed path', () => {
+    const msg = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, list: [1, 'two', { a: null }] } };
+    expect(r.json(msg)).toBe(msg);
+    const withSecret = { a: { b: { access_token: 'x' } }, untouched: { deep: [1, 2] }, arr: [{ ok: 1 }, { password: 'p' }] };
+    const out = r.json(withSecret);
+    expect(out).not.toBe(withSecret);
+    expect(out.untouched).toBe(withSecret.untouched);
+    expect(out.arr).not.toBe(withSecret.arr);
+    expect(out.arr[0]).toBe(withSecret.arr[0]);
+    expect(out.arr[1]).toEqual({ password: REDACTED });
+    // the input is not mutated
+    expect(withSecret.a.b.access_token).toBe('x');
+    expect(withSecret.arr[1].password).toBe('p');
+  });
+
+  it('leaves non-scalar values under secret keys to recursion, and primitives alone', () => {
+    expect(r.json({ authorization: { scheme: 'Bearer' } })).toEqual({ authorization: { scheme: 'Bearer' } });
+    expect(r.json({ access_token: null })).toEqual({ access_token: null });
+    expect(r.json('plain')).toBe('plain');
+    expect(r.json(42)).toBe(42);
+    expect(r.json(null)).toBe(null);
+  });
+
+  it('replaces extra secrets inside JSON strings', () => {
+    const x = createRedactor({ extraSecrets: [TOKEN] });
+    expect(x.json({ params: { arguments: { text: `my token is ${TOKEN}` } } })).toEqual({ params: { arguments: { text: 'my token is [redacted]' } } });
+    const clean = { a: 'nothing here' };
+    expect(x.json(clean)).toBe(clean);
+  });
+
+  it('stops recursing past depth 64 instead of overflowing', () => {
+    let deep: unknown = { access_token: 'x' };
+    for (let i = 0; i < 100; i++) deep = { n: deep };
+    expect(r.json(deep)).toBe(deep);
+    let shallow: unknown = { access_token: 'x' };
+    for (let i = 0; i < 10; i++) shallow = { n: shallow };
+    expect(JSON.stringify(r.json(shallow))).toContain(REDACTED);
+  });
+});
+
+describe('redactor: free text and extra secrets', () => {
+  it('replaces every occurrence of an extra secret', () => {
+    const x = createRedactor({ extraSecrets: [TOKEN] });
+    expect(x.text(`a ${TOKEN} b ${TOKEN}`)).toBe('a [redacted] b [redacted]');
+    expect(x.text('nothing')).toBe('nothing');
+  });
+
+  it('ignores extra secrets shorter than 8 characters (they would match ordinary text)', () => {
+    const x = createRedactor({ extraSecrets: ['abc', 'abcdefgh'] });
+    expect(x.text('abc abcdefgh')).toBe('abc [redacted]');
+  });
+
+  it('without extra secrets text is returned unchanged', () => {
+    expect(createRedactor().text('Bearer abc')).toBe('Bearer abc');
+  });
+});
+
+describe('redactor: showSecrets', () => {
+  const r = createRedactor({ showSecrets: true });
+
+  it('is reported as disabled', () => {
+    expect(r.enabled).toBe(false);
+    expect(createRedactor().enabled).toBe(true);
+  });
+
+  it('headers, URLs and JSON pass through', () => {
+    expect(r.headers({ Authorization: 'Bearer abc', cookie: 'a=b', 'set-cookie': ['x=y'], location: '/cb?code=1' })).toEqual({
+      authorization: 'Bearer abc',
+      cookie: 'a=b',
+      'set-cookie': ['x=y'],
+      location: '/cb?code=1',
+    });
+    expect(r.url('/cb?code=abc&state=s')).toBe('/cb?code=abc&state=s');
+    const tok = { access_token: 'at', code: 'c' };
+    expect(r.json(tok)).toBe(tok);
+  });
+});
