@@ -16,6 +16,9 @@ const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Conte
 Usage
   mcpscope                        run the live demo (demo server + demo client + UI)
   mcpscope --target <mcp-url>     proxy an MCP server and record its traffic
+  mcpscope open <file>            browse a saved capture (fixture JSON, NDJSON or HAR)
+  mcpscope replay <fixture>       serve a recorded session as a mock MCP server
+  mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
 
 Options
   --target <url>        the MCP server URL (e.g. http://127.0.0.1:3001/mcp or …/sse); the proxy
@@ -29,6 +32,8 @@ Options
   --allow-origin <o>    accept requests with this Origin besides loopback ones (repeatable)
   --allow-host <h>      accept this Host name besides loopback names (repeatable)
   --max-body <bytes>    largest body or SSE event parsed in full (default 16777216)
+  --record <file>       append every event to an NDJSON file as it happens (open it later with
+                        \`mcpscope open <file>\`)
   -h, --help            this help
   -v, --version         print the version
 `;
@@ -45,7 +50,17 @@ function portOption(value: string | undefined, name: string, fallback: number): 
   return n;
 }
 
+/** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
+const SUBCOMMANDS = new Set(['open', 'replay', 'verify']);
+
 async function main(): Promise<void> {
+  const sub = process.argv[2];
+  if (sub !== undefined && SUBCOMMANDS.has(sub)) {
+    const mod = (await import(`./commands/${sub}.js`)) as { main(argv: string[]): Promise<number | void> };
+    const code = await mod.main(process.argv.slice(3));
+    if (typeof code === 'number') process.exitCode = code;
+    return;
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -61,6 +76,7 @@ async function main(): Promise<void> {
         'allow-origin': { type: 'string', multiple: true },
         'allow-host': { type: 'string', multiple: true },
         'max-body': { type: 'string' },
+        record: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -110,6 +126,7 @@ async function main(): Promise<void> {
     allowOrigins: v['allow-origin'],
     allowHosts: v['allow-host'],
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+    recordFile: v.record,
   };
   const port = portOption(v.port, '--port', DEFAULT_PROXY_PORT);
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);

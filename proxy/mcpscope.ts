@@ -31,6 +31,8 @@ export interface McpscopeOptions {
   allowHosts?: string[];
   /** Largest body/event parsed in full. */
   maxBodyBytes?: number;
+  /** Append every event to this NDJSON file as it is recorded (see proxy/fixtures/ndjson-recorder.ts). */
+  recordFile?: string;
   /** Tuning of the WebSocket feed (see FeedOptions); defaults suit normal use. */
   feed?: UiFeedOptions;
 }
@@ -85,6 +87,12 @@ export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope>
     allowHosts: options.allowHosts,
   });
 
+  let stopRecording: (() => void) | undefined;
+  if (options.recordFile) {
+    const { recordToFile } = await import('./fixtures/ndjson-recorder.js');
+    stopRecording = recordToFile(store, options.recordFile);
+  }
+
   let ui: UiServer | undefined;
   if (options.uiPort !== false) {
     ui = await startUiServer({
@@ -134,6 +142,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope>
     async close() {
       await proxy.close();
       queue.close();
+      stopRecording?.();
       await ui?.close();
     },
   };
