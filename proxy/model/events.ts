@@ -288,6 +288,8 @@ export type FeedMessage =
       version: string;
       /** Whether secrets are shown (the UI shows a banner). */
       showSecrets: boolean;
+      /** Random per store (per mcpscope launch): a different one means mcpscope restarted and seqs started over. */
+      instance: string;
       /** Events kept by the store; the snapshot that follows holds those with seq > since. */
       firstSeq: number;
       lastSeq: number;

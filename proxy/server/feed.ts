@@ -68,6 +68,7 @@ export class FeedHub {
       schemaVersion: EVENT_SCHEMA_VERSION,
       version: this.options.version,
       showSecrets: this.options.showSecrets,
+      instance: this.store.instance,
       firstSeq: this.store.firstSeq,
       lastSeq: this.store.lastSeq,
     });

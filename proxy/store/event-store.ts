@@ -15,6 +15,8 @@ import type {
 type Listener = (batch: readonly McpscopeEvent[]) => void;
 
 export class EventStore {
+  /** Random id of this store: feed clients learn from it that mcpscope restarted. */
+  readonly instance = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   private log: McpscopeEvent[] = [];
   private seq = 0;
   private batch: McpscopeEvent[] = [];

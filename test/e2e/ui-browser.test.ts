@@ -1,0 +1,124 @@
+/**
+ * The timeline UI in a real headless Chromium (Debian's package, driven by playwright-core),
+ * fed by real MCP traffic through the proxy: an SDK client talking to the demo server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { launchBrowser } from '../support/browser.js';
+
+const TOKEN = 'ui-browser-test-token';
+let demo: DemoServer;
+let scope: Mcpscope;
+let browser: Browser;
+let page: Page;
+let client: Client;
+let transport: StreamableHTTPClientTransport;
+
+beforeAll(async () => {
+  demo = await startDemoServer({ port: 0 });
+  scope = await startMcpscope({ target: demo.url, port: 0, uiPort: 0, token: TOKEN });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(scope.ui!.url);
+  await page.getByTestId('status').filter({ hasText: /live/i }).waitFor();
+  client = new Client({ name: 'ui-browser-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'blue' } }));
+  transport = new StreamableHTTPClientTransport(new URL(scope.proxy.url));
+  await client.connect(transport);
+}, 60_000);
+
+afterAll(async () => {
+  await transport?.terminateSession().catch(() => undefined);
+  await client?.close();
+  await browser?.close();
+  await scope?.close();
+  await demo?.close();
+});
+
+const rows = (p: Page) => p.getByTestId('row');
+
+describe('timeline UI in Chromium', () => {
+  it('shows real traffic live, and strips the token from the address bar', async () => {
+    await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    const row = rows(page).and(page.locator('[data-method="tools/call"]')).first();
+    await row.waitFor();
+    await expect.poll(() => row.getAttribute('data-status')).toBe('ok');
+    expect(page.url()).not.toContain(TOKEN);
+    await page.getByTestId('session-item').first().waitFor();
+  });
+
+  it('shows a long-running call with its progress and latency', async () => {
+    await client.callTool({ name: 'slow_task', arguments: { steps: 4, delayMs: 60 } }, undefined, { onprogress: () => undefined });
+    const progress = page.getByTestId('row-progress').and(page.locator('[data-progress="4/4"]'));
+    await progress.first().waitFor();
+    const row = page.locator('[data-testid="row"]', { has: progress.first() });
+    expect(await row.getAttribute('data-status')).toBe('ok');
+    const latency = await row.getByTestId('row-latency').textContent();
+    expect(latency).toMatch(/\d+(\.\d+)?\s*(ms|s)/);
+  });
+
+  it('nests a server→client request under the call that caused it', async () => {
+    await client.callTool({ name: 'ask_llm', arguments: { question: 'sky colour?' } });
+    const nested = rows(page).and(page.locator('[data-method="sampling/createMessage"]')).first();
+    await nested.waitFor();
+    expect(await nested.getAttribute('data-depth')).toBe('1');
+  });
+
+  it('opens the detail pane with the request and response', async () => {
+    const row = rows(page).and(page.locator('[data-method="tools/call"]')).first();
+    await row.click();
+    const detail = page.getByTestId('detail');
+    await detail.waitFor();
+    await detail.getByTestId('json-view').first().waitFor();
+    expect(await detail.textContent()).toContain('tools/call');
+  });
+
+  it('narrows the list with filters and keeps them in the URL', async () => {
+    const before = await rows(page).count();
+    await page.getByTestId('filter-method').fill('sampling');
+    await expect.poll(async () => {
+      const methods = await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-method')));
+      return methods.length > 0 && methods.every((m) => m?.includes('sampling'));
+    }).toBe(true);
+    expect(await rows(page).count()).toBeLessThan(before);
+    expect(page.url()).toContain('method=sampling');
+    await page.getByTestId('filter-method').fill('');
+    await expect.poll(() => rows(page).count()).toBeGreaterThanOrEqual(before);
+  });
+
+  it('keeps the DOM small (virtualized) after thousands of frames', async () => {
+    const CALLS = 1500;
+    for (let i = 0; i < CALLS; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => client.callTool({ name: 'echo', arguments: { text: `n${i + j}` } })));
+    }
+    await expect
+      .poll(async () => Number(((await page.getByTestId('row-count').textContent()) ?? '').replace(/[^\d ]/g, ' ').trim().split(/\s+/).at(-1)), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(CALLS);
+    const rendered = await rows(page).count();
+    expect(rendered).toBeGreaterThan(5);
+    expect(rendered).toBeLessThan(150);
+    const domSize = await page.evaluate(() => document.getElementsByTagName('*').length);
+    expect(domSize).toBeLessThan(5000);
+  });
+
+  it('says it is reconnecting when mcpscope goes away, and goes live again when it is back', async () => {
+    const uiPort = scope.ui!.port;
+    await transport.terminateSession().catch(() => undefined);
+    await client.close();
+    await scope.close();
+    await page.getByTestId('status').filter({ hasText: /reconnecting/i }).waitFor({ timeout: 15_000 });
+    scope = await startMcpscope({ target: demo.url, port: 0, uiPort, token: TOKEN });
+    await page.getByTestId('status').filter({ hasText: /live/i }).waitFor({ timeout: 15_000 });
+    // Fresh traffic after the restart shows up without a reload.
+    client = new Client({ name: 'ui-browser-test-2', version: '1.0.0' }, { capabilities: {} });
+    transport = new StreamableHTTPClientTransport(new URL(scope.proxy.url));
+    await client.connect(transport);
+    await client.callTool({ name: 'echo', arguments: { text: 'after restart' } });
+    await page.getByTestId('session-item').filter({ hasText: 'ui-browser-test-2' }).waitFor({ timeout: 15_000 });
+  });
+});

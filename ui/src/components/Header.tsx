@@ -1,0 +1,97 @@
+/**
+ * Top bar: name, feed status, counts, pause/resume, clear, export.
+ */
+import type { FeedStatus } from '../state/types.js';
+
+export interface HeaderProps {
+  status: FeedStatus;
+  statusDetail?: string;
+  paused: boolean;
+  stats: { rows: number; messages: number; events: number; dropped: number };
+  sessionsCount: number;
+  exportLabel: string;
+  onTogglePause(): void;
+  onClear(): void;
+  onExport(): void;
+  busy?: string;
+}
+
+export function statusText(status: FeedStatus, detail?: string, paused?: boolean): string {
+  if (paused || status === 'paused') {
+    const held = status === 'paused' && detail ? /^(\d+) events held/.exec(detail) : null;
+    return held ? `paused · ${held[1]} held` : 'paused';
+  }
+  switch (status) {
+    case 'live':
+      return 'live';
+    case 'reconnecting': {
+      const attempt = detail ? /attempt (\d+)/.exec(detail) : null;
+      return attempt ? `reconnecting (attempt ${attempt[1]})` : 'reconnecting';
+    }
+    case 'connecting':
+      return 'connecting';
+    case 'offline':
+      return `offline${detail ? ` (${detail})` : ''}`;
+    default:
+      return String(status);
+  }
+}
+
+export function Logo() {
+  return (
+    <svg className="logo" width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
+      <circle cx="10.5" cy="10.5" r="7" fill="none" stroke="currentColor" strokeWidth="2.2" />
+      <path d="M15.6 15.6 L21 21" stroke="currentColor" strokeWidth="2.6" strokeLinecap="round" />
+      <path d="M6.5 11.5 h2 l1.2 -3 l1.8 5.5 l1.2 -2.5 h1.8" fill="none" stroke="var(--accent)" strokeWidth="1.6" strokeLinejoin="round" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+export function Header({ status, statusDetail, paused, stats, sessionsCount, exportLabel, onTogglePause, onClear, onExport, busy }: HeaderProps) {
+  const effective = paused ? 'paused' : status;
+  const text = statusText(status, statusDetail, paused);
+  return (
+    <header className="app-header">
+      <div className="brand">
+        <Logo />
+        <span className="brand-name">mcpscope</span>
+      </div>
+      <div className={`status st-feed-${effective}`} data-testid="status" data-status={effective} title={statusDetail ?? ''}>
+        <span className="status-dot" aria-hidden="true" />
+        <span className="status-text">{text}</span>
+      </div>
+      <div className="header-stats">
+        <span>
+          <b>{sessionsCount}</b> sessions
+        </span>
+        <span>
+          <b>{stats.rows.toLocaleString()}</b> rows
+        </span>
+        <span>
+          <b>{stats.messages.toLocaleString()}</b> messages
+        </span>
+        <span>
+          <b>{stats.events.toLocaleString()}</b> events
+        </span>
+        {stats.dropped > 0 ? (
+          <span className="err-text" title="The UI fell behind the feed and these events were not delivered; reload to re-fetch them.">
+            <b>{stats.dropped.toLocaleString()}</b> dropped
+          </span>
+        ) : null}
+      </div>
+      <span className="spacer" />
+      {busy ? <span className="muted header-busy">{busy}</span> : null}
+      <div className="header-actions">
+        <button type="button" className={`btn${paused ? ' btn-primary' : ''}`} data-testid="pause" onClick={onTogglePause} title={paused ? 'Resume the live view' : 'Pause the live view (traffic is still recorded)'}>
+          {paused ? '▶ Resume' : '❚❚ Pause'}
+        </button>
+        <button type="button" className="btn" data-testid="clear" onClick={onClear} title="Forget everything captured so far (POST /api/clear)">
+          Clear
+        </button>
+        <button type="button" className="btn" data-testid="export" onClick={onExport} title={`Download ${exportLabel} as JSON`}>
+          Export
+        </button>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,215 @@
+/**
+ * Collapsible, syntax-highlighted JSON tree that stays cheap on multi-megabyte payloads:
+ * - only expanded nodes render their children (collapsed nodes show a one-line preview);
+ * - nodes open by default only near the root and only when they are small;
+ * - large objects/arrays render their members in pages of PAGE entries ("show N more");
+ * - long strings are clipped with a "show all" toggle.
+ * Nothing here stringifies the whole value.
+ */
+import { memo, useState, type ReactNode } from 'react';
+
+const PAGE = 100;
+const STRING_CLIP = 400;
+/** Children above this count start collapsed even near the root. */
+const OPEN_MAX_CHILDREN = 60;
+
+export interface JsonViewProps {
+  value: unknown;
+  /** Levels opened by default (root = 0). */
+  openDepth?: number;
+  /** Root label (e.g. "request"). */
+  label?: string;
+  className?: string;
+}
+
+export function JsonView({ value, openDepth = 2, label, className }: JsonViewProps) {
+  return (
+    <div className={`json-view${className ? ` ${className}` : ''}`} data-testid="json-view">
+      <JsonNode name={label} value={value} depth={0} openDepth={openDepth} last />
+    </div>
+  );
+}
+
+function childCount(v: unknown): number {
+  if (Array.isArray(v)) return v.length;
+  if (v !== null && typeof v === 'object') {
+    let n = 0;
+    for (const _ in v as Record<string, unknown>) n++;
+    return n;
+  }
+  return 0;
+}
+
+function isContainer(v: unknown): v is Record<string, unknown> | unknown[] {
+  return v !== null && typeof v === 'object';
+}
+
+/** A short single-line preview of a collapsed container: `{ name: "x", arguments: {…} }`. */
+function preview(v: unknown, budget = 60): string {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    const parts: string[] = [];
+    let used = 2;
+    for (let i = 0; i < v.length && i < 20; i++) {
+      const p = scalarPreview(v[i]);
+      used += p.length + 2;
+      if (used > budget) {
+        parts.push('…');
+        break;
+      }
+      parts.push(p);
+    }
+    return `[${parts.join(', ')}]`;
+  }
+  if (v !== null && typeof v === 'object') {
+    const parts: string[] = [];
+    let used = 2;
+    let i = 0;
+    for (const k in v as Record<string, unknown>) {
+      if (i++ >= 20) {
+        parts.push('…');
+        break;
+      }
+      const p = `${k}: ${scalarPreview((v as Record<string, unknown>)[k])}`;
+      used += p.length + 2;
+      if (used > budget) {
+        parts.push('…');
+        break;
+      }
+      parts.push(p);
+    }
+    return parts.length ? `{ ${parts.join(', ')} }` : '{}';
+  }
+  return scalarPreview(v);
+}
+
+function scalarPreview(v: unknown): string {
+  if (Array.isArray(v)) return v.length ? `[…${v.length}]` : '[]';
+  if (v !== null && typeof v === 'object') return '{…}';
+  if (typeof v === 'string') return JSON.stringify(v.length > 24 ? `${v.slice(0, 23)}…` : v);
+  return String(v);
+}
+
+interface NodeProps {
+  name?: string | number;
+  value: unknown;
+  depth: number;
+  openDepth: number;
+  last: boolean;
+}
+
+const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }: NodeProps) {
+  const container = isContainer(value);
+  const count = container ? childCount(value) : 0;
+  const [open, setOpen] = useState(() => container && depth < openDepth && count <= OPEN_MAX_CHILDREN);
+  const [shown, setShown] = useState(PAGE);
+  const keyLabel =
+    name === undefined ? null : typeof name === 'number' ? <span className="jv-index">{name}: </span> : <span className="jv-key">{JSON.stringify(name)}: </span>;
+  const comma = last ? null : <span className="jv-punct">,</span>;
+
+  if (!container) {
+    return (
+      <div className="jv-line" style={{ paddingLeft: depth * 14 }}>
+        <span className="jv-gutter" />
+        {keyLabel}
+        <Scalar value={value} />
+        {comma}
+      </div>
+    );
+  }
+
+  const isArray = Array.isArray(value);
+  const [openB, closeB] = isArray ? ['[', ']'] : ['{', '}'];
+  if (count === 0) {
+    return (
+      <div className="jv-line" style={{ paddingLeft: depth * 14 }}>
+        <span className="jv-gutter" />
+        {keyLabel}
+        <span className="jv-punct">
+          {openB}
+          {closeB}
+        </span>
+        {comma}
+      </div>
+    );
+  }
+
+  const toggle = () => setOpen((o) => !o);
+  if (!open) {
+    return (
+      <div className="jv-line jv-collapsed" style={{ paddingLeft: depth * 14 }} onClick={toggle} title="Click to expand">
+        <span className="jv-gutter jv-caret">▸</span>
+        {keyLabel}
+        <span className="jv-preview">{preview(value)}</span>
+        <span className="jv-count">{isArray ? `${count} items` : `${count} keys`}</span>
+        {comma}
+      </div>
+    );
+  }
+
+  const children: ReactNode[] = [];
+  if (isArray) {
+    const arr = value as unknown[];
+    const n = Math.min(arr.length, shown);
+    for (let i = 0; i < n; i++) {
+      children.push(<JsonNode key={i} name={i} value={arr[i]} depth={depth + 1} openDepth={openDepth} last={i === arr.length - 1} />);
+    }
+  } else {
+    const obj = value as Record<string, unknown>;
+    let i = 0;
+    for (const k in obj) {
+      if (i >= shown) break;
+      children.push(<JsonNode key={k} name={k} value={obj[k]} depth={depth + 1} openDepth={openDepth} last={i === count - 1} />);
+      i++;
+    }
+  }
+  const remaining = count - Math.min(count, shown);
+
+  return (
+    <>
+      <div className="jv-line jv-open" style={{ paddingLeft: depth * 14 }} onClick={toggle} title="Click to collapse">
+        <span className="jv-gutter jv-caret">▾</span>
+        {keyLabel}
+        <span className="jv-punct">{openB}</span>
+        {count > 3 ? <span className="jv-count">{isArray ? `${count} items` : `${count} keys`}</span> : null}
+      </div>
+      {children}
+      {remaining > 0 ? (
+        <div className="jv-line" style={{ paddingLeft: (depth + 1) * 14 }}>
+          <span className="jv-gutter" />
+          <button type="button" className="link-button jv-more" onClick={() => setShown((s) => s + PAGE * 5)}>
+            show {Math.min(remaining, PAGE * 5)} more of {remaining}
+          </button>
+        </div>
+      ) : null}
+      <div className="jv-line" style={{ paddingLeft: depth * 14 }}>
+        <span className="jv-gutter" />
+        <span className="jv-punct">{closeB}</span>
+        {comma}
+      </div>
+    </>
+  );
+});
+
+function Scalar({ value }: { value: unknown }) {
+  const [full, setFull] = useState(false);
+  if (typeof value === 'string') {
+    if (value.length > STRING_CLIP && !full) {
+      return (
+        <span className="jv-string">
+          {JSON.stringify(value.slice(0, STRING_CLIP)).slice(0, -1)}
+          <button type="button" className="link-button jv-more" onClick={() => setFull(true)}>
+            … {value.length - STRING_CLIP} more chars
+          </button>
+          &quot;
+        </span>
+      );
+    }
+    return <span className="jv-string">{JSON.stringify(value)}</span>;
+  }
+  if (typeof value === 'number') return <span className="jv-number">{String(value)}</span>;
+  if (typeof value === 'boolean') return <span className="jv-boolean">{String(value)}</span>;
+  if (value === null) return <span className="jv-null">null</span>;
+  if (value === undefined) return <span className="jv-null">undefined</span>;
+  return <span className="jv-string">{String(value)}</span>;
+}

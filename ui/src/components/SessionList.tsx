@@ -1,0 +1,120 @@
+/**
+ * Left column: "All sessions" and one entry per session (transport, client → server, protocol,
+ * start time, open/closed, counts).
+ */
+import type { SessionInfo } from '../state/types.js';
+import { formatClock } from '../state/format.js';
+
+const TRANSPORT: Record<SessionInfo['transport'], { short: string; title: string }> = {
+  'streamable-http': { short: 'HTTP', title: 'Streamable HTTP' },
+  'legacy-sse': { short: 'SSE', title: 'Legacy HTTP+SSE (2024-11-05)' },
+  stdio: { short: 'stdio', title: 'stdio' },
+};
+
+const CLOSE_REASON: Record<string, string> = {
+  deleted: 'DELETE',
+  expired: 'expired (404)',
+  'initialize-rejected': 'initialize rejected',
+  'stream-closed': 'stream closed',
+  'client-closed-stream': 'client closed stream',
+  'stream-broken': 'stream broken',
+  'process-exited': 'process exited',
+};
+
+export interface SessionListProps {
+  sessions: SessionInfo[];
+  selected: string;
+  onSelect(id: string): void;
+  totals: { messages: number; errors: number };
+}
+
+function peer(p: SessionInfo['clientInfo'], fallback: string) {
+  if (!p) return <span className="muted">{fallback}</span>;
+  return (
+    <span title={`${p.title ?? p.name}${p.version ? ` ${p.version}` : ''}`}>
+      {p.name}
+      {p.version ? <span className="si-ver">{p.version}</span> : null}
+    </span>
+  );
+}
+
+export function SessionList({ sessions, selected, onSelect, totals }: SessionListProps) {
+  return (
+    <aside className="sessions" aria-label="Sessions">
+      <div className="pane-title">
+        Sessions <span className="muted">{sessions.length}</span>
+      </div>
+      <ul className="session-items" role="listbox" aria-label="Sessions">
+        <li
+          role="option"
+          aria-selected={selected === ''}
+          className={`session-item all${selected === '' ? ' selected' : ''}`}
+          data-testid="session-item"
+          data-session-id=""
+          onClick={() => onSelect('')}
+        >
+          <div className="si-line1">
+            <span className="si-title">All sessions</span>
+          </div>
+          <div className="si-counts">
+            <span>{totals.messages} msgs</span>
+            {totals.errors > 0 ? <span className="err-text">{totals.errors} errors</span> : null}
+          </div>
+        </li>
+        {sessions.map((s) => {
+          const t = TRANSPORT[s.transport] ?? { short: s.transport, title: s.transport };
+          return (
+            <li
+              key={s.id}
+              role="option"
+              aria-selected={selected === s.id}
+              className={`session-item${selected === s.id ? ' selected' : ''}${s.status === 'closed' ? ' closed' : ''}`}
+              data-testid="session-item"
+              data-session-id={s.id}
+              data-status={s.status}
+              onClick={() => onSelect(s.id)}
+              title={`${s.id} · ${s.target}${s.mcpSessionId ? `\nMcp-Session-Id: ${s.mcpSessionId}` : ''}${s.grouping ? `\n${s.grouping}` : ''}`}
+            >
+              <div className="si-line1">
+                <span className={`si-dot ${s.status}`} aria-hidden="true" />
+                <span className={`transport t-${s.transport}`} title={t.title}>
+                  {t.short}
+                </span>
+                <span className="si-id mono">{s.id}</span>
+                <span className="spacer" />
+                <span className="si-time mono">{formatClock(s.startedAt)}</span>
+              </div>
+              <div className="si-peers">
+                <span className="si-role" aria-hidden="true" />
+                {peer(s.clientInfo, 'unknown client')}
+                <span className="si-role" title="talks to">
+                  →
+                </span>
+                {peer(s.serverInfo, 'unknown server')}
+              </div>
+              <div className="si-meta">
+                {s.protocolVersion ? <span title="MCP protocol version">MCP {s.protocolVersion}</span> : <span className="muted">no initialize seen</span>}
+                {s.status === 'closed' ? (
+                  <span className="si-closed">closed{s.closeReason ? ` · ${CLOSE_REASON[s.closeReason] ?? s.closeReason}` : ''}</span>
+                ) : (
+                  <span className="si-open">open</span>
+                )}
+              </div>
+              <div className="si-counts">
+                <span title="JSON-RPC messages">{s.counts.messages} msgs</span>
+                <span title="requests">{s.counts.requests} req</span>
+                {s.counts.pending > 0 ? <span className="pending-text" title="requests without an answer yet">{s.counts.pending} pending</span> : null}
+                {s.counts.errors > 0 ? (
+                  <span className="err-text" title="errors, tool errors and protocol mistakes">
+                    {s.counts.errors} errors
+                  </span>
+                ) : null}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {sessions.length === 0 ? <div className="pane-empty">Sessions appear when a client sends initialize through the proxy.</div> : null}
+    </aside>
+  );
+}

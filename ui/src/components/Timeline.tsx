@@ -1,0 +1,349 @@
+/**
+ * The virtualized timeline: one fixed-height row per call / notification / orphan / problem,
+ * only the rows in view (plus overscan) in the DOM. Follows the tail while scrolled to the
+ * bottom; scrolled away, it stays put and offers "↓ N new".
+ */
+import { memo, useCallback, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import type { CallRow, Row } from '../state/types.js';
+import { isAtBottom, scrollToReveal, visibleRange } from '../state/virtual.js';
+import { formatBytes, formatClock, formatMs } from '../state/format.js';
+import { useNow } from '../state/use-store.js';
+import { STATUS_LABEL, callGist, notificationGist, rowDepth, rowMethod, rowName, rowSize, rowStatus } from './row-info.js';
+
+export const ROW_HEIGHT = 28;
+const OVERSCAN = 12;
+/** Used until the viewport has been measured (and in DOM-less test environments). */
+const FALLBACK_VIEWPORT = 720;
+
+export interface TimelineProps {
+  rows: Row[];
+  selectedKey?: string;
+  onSelect(key: string): void;
+  onOpen(key: string): void;
+  /** Show the session column (the "all sessions" view with several sessions). */
+  showSession?: boolean;
+  /** Run live timers for pending calls. */
+  live?: boolean;
+  /** Sessions that are closed: their pending calls stop ticking. */
+  closedSessions?: ReadonlySet<string>;
+}
+
+export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = false, live = true, closedSessions }: TimelineProps) {
+  const viewportRef = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewportHeight, setViewportHeight] = useState(0);
+  const [follow, setFollow] = useState(true);
+  const followRef = useRef(true);
+  /** rows.length when the user left the tail: the "N new" baseline. */
+  const [baseline, setBaseline] = useState(0);
+  const count = rows.length;
+  const vh = viewportHeight > 0 ? viewportHeight : FALLBACK_VIEWPORT;
+  const range = visibleRange({ scrollTop, viewportHeight: vh, rowHeight: ROW_HEIGHT, count, overscan: OVERSCAN });
+
+  // Measure the viewport.
+  useLayoutEffect(() => {
+    const el = viewportRef.current;
+    if (!el) return;
+    const measure = () => setViewportHeight(el.clientHeight);
+    measure();
+    if (typeof ResizeObserver !== 'undefined') {
+      const ro = new ResizeObserver(measure);
+      ro.observe(el);
+      return () => ro.disconnect();
+    }
+    window.addEventListener('resize', measure);
+    return () => window.removeEventListener('resize', measure);
+  }, []);
+
+  // Live tail: keep the bottom in view while following.
+  useLayoutEffect(() => {
+    const el = viewportRef.current;
+    if (!el || !followRef.current) return;
+    const bottom = Math.max(0, count * ROW_HEIGHT - vh);
+    if (Math.abs(el.scrollTop - bottom) > 1) el.scrollTop = bottom;
+    setScrollTop(bottom);
+  }, [count, vh]);
+
+  const setFollowing = useCallback(
+    (on: boolean) => {
+      if (followRef.current === on) return;
+      followRef.current = on;
+      setFollow(on);
+      if (!on) setBaseline(count);
+    },
+    [count],
+  );
+
+  const onScroll = useCallback(() => {
+    const el = viewportRef.current;
+    if (!el) return;
+    const st = el.scrollTop;
+    setScrollTop(st);
+    setFollowing(isAtBottom(st, vh, count * ROW_HEIGHT, ROW_HEIGHT / 2));
+  }, [vh, count, setFollowing]);
+
+  // Reveal the selection when it changes (keyboard, waterfall click, correlation links).
+  const lastRevealed = useRef<string | undefined>(undefined);
+  useLayoutEffect(() => {
+    if (selectedKey === lastRevealed.current) return;
+    if (selectedKey === undefined) {
+      lastRevealed.current = undefined;
+      return;
+    }
+    const el = viewportRef.current;
+    const index = rows.findIndex((r) => r.key === selectedKey);
+    // Not (yet) in the list — e.g. a shared link whose row arrives with the snapshot: try again later.
+    if (!el || index < 0) return;
+    lastRevealed.current = selectedKey;
+    const next = scrollToReveal({ index, scrollTop: el.scrollTop, viewportHeight: vh, rowHeight: ROW_HEIGHT });
+    if (next !== el.scrollTop) {
+      el.scrollTop = next;
+      setScrollTop(next);
+      const atBottom = isAtBottom(next, vh, count * ROW_HEIGHT, ROW_HEIGHT / 2);
+      if (!atBottom) setFollowing(false);
+    }
+  }, [selectedKey, rows, vh, count, setFollowing]);
+
+  const jumpToTail = () => {
+    followRef.current = true;
+    setFollow(true);
+    const el = viewportRef.current;
+    const bottom = Math.max(0, count * ROW_HEIGHT - vh);
+    if (el) el.scrollTop = bottom;
+    setScrollTop(bottom);
+  };
+
+  const slice = rows.slice(range.start, range.end);
+  const anyPending = slice.some((r) => r.type === 'call' && r.status === 'pending' && !closedSessions?.has(r.sessionId));
+  const now = useNow(200, live && anyPending);
+  const newRows = follow ? 0 : Math.max(0, count - baseline);
+
+  const onRowKey = useCallback(
+    (e: ReactKeyboardEvent<HTMLDivElement>, key: string) => {
+      if (e.key === 'Enter') onOpen(key);
+    },
+    [onOpen],
+  );
+
+  return (
+    <div className={`timeline${showSession ? ' with-session' : ''}`}>
+      <div className="tl-head" role="row">
+        <span className="c-time">Time</span>
+        <span className="c-dir" title="Direction" />
+        {showSession ? <span className="c-sess">Sess</span> : null}
+        <span className="c-method">Method · name</span>
+        <span className="c-progress">Progress</span>
+        <span className="c-status">Status</span>
+        <span className="c-latency">Latency</span>
+        <span className="c-size">Size</span>
+      </div>
+      <div className="tl-viewport" ref={viewportRef} onScroll={onScroll} data-testid="timeline-viewport" tabIndex={0} role="grid" aria-rowcount={count}>
+        <div className="tl-spacer" style={{ height: range.totalHeight }}>
+          <div className="tl-window" style={{ transform: `translateY(${range.offsetTop}px)` }}>
+            {slice.map((row, i) => (
+              <TimelineRow
+                key={row.key}
+                row={row}
+                rev={row.rev ?? 0}
+                index={range.start + i}
+                selected={row.key === selectedKey}
+                showSession={showSession}
+                now={row.type === 'call' && row.status === 'pending' ? now : 0}
+                stopped={closedSessions?.has(row.type === 'problem' ? (row.sessionId ?? '') : row.sessionId) ?? false}
+                onSelect={onSelect}
+                onOpen={onOpen}
+                onKeyDown={onRowKey}
+              />
+            ))}
+          </div>
+        </div>
+        {count === 0 ? <EmptyTimeline /> : null}
+      </div>
+      {newRows > 0 ? (
+        <button type="button" className="new-rows" data-testid="new-rows" onClick={jumpToTail}>
+          ↓ {newRows} new
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function EmptyTimeline() {
+  return (
+    <div className="tl-empty">
+      <div className="tl-empty-title">No traffic yet</div>
+      <div className="tl-empty-text">Point your MCP client at the proxy URL mcpscope printed; every JSON-RPC frame shows up here as it crosses the wire.</div>
+    </div>
+  );
+}
+
+interface RowProps {
+  row: Row;
+  /** The row's revision: rows are mutated in place, so this is what tells a change. */
+  rev: number;
+  index: number;
+  selected: boolean;
+  showSession: boolean;
+  now: number;
+  stopped: boolean;
+  onSelect(key: string): void;
+  onOpen(key: string): void;
+  onKeyDown(e: ReactKeyboardEvent<HTMLDivElement>, key: string): void;
+}
+
+const TimelineRow = memo(TimelineRowView, (a, b) => {
+  for (const k of Object.keys(a) as (keyof RowProps)[]) if (a[k] !== b[k]) return false;
+  return true;
+});
+
+function TimelineRowView({ row, index, selected, showSession, now, stopped, onSelect, onOpen, onKeyDown }: RowProps) {
+  const status = rowStatus(row);
+  const depth = rowDepth(row);
+  const method = rowMethod(row);
+  const ts = row.type === 'call' ? row.request.ts : row.type === 'problem' ? row.event.ts : row.message.ts;
+  const dir = row.type === 'problem' ? undefined : row.dir;
+  const sessionId = row.sessionId;
+  const cls = `tl-row kind-${row.type} st-${status}${selected ? ' selected' : ''}${depth ? ' nested' : ''}${index % 2 ? ' odd' : ''}`;
+  return (
+    <div
+      className={cls}
+      role="row"
+      aria-selected={selected}
+      data-testid="row"
+      data-key={row.key}
+      data-kind={row.type}
+      data-status={status}
+      data-method={method}
+      data-depth={depth}
+      onClick={() => onSelect(row.key)}
+      onDoubleClick={() => onOpen(row.key)}
+      onKeyDown={(e) => onKeyDown(e, row.key)}
+    >
+      <span className="c-time mono">{formatClock(ts)}</span>
+      <span className={`c-dir dir-${dir ?? 'none'}`} title={dir === 'c2s' ? 'client → server' : dir === 's2c' ? 'server → client' : ''}>
+        {dir === 'c2s' ? '→' : dir === 's2c' ? '←' : '!'}
+      </span>
+      {showSession ? <span className="c-sess mono">{sessionId ?? ''}</span> : null}
+      <MethodCell row={row} depth={depth} />
+      <span className="c-progress">{row.type === 'call' && row.progress.length > 0 ? <ProgressCell row={row} /> : null}</span>
+      <span className="c-status">
+        <span className={`badge st-${status}`} title={statusTitle(row)}>
+          {status === 'pending' ? <span className="pulse" /> : null}
+          {STATUS_LABEL[status]}
+        </span>
+      </span>
+      <LatencyCell row={row} now={now} stopped={stopped} />
+      <span className="c-size mono">{row.type === 'problem' ? '' : formatBytes(rowSize(row))}</span>
+    </div>
+  );
+}
+
+function statusTitle(row: Row): string {
+  if (row.type === 'call') {
+    const err = row.response?.error;
+    if (err) return `${err.code} ${err.message}${err.meaning ? `\n${err.meaning}` : ''}`;
+    if (row.status === 'tool-error') return 'The tool ran and reported a failure (isError: true).';
+    if (row.status === 'cancelled') return 'The request was cancelled (notifications/cancelled).';
+    if (row.status === 'pending') return 'Waiting for the response.';
+    return 'Answered with a result.';
+  }
+  if (row.type === 'problem') return `${row.event.code}: ${row.event.text}`;
+  if (row.type === 'orphan') return row.message.error ? `${row.message.error.code} ${row.message.error.message}` : 'A message that matched no request.';
+  return '';
+}
+
+function MethodCell({ row, depth }: { row: Row; depth: number }) {
+  let main: string;
+  let name: string | undefined;
+  let gist = '';
+  let level: string | undefined;
+  if (row.type === 'problem') {
+    main = row.event.code;
+    gist = row.event.text;
+  } else {
+    main = rowMethod(row) || (row.type === 'orphan' ? `${row.message.kind} id ${JSON.stringify(row.message.id)}` : '(no method)');
+    name = rowName(row);
+    if (row.type === 'call') gist = callGist(row);
+    else if (row.type === 'notification') {
+      const g = notificationGist(row.message);
+      gist = g.text;
+      level = g.level;
+    } else if (row.message.error) gist = `${row.message.error.code} ${row.message.error.message}`;
+    else gist = 'matched no request';
+  }
+  const nestedTag = depth > 0 && row.type !== 'problem' ? <span className="tag tag-dir">{row.dir === 's2c' ? 'server→client' : 'client→server'}</span> : null;
+  return (
+    <span className={`c-method${depth ? ' indent' : ''}`}>
+      {depth ? <span className="connector" aria-hidden="true" /> : null}
+      {nestedTag}
+      <span className="m-method">{main}</span>
+      {name ? (
+        <>
+          <span className="m-sep">·</span>
+          <span className="m-name">{name}</span>
+        </>
+      ) : null}
+      {level ? <span className={`tag lvl lvl-${level}`}>{level}</span> : null}
+      {gist ? <span className="m-gist">{gist}</span> : null}
+    </span>
+  );
+}
+
+function progressText(p: { progress: number; total?: number }): string {
+  return p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
+}
+
+function ProgressCell({ row }: { row: CallRow }) {
+  const last = row.progress[row.progress.length - 1]?.progress;
+  if (!last) return null;
+  const total = last.total;
+  const pct = total && total > 0 ? Math.max(0, Math.min(1, last.progress / total)) : undefined;
+  const text = progressText(last);
+  return (
+    <span className="row-progress" data-testid="row-progress" data-progress={text} title={last.message ? `${text} · ${last.message}` : text}>
+      <span className={`pbar${pct === undefined ? ' indeterminate' : ''}${row.status !== 'pending' ? ' done' : ''}`}>
+        <span className="pbar-fill" style={{ width: pct === undefined ? '100%' : `${pct * 100}%` }} />
+      </span>
+      <span className="ptext mono">{text}</span>
+    </span>
+  );
+}
+
+function LatencyCell({ row, now, stopped }: { row: Row; now: number; stopped: boolean }) {
+  if (row.type !== 'call') return <span className="c-latency mono" />;
+  if (row.status === 'cancelled' && !row.response) {
+    const after = row.cancel ? row.cancel.ts - row.request.ts : undefined;
+    return (
+      <span className="c-latency mono muted" data-testid="row-latency" title="Time until the cancellation">
+        {after !== undefined ? `✕ ${formatMs(after)}` : ''}
+      </span>
+    );
+  }
+  if (row.status === 'pending' || (row.latencyMs === undefined && !row.response)) {
+    if (stopped) {
+      return (
+        <span className="c-latency mono muted" data-testid="row-latency" title="The session closed before an answer arrived.">
+          no answer
+        </span>
+      );
+    }
+    const elapsed = Math.max(0, now - row.request.ts);
+    return (
+      <span className="c-latency mono pending-timer" data-testid="row-latency" title="Waiting for the response">
+        {formatMs(elapsed)}
+      </span>
+    );
+  }
+  const ms = row.latencyMs ?? row.response?.latencyMs;
+  return (
+    <span className={`c-latency mono${ms !== undefined && ms >= 1000 ? ' slow' : ''}`} data-testid="row-latency">
+      {ms !== undefined ? formatMs(ms) : ''}
+    </span>
+  );
+}
+
+/** Let the app hand keyboard focus to the viewport (e.g. after Esc in the search box). */
+export function focusTimeline(): void {
+  const el = document.querySelector<HTMLElement>('[data-testid="timeline-viewport"]');
+  el?.focus();
+}

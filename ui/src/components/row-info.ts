@@ -1,0 +1,202 @@
+/**
+ * Small pure helpers the components share: what a row is about, its status word, its one-line
+ * gist, and the row a message belongs to (for correlation links).
+ */
+import type { MessageEvent, Row } from '../state/types.js';
+
+export type RowStatus = 'ok' | 'error' | 'tool-error' | 'cancelled' | 'pending' | 'notification' | 'orphan' | 'problem' | 'warn';
+
+/** Text shown in the status badge per status. */
+export const STATUS_LABEL: Record<RowStatus, string> = {
+  ok: 'ok',
+  error: 'error',
+  'tool-error': 'tool error',
+  cancelled: 'cancelled',
+  pending: 'pending',
+  notification: 'notif',
+  orphan: 'orphan',
+  problem: 'problem',
+  warn: 'warning',
+};
+
+/** `data-status` of a row: a call's status; `error` for an error orphan or problem. */
+export function rowStatus(row: Row): RowStatus {
+  switch (row.type) {
+    case 'call':
+      return row.status;
+    case 'notification':
+      return hasErrorHint(row.message) ? 'error' : 'notification';
+    case 'orphan':
+      return row.message.kind === 'error' ? 'error' : 'orphan';
+    case 'problem':
+      return row.event.level === 'error' ? 'error' : 'warn';
+  }
+}
+
+function hasErrorHint(m: MessageEvent): boolean {
+  for (const h of m.hints) if (h.level === 'error') return true;
+  return false;
+}
+
+/** The message method of a row ('' for problems). */
+export function rowMethod(row: Row): string {
+  switch (row.type) {
+    case 'call':
+      return row.request.method ?? '';
+    case 'notification':
+    case 'orphan':
+      return row.message.method ?? '';
+    case 'problem':
+      return '';
+  }
+}
+
+export function rowName(row: Row): string | undefined {
+  switch (row.type) {
+    case 'call':
+      return row.request.name;
+    case 'notification':
+    case 'orphan':
+      return row.message.name;
+    case 'problem':
+      return undefined;
+  }
+}
+
+export function rowDir(row: Row): 'c2s' | 's2c' | undefined {
+  return row.type === 'problem' ? undefined : row.dir;
+}
+
+export function rowDepth(row: Row): 0 | 1 {
+  return 'parentKey' in row && row.parentKey ? 1 : 0;
+}
+
+export function rowTs(row: Row): number {
+  switch (row.type) {
+    case 'call':
+      return row.request.ts;
+    case 'notification':
+    case 'orphan':
+      return row.message.ts;
+    case 'problem':
+      return row.event.ts;
+  }
+}
+
+/** All messages a row holds, in wire order. */
+export function rowMessages(row: Row): MessageEvent[] {
+  switch (row.type) {
+    case 'call': {
+      const list = [row.request, ...row.progress];
+      if (row.cancel) list.push(row.cancel);
+      if (row.response) list.push(row.response);
+      return list.sort((a, b) => a.seq - b.seq);
+    }
+    case 'notification':
+    case 'orphan':
+      return [row.message];
+    case 'problem':
+      return [];
+  }
+}
+
+/** Bytes on the wire of the row's messages. */
+export function rowSize(row: Row): number {
+  switch (row.type) {
+    case 'call':
+      return row.request.size + (row.response?.size ?? 0);
+    case 'notification':
+    case 'orphan':
+      return row.message.size;
+    case 'problem':
+      return row.event.raw?.length ?? 0;
+  }
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function clip(s: string, max = 160): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+function shortJson(v: unknown, max = 120): string {
+  if (typeof v === 'string') return clip(v, max);
+  if (v === undefined) return '';
+  // Bounded: stringify only small values (avoid multi-MB work per rendered row).
+  try {
+    const s = JSON.stringify(v, (_k, val: unknown) => (typeof val === 'string' && val.length > max ? `${val.slice(0, max)}…` : val));
+    return clip(s ?? '', max);
+  } catch {
+    return '';
+  }
+}
+
+/** One-line gist of a notification: log level + text, "list changed", progress, cancellation… */
+export function notificationGist(m: MessageEvent): { level?: string; text: string } {
+  const method = m.method ?? '';
+  const params = asRecord(asRecord(m.jsonrpc)?.params);
+  if (method === 'notifications/message') {
+    const level = typeof params?.level === 'string' ? params.level : undefined;
+    const logger = typeof params?.logger === 'string' ? `[${params.logger}] ` : '';
+    return { level, text: logger + shortJson(params?.data) };
+  }
+  if (method.endsWith('/list_changed')) return { text: `${method.slice('notifications/'.length, -'/list_changed'.length)} list changed` };
+  if (method === 'notifications/progress' && m.progress) {
+    const p = m.progress;
+    return { text: `progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` · ${p.message}` : ''}` };
+  }
+  if (method === 'notifications/cancelled') {
+    const reason = typeof params?.reason === 'string' ? `: ${params.reason}` : '';
+    return { text: `cancels request ${JSON.stringify(params?.requestId)}${reason}` };
+  }
+  if (method === 'notifications/initialized') return { text: 'handshake complete' };
+  if (method === 'notifications/resources/updated') return { text: `updated ${typeof params?.uri === 'string' ? params.uri : ''}` };
+  const hint = m.hints.find((h) => h.level !== 'info') ?? m.hints[0];
+  if (hint) return { text: hint.text };
+  return { text: params ? shortJson(params) : '' };
+}
+
+/** One-line outcome of a call: error message, tool error text, first result text. */
+export function callGist(row: Extract<Row, { type: 'call' }>): string {
+  const res = row.response;
+  if (!res) return '';
+  if (res.error) return `${res.error.code} ${res.error.message}`;
+  const result = asRecord(asRecord(res.jsonrpc)?.result);
+  if (!result) return '';
+  const content = result.content;
+  if (Array.isArray(content) && content.length > 0) {
+    const first = asRecord(content[0]);
+    if (first && typeof first.text === 'string') return clip(first.text, 140);
+    if (first && typeof first.type === 'string') return `[${first.type}]`;
+  }
+  for (const k of ['tools', 'prompts', 'resources', 'resourceTemplates', 'messages', 'contents']) {
+    const v = result[k];
+    if (Array.isArray(v)) return `${v.length} ${k}`;
+  }
+  if (typeof result.action === 'string') return result.action;
+  if (typeof result.model === 'string') return `model ${result.model}`;
+  return '';
+}
+
+/**
+ * The row key a message is shown in: a request's own call row; a response, progress or
+ * cancellation in the row of the request it points at; anything else its own notification or
+ * orphan row. Returns candidates in order; the caller picks the first that exists.
+ */
+export function rowKeysForMessage(m: MessageEvent): string[] {
+  const keys: string[] = [];
+  if (m.kind === 'request') keys.push(`c${m.seq}`);
+  if (m.pair !== undefined && (m.kind === 'response' || m.kind === 'error' || m.method === 'notifications/progress' || m.method === 'notifications/cancelled')) {
+    keys.push(`c${m.pair}`);
+  }
+  if (m.replayOf !== undefined) keys.push(...rowKeysForMessage({ ...m, seq: m.replayOf, replayOf: undefined }));
+  keys.push(`n${m.seq}`, `o${m.seq}`);
+  return keys;
+}
+
+export function dirLabel(dir: 'c2s' | 's2c'): string {
+  return dir === 'c2s' ? 'client → server' : 'server → client';
+}

@@ -1,0 +1,212 @@
+/**
+ * Timeline filters: matching a row, and the filter state in the URL (so a view can be shared).
+ *
+ * URL parameters: `session`, `method`, `dir` (c2s|s2c), `kind` (request|notification|response|error),
+ * `errors=1`, `minms=<n>`, `q=<text>`. Any other parameter (notably `token`) is left alone.
+ */
+import type { MessageEvent } from '../../../proxy/model/events';
+import type { TimelineStore } from './store';
+import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types';
+
+const DIRS = new Set(['c2s', 's2c']);
+const KINDS = new Set(['request', 'notification', 'response', 'error']);
+/** The URL parameters filters own. */
+export const FILTER_PARAMS = ['session', 'method', 'dir', 'kind', 'errors', 'minms', 'q'] as const;
+
+export function isEmptyFilters(f: Filters): boolean {
+  return (
+    f.session === '' &&
+    f.method.trim() === '' &&
+    f.dir === '' &&
+    f.kind === '' &&
+    !f.errorsOnly &&
+    !(f.minLatencyMs > 0) &&
+    f.text.trim() === ''
+  );
+}
+
+/** A string that is equal for filters that select the same rows (used as a memo key). */
+export function filtersKey(f: Filters): string {
+  return [
+    f.session,
+    f.method.trim().toLowerCase(),
+    f.dir,
+    f.kind,
+    f.errorsOnly ? '1' : '',
+    f.minLatencyMs > 0 ? String(f.minLatencyMs) : '',
+    f.text.trim().toLowerCase(),
+  ].join('\u0000');
+}
+
+function hasErrorHint(m: MessageEvent | undefined): boolean {
+  if (!m || !m.hints) return false;
+  for (const h of m.hints) if (h.level === 'error') return true;
+  return false;
+}
+
+function rowSession(row: Row, store: TimelineStore): string | undefined {
+  if (row.sessionId !== undefined) return row.sessionId;
+  if (row.type === 'problem' && row.event.exchangeId !== undefined) return store.exchanges.get(row.event.exchangeId)?.sessionId;
+  return undefined;
+}
+
+function callIsError(row: CallRow): boolean {
+  if (row.status === 'error' || row.status === 'tool-error') return true;
+  if (hasErrorHint(row.request) || hasErrorHint(row.response) || hasErrorHint(row.cancel)) return true;
+  for (const p of row.progress) if (hasErrorHint(p)) return true;
+  return false;
+}
+
+function messageHasText(m: MessageEvent | undefined, needle: string, store: TimelineStore): boolean {
+  // The cached text holds the method, the name and the JSON, lower-cased.
+  return m !== undefined && store.searchTextOf(m).includes(needle);
+}
+
+function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
+  switch (row.type) {
+    case 'call': {
+      if (messageHasText(row.request, needle, store) || messageHasText(row.response, needle, store) || messageHasText(row.cancel, needle, store)) return true;
+      for (const p of row.progress) if (messageHasText(p, needle, store)) return true;
+      return false;
+    }
+    case 'notification':
+    case 'orphan':
+      return messageHasText(row.message, needle, store);
+    case 'problem': {
+      const e = row.event;
+      return e.code.toLowerCase().includes(needle) || e.text.toLowerCase().includes(needle) || (e.raw !== undefined && e.raw.toLowerCase().includes(needle));
+    }
+  }
+}
+
+/** Filters with their needles lower-cased and trimmed once (for matching many rows). */
+export interface PreparedFilters {
+  session: string;
+  method: string;
+  dir: Filters['dir'];
+  kind: Filters['kind'];
+  errorsOnly: boolean;
+  minLatencyMs: number;
+  text: string;
+}
+
+export function prepareFilters(f: Filters): PreparedFilters {
+  return {
+    session: f.session,
+    method: f.method.trim().toLowerCase(),
+    dir: f.dir,
+    kind: f.kind,
+    errorsOnly: f.errorsOnly,
+    minLatencyMs: f.minLatencyMs > 0 ? f.minLatencyMs : 0,
+    text: f.text.trim().toLowerCase(),
+  };
+}
+
+/** Whether a row passes the filters. Children are judged on their own (the store nests them). */
+export function rowMatches(row: Row, f: Filters, store: TimelineStore): boolean {
+  return matchesPrepared(row, prepareFilters(f), store);
+}
+
+/** `rowMatches` with filters prepared once by `prepareFilters`. */
+export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineStore): boolean {
+  if (f.session !== '' && rowSession(row, store) !== f.session) return false;
+
+  if (f.dir !== '') {
+    const dir = row.type === 'call' ? row.request.dir : row.type === 'problem' ? undefined : row.message.dir;
+    if (dir !== f.dir) return false;
+  }
+
+  if (f.kind !== '') {
+    switch (row.type) {
+      case 'call':
+        if (f.kind === 'notification') return false;
+        if (f.kind !== 'request' && row.response?.kind !== f.kind) return false;
+        break;
+      case 'notification':
+        if (f.kind !== 'notification') return false;
+        break;
+      case 'orphan':
+        if (row.message.kind !== f.kind) return false;
+        break;
+      case 'problem':
+        return false;
+    }
+  }
+
+  if (f.method !== '') {
+    const method = row.type === 'call' ? row.request.method : row.type === 'problem' ? undefined : row.message.method;
+    if (method === undefined || !method.toLowerCase().includes(f.method)) return false;
+  }
+
+  if (f.errorsOnly) {
+    let err: boolean;
+    switch (row.type) {
+      case 'call':
+        err = callIsError(row);
+        break;
+      case 'notification':
+        err = hasErrorHint(row.message);
+        break;
+      case 'orphan':
+        err = row.message.kind === 'error' || hasErrorHint(row.message);
+        break;
+      case 'problem':
+        err = true;
+        break;
+    }
+    if (!err) return false;
+  }
+
+  if (f.minLatencyMs > 0) {
+    if (row.type !== 'call') return false;
+    // Pending calls count with the time they have waited so far (by the feed's clock).
+    const latency = row.latencyMs ?? (row.response ? undefined : Math.max(0, (row.cancel?.ts ?? store.lastTs) - row.request.ts));
+    if (latency === undefined || latency < f.minLatencyMs) return false;
+  }
+
+  if (f.text !== '' && !rowHasText(row, f.text, store)) return false;
+  return true;
+}
+
+/**
+ * The filters as URL query parameters, e.g. `?session=s1&method=tools%2F&errors=1&minms=100&q=foo`
+ * ('' when there is nothing to say). Pass the current `location.search` as `base` to keep its
+ * other parameters (such as `token`) as they are.
+ */
+export function filtersToSearch(f: Filters, base = ''): string {
+  const params = new URLSearchParams(base.startsWith('?') ? base.slice(1) : base);
+  for (const name of FILTER_PARAMS) params.delete(name);
+  if (f.session !== '') params.set('session', f.session);
+  if (f.method !== '') params.set('method', f.method);
+  if (f.dir !== '') params.set('dir', f.dir);
+  if (f.kind !== '') params.set('kind', f.kind);
+  if (f.errorsOnly) params.set('errors', '1');
+  if (f.minLatencyMs > 0 && Number.isFinite(f.minLatencyMs)) params.set('minms', String(f.minLatencyMs));
+  if (f.text !== '') params.set('q', f.text);
+  const s = params.toString();
+  return s === '' ? '' : `?${s}`;
+}
+
+/** Reads filters from a query string (with or without `?`); unknown parameters (`token`, …) are ignored. */
+export function filtersFromSearch(search: string): Filters {
+  const params = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
+  const dir = params.get('dir') ?? '';
+  const kind = params.get('kind') ?? '';
+  const errors = (params.get('errors') ?? '').toLowerCase();
+  const minms = Number(params.get('minms') ?? '0');
+  return {
+    ...EMPTY_FILTERS,
+    session: params.get('session') ?? '',
+    method: params.get('method') ?? '',
+    dir: DIRS.has(dir) ? (dir as Filters['dir']) : '',
+    kind: KINDS.has(kind) ? (kind as Filters['kind']) : '',
+    errorsOnly: errors === '1' || errors === 'true' || errors === 'yes',
+    minLatencyMs: Number.isFinite(minms) && minms > 0 ? minms : 0,
+    text: params.get('q') ?? '',
+  };
+}
+
+/** Whether two filter values select the same rows. */
+export function sameFilters(a: Filters, b: Filters): boolean {
+  return a === b || filtersKey(a) === filtersKey(b);
+}

@@ -1,0 +1,195 @@
+/**
+ * Formatting helpers shared by the components: durations, sizes, clock times, one-line row
+ * titles, and "copy as cURL". Pure functions, browser-safe.
+ */
+import type { ExchangeInfo } from '../../../proxy/model/events';
+import type { Row } from './types';
+
+/** "0.42 ms", "3.2 ms", "850 ms", "1.24 s", "12.3 s", "2 min 3 s", "1 h 2 min". */
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms < 0) ms = 0;
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
+  if (ms < 59_950) {
+    const s = ms / 1000;
+    return `${s < 9.995 ? s.toFixed(2) : s.toFixed(1)} s`;
+  }
+  const totalSeconds = Math.round(ms / 1000);
+  if (totalSeconds < 3600) {
+    const min = Math.floor(totalSeconds / 60);
+    const sec = totalSeconds % 60;
+    return sec === 0 ? `${min} min` : `${min} min ${sec} s`;
+  }
+  const totalMinutes = Math.round(totalSeconds / 60);
+  const h = Math.floor(totalMinutes / 60);
+  const min = totalMinutes % 60;
+  return min === 0 ? `${h} h` : `${h} h ${min} min`;
+}
+
+const UNITS = ['KB', 'MB', 'GB', 'TB'];
+
+/** "532 B", "1.4 KB", "140 KB", "3.2 MB" (binary multiples, 1 KB = 1024 B). */
+export function formatBytes(n: number | undefined): string {
+  if (n === undefined || !Number.isFinite(n)) return '—';
+  if (n < 0) n = 0;
+  if (n < 1024) return `${Math.round(n)} B`;
+  let v = n;
+  let unit = -1;
+  do {
+    v /= 1024;
+    unit++;
+  } while (v >= 1023.95 && unit < UNITS.length - 1);
+  return `${v < 99.95 ? v.toFixed(1) : Math.round(v).toString()} ${UNITS[unit]}`;
+}
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
+
+/** Local wall-clock time with milliseconds: "14:03:27.512". */
+export function formatClock(ts: number): string {
+  if (!Number.isFinite(ts)) return '—';
+  const d = new Date(Math.floor(ts));
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}.${pad3(d.getMilliseconds())}`;
+}
+
+/** Cuts `text` to at most `max` characters, ending in "…" when it was cut. */
+export function truncate(text: string, max: number): string {
+  if (max <= 0) return '';
+  if (text.length <= max) return text;
+  if (max === 1) return '…';
+  // Do not split a surrogate pair.
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/** Two-space indented JSON; never throws (cycles, BigInt → a plain string). */
+export function jsonPretty(value: unknown): string {
+  if (value === undefined) return '';
+  try {
+    return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A short one-line rendering of a value: strings as-is, the rest as compact JSON. */
+function gist(value: unknown, max = 120): string {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return truncate(value.replace(/\s+/g, ' '), max);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? '';
+  } catch {
+    text = String(value);
+  }
+  return truncate(text, max);
+}
+
+function paramsOf(jsonrpc: unknown): Record<string, unknown> | undefined {
+  if (jsonrpc === null || typeof jsonrpc !== 'object') return undefined;
+  const p = (jsonrpc as { params?: unknown }).params;
+  return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+}
+
+function idText(id: unknown): string {
+  return id === undefined ? '' : JSON.stringify(id);
+}
+
+/** What a notification is about, in one line (method included). */
+function notificationTitle(method: string, jsonrpc: unknown, name?: string): string {
+  const p = paramsOf(jsonrpc);
+  switch (method) {
+    case 'notifications/message': {
+      const level = typeof p?.level === 'string' ? p.level : 'log';
+      const logger = typeof p?.logger === 'string' ? ` [${p.logger}]` : '';
+      return `${method} ${level}${logger}: ${gist(p?.data, 100)}`;
+    }
+    case 'notifications/progress': {
+      const progress = p?.progress;
+      const total = p?.total;
+      const message = typeof p?.message === 'string' ? ` ${truncate(p.message, 80)}` : '';
+      return `${method} ${String(progress ?? '?')}${total !== undefined ? `/${String(total)}` : ''}${message}`;
+    }
+    case 'notifications/cancelled': {
+      const reason = typeof p?.reason === 'string' ? ` (${truncate(p.reason, 80)})` : '';
+      return `${method} request ${idText(p?.requestId)}${name ? ` ${name}` : ''}${reason}`;
+    }
+    case 'notifications/resources/updated':
+      return `${method} ${typeof p?.uri === 'string' ? p.uri : ''}`.trimEnd();
+    default:
+      return name ? `${method} ${name}` : method;
+  }
+}
+
+/** One-line title of a row: "tools/call slow_task", "notifications/message info: …", "sampling/createMessage". */
+export function rowTitle(row: Row): string {
+  switch (row.type) {
+    case 'call': {
+      const method = row.request.method ?? '(no method)';
+      return row.request.name ? `${method} ${row.request.name}` : method;
+    }
+    case 'notification': {
+      const m = row.message;
+      return notificationTitle(m.method ?? '(notification)', m.jsonrpc, m.name);
+    }
+    case 'orphan': {
+      const m = row.message;
+      const what = m.kind === 'error' ? `error${m.error ? ` ${m.error.code}` : ''}` : m.kind;
+      if (m.kind === 'response' || m.kind === 'error') {
+        const tail = m.error?.message ? `: ${truncate(m.error.message, 100)}` : '';
+        return `${what} to unknown id ${idText(m.id ?? null)}${tail}`;
+      }
+      return `${m.method ?? m.kind}${m.name ? ` ${m.name}` : ''}`;
+    }
+    case 'problem':
+      return `${row.event.code}: ${truncate(row.event.text, 160)}`;
+  }
+}
+
+const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+/** Quotes a string for a POSIX shell: '…' with every ' written as '\''. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A copy-pasteable curl command that replays `exchange`'s request through the proxy at `origin`.
+ * Header values mcpscope redacted stay redacted (a comment line says so); hop-by-hop headers,
+ * Host and Content-Length are left to curl. SSE responses get `-N` (no buffering).
+ */
+export function curlFor(exchange: ExchangeInfo, body: string | undefined, origin: string): string {
+  const lines: string[] = [];
+  const redacted: string[] = [];
+  const headerArgs: string[] = [];
+  let acceptsEventStream = false;
+  for (const [rawName, value] of Object.entries(exchange.requestHeaders ?? {})) {
+    const name = rawName.toLowerCase();
+    if (SKIPPED_HEADERS.has(name)) continue;
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (v.includes('[redacted]')) redacted.push(rawName);
+      if (name === 'accept' && v.includes('text/event-stream')) acceptsEventStream = true;
+      headerArgs.push(`-H ${shellQuote(`${rawName}: ${v}`)}`);
+    }
+  }
+  if (redacted.length > 0) {
+    lines.push(`# mcpscope redacted the value of ${[...new Set(redacted)].join(', ')}: replace [redacted] with the real value before running.`);
+  }
+  const base = origin.replace(/\/+$/, '');
+  const path = exchange.url.startsWith('/') ? exchange.url : `/${exchange.url}`;
+  const method = (exchange.method || 'GET').toUpperCase();
+  const sse = exchange.responseType === 'text/event-stream' || exchange.carrier === 'post-sse' || exchange.carrier === 'get-sse' || exchange.carrier === 'legacy-sse' || (method === 'GET' && acceptsEventStream);
+  const args: string[] = ['curl'];
+  if (sse) args.push('-N');
+  const hasBody = body !== undefined && body !== '';
+  if (method !== (hasBody ? 'POST' : 'GET')) args.push(`-X ${method}`);
+  args.push(shellQuote(`${base}${path}`));
+  args.push(...headerArgs);
+  if (hasBody) args.push(`--data-raw ${shellQuote(body)}`);
+  lines.push(args.join(' \\\n  '));
+  return lines.join('\n');
+}

@@ -1,0 +1,176 @@
+/**
+ * The UI's view model: what the store derives from the event feed, and what components render.
+ * Contract between the state layer (ui/src/state/*) and the components (ui/src/components/*).
+ */
+import type {
+  Carrier,
+  Direction,
+  ExchangeInfo,
+  McpscopeEvent,
+  MessageEvent,
+  MessageKind,
+  ModificationEvent,
+  ProblemEvent,
+  SessionInfo,
+  SseFrameEvent,
+} from '../../../proxy/model/events';
+
+export type { McpscopeEvent, MessageEvent, SessionInfo, ExchangeInfo, ProblemEvent, SseFrameEvent, ModificationEvent };
+
+/** Status of a call row. */
+export type CallStatus = 'pending' | 'ok' | 'error' | 'tool-error' | 'cancelled';
+
+/**
+ * One row of the timeline. A request is one row with its response folded in; its progress
+ * notifications are inside it; server→client requests and notifications that rode on its POST
+ * stream are its children (rendered nested, one level down).
+ */
+export interface CallRow {
+  type: 'call';
+  /** Stable key: `c<request seq>`. */
+  key: string;
+  seq: number;
+  sessionId: string;
+  dir: Direction;
+  request: MessageEvent;
+  response?: MessageEvent;
+  progress: MessageEvent[];
+  cancel?: MessageEvent;
+  /** seqs of child rows (server→client requests and notifications under this call). */
+  children: string[];
+  /** Key of the parent call row, for nested rows. */
+  parentKey?: string;
+  status: CallStatus;
+  /** ms, once answered; for pending rows the UI computes a live timer from request.ts. */
+  latencyMs?: number;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+export interface NotificationRow {
+  type: 'notification';
+  key: string; // `n<seq>`
+  seq: number;
+  sessionId: string;
+  dir: Direction;
+  message: MessageEvent;
+  parentKey?: string;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+/** A response that matched no request (or another lone message), shown on its own. */
+export interface OrphanRow {
+  type: 'orphan';
+  key: string; // `o<seq>`
+  seq: number;
+  sessionId: string;
+  dir: Direction;
+  message: MessageEvent;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+export interface ProblemRow {
+  type: 'problem';
+  key: string; // `p<seq>`
+  seq: number;
+  sessionId?: string;
+  event: ProblemEvent;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow;
+
+export interface Filters {
+  /** '' = all sessions. */
+  session: string;
+  /** Substring match on method (e.g. "tools/"). */
+  method: string;
+  dir: '' | Direction;
+  kind: '' | MessageKind;
+  /** Only rows with an error, tool error or protocol problem. */
+  errorsOnly: boolean;
+  /** Only calls at least this slow (ms). 0 = off. */
+  minLatencyMs: number;
+  /** Free text searched across method, name and payload JSON (case-insensitive). */
+  text: string;
+}
+
+export const EMPTY_FILTERS: Filters = { session: '', method: '', dir: '', kind: '', errorsOnly: false, minLatencyMs: 0, text: '' };
+
+/** A lane of the waterfall: one HTTP stream (POST response stream, GET stream, legacy stream, stdio). */
+export interface Lane {
+  key: string; // exchange id, or session id for stdio
+  sessionId?: string;
+  label: string;
+  exchange?: ExchangeInfo;
+  start: number;
+  end?: number;
+  /** What the lane's stream is: `post-sse`, `get-sse`, `legacy-sse`, `post-json` (shared lane of JSON answers), `stdio`, or `post-body` (a POST whose answer has not started yet). */
+  carrier?: Carrier;
+}
+
+/** Connection state of the feed, shown in the status indicator. */
+export type FeedStatus = 'connecting' | 'live' | 'paused' | 'reconnecting' | 'offline';
+
+/** One block of an exchange's SSE response stream (the DevTools EventStream table). */
+export interface StreamEntry {
+  seq: number;
+  ts: number;
+  what: 'message' | 'comment' | 'priming' | 'endpoint' | 'other';
+  eventId?: string;
+  eventType?: string;
+  retry?: number;
+  /** The data (or comment) of the block, cut to about 200 characters. */
+  summary: string;
+  /** Byte offset and length of the block in the stream (-1 when the frame carried no location). */
+  offset: number;
+  length: number;
+  /** For `what: 'message'`: the message's seq (see `TimelineStore.message`). */
+  messageSeq?: number;
+  /** For a message: its JSON-RPC kind and method (handy for the table's data column). */
+  kind?: MessageKind;
+  method?: string;
+  /** A replayed copy (resumed stream) of the message with this seq. */
+  replayOf?: number;
+}
+
+/** One call drawn on the waterfall. */
+export interface Bar {
+  /** Row key (`c<seq>`). */
+  key: string;
+  /** Lane key (see `Lane.key`). */
+  lane: string;
+  start: number;
+  /** Undefined while pending: draw it open-ended up to "now". */
+  end?: number;
+  status: CallStatus;
+  label: string;
+  /** 0 for a top-level call, 1 for a server→client request nested under a call. */
+  depth: number;
+  sessionId: string;
+  /** Fraction 0..1 of the latest progress notification with a total, if any. */
+  progress?: number;
+}
+
+export interface Waterfall {
+  lanes: Lane[];
+  bars: Bar[];
+  /** Earliest start and latest known time across lanes and bars (0 when empty). */
+  start: number;
+  end: number;
+}
+
+export interface StoreStats {
+  /** All rows (top-level and nested). */
+  rows: number;
+  messages: number;
+  /** Events kept (every type). */
+  events: number;
+  /** Feed events the server reported as dropped for this consumer (see FeedMessage `dropped`). */
+  dropped: number;
+  /** Events fetched from /api/events to fill such gaps (or a pause overflow). */
+  refetched: number;
+}
