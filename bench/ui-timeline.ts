@@ -51,6 +51,8 @@ const messages = initial.filter((e) => e.type === 'message').length;
 const ui = await startUiServer({ store, token: TOKEN, uiDir: UI_DIR, showSecrets: false, version: packageVersion() });
 const browser = await launchBrowser();
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+// tsx/esbuild wraps functions passed to page.evaluate in a `__name` helper that only exists in Node.
+await page.addInitScript('globalThis.__name = (f) => f');
 
 // 1. Time to first render and to the full snapshot.
 const t0 = performance.now();
