@@ -170,6 +170,11 @@ export interface MessageEvent {
   size: number;
   /** Set when the payload was too large to keep: `jsonrpc` is a stub, `raw` a prefix. */
   truncated?: boolean;
+  /**
+   * Feed only: the payload is large, so the feed sent a stub in `jsonrpc` (method, id, and a note)
+   * and no `raw`. The full message is at `GET /api/messages/:seq`.
+   */
+  elided?: boolean;
   id?: JsonRpcId;
   method?: string;
   /** Tool, prompt or resource the request is about (for a response: copied from its request). */

@@ -9,6 +9,23 @@ import type { FeedMessage, McpscopeEvent } from '../model/events.js';
 import { EVENT_SCHEMA_VERSION } from '../model/events.js';
 import type { EventStore } from '../store/event-store.js';
 
+/** Messages larger than this travel on the feed as stubs; the UI loads them in full on demand. */
+export const FEED_ELIDE_BYTES = 256 * 1024;
+
+/** The form of an event on the feed: large message payloads replaced by a stub (see MessageEvent.elided). */
+export function forFeed(e: McpscopeEvent, limit = FEED_ELIDE_BYTES): McpscopeEvent {
+  if (e.type !== 'message' || e.size <= limit) return e;
+  const full = e.jsonrpc as { id?: unknown; method?: unknown } | null;
+  const stub: Record<string, unknown> = { jsonrpc: '2.0' };
+  if (full && typeof full === 'object') {
+    if ('id' in full) stub.id = full.id;
+    if (typeof full.method === 'string') stub.method = full.method;
+  }
+  stub['…'] = `${e.size} bytes: open this message to load it in full`;
+  const { raw: _raw, ...rest } = e;
+  return { ...rest, jsonrpc: stub, elided: true };
+}
+
 export interface FeedOptions {
   /** Stop sending to a socket whose unsent bytes exceed this; its events are dropped meanwhile. Default 8 MiB. */
   maxBufferedBytes?: number;
@@ -75,7 +92,7 @@ export class FeedHub {
     const events = this.store.snapshot(since);
     for (let i = 0; i < events.length || i === 0; i += this.snapshotChunk) {
       const part = events.slice(i, i + this.snapshotChunk);
-      this.send(client, { type: 'snapshot', events: part, done: i + this.snapshotChunk >= events.length });
+      this.send(client, { type: 'snapshot', events: part.map((e) => forFeed(e)), done: i + this.snapshotChunk >= events.length });
     }
   }
 
@@ -138,7 +155,7 @@ export class FeedHub {
       this.send(c, { type: 'dropped', count: c.dropped, fromSeq: c.dropFrom, toSeq: c.dropTo });
       c.dropped = 0;
     }
-    this.send(c, { type: 'events', events });
+    this.send(c, { type: 'events', events: events.map((e) => forFeed(e)) });
   }
 
   private send(c: Client, message: FeedMessage): void {

@@ -9,6 +9,7 @@
  *   GET  /api/sessions/:id/events        all its events (exchanges, SSE frames, problems…)
  *   GET  /api/events?since=SEQ           every event after SEQ
  *   GET  /api/exchanges/:id              one HTTP exchange
+ *   GET  /api/messages/:seq              one message in full (the feed elides payloads over 256 KiB)
  *   POST /api/clear                      forget everything captured so far
  *   WS   /ws?since=SEQ                   hello, snapshot, then live events (see docs/event-schema.md)
  */
@@ -138,6 +139,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   app.get<{ Params: { id: string } }>('/api/sessions/:id/events', async (req, reply) => {
     if (!store.sessions.has(req.params.id)) return reply.code(404).send({ error: `No session ${req.params.id}` });
     return store.sessionEvents(req.params.id);
+  });
+  app.get<{ Params: { seq: string } }>('/api/messages/:seq', async (req, reply) => {
+    const m = store.message(Number(req.params.seq));
+    if (!m) return reply.code(404).send({ error: `No message #${req.params.seq}` });
+    return m;
   });
   app.get<{ Querystring: { since?: string } }>('/api/events', async (req) => store.snapshot(Number(req.query.since ?? 0) || 0));
   app.get<{ Params: { id: string } }>('/api/exchanges/:id', async (req, reply) => {

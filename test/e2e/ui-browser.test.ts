@@ -78,6 +78,31 @@ describe('timeline UI in Chromium', () => {
     expect(await detail.textContent()).toContain('tools/call');
   });
 
+  it('sends a large payload as a stub on the feed and loads it in full when opened', async () => {
+    const big = `${'x'.repeat(400 * 1024)}END-OF-BIG-PAYLOAD`;
+    await client.callTool({ name: 'echo', arguments: { text: big } });
+    // On the feed the message is a stub: the browser's store holds no 400 KB string.
+    const seq = await scope.waitFor((s) => [...s.sessions.values()].flatMap((x) => s.messages(x.id)).find((m) => m.kind === 'response' && m.size > 400 * 1024)?.pair);
+    // Open that row by link (a shared view URL names the selected row).
+    const loaded = page.waitForResponse((r) => r.url().includes('/api/messages/'));
+    const url = new URL(page.url());
+    url.searchParams.set('row', `c${seq}`);
+    await page.goto(url.toString());
+    const full = await loaded;
+    expect(full.status()).toBe(200);
+    expect(await full.text()).toContain('END-OF-BIG-PAYLOAD');
+    const detail = page.getByTestId('detail');
+    await expect.poll(async () => (await detail.textContent())?.includes('open this message to load it in full'), { timeout: 15_000 }).toBe(false);
+    expect(await detail.textContent()).toContain('xxxxxxxx');
+    const response = await page.evaluate((n) => {
+      const store = (window as unknown as { __mcpscope: { store: { row(k: string): { response?: { elided?: boolean; jsonrpc: unknown } } | undefined } } }).__mcpscope.store;
+      const r = store.row(`c${n}`)?.response;
+      return r ? { elided: r.elided, length: JSON.stringify(r.jsonrpc).length } : undefined;
+    }, seq!);
+    expect(response?.elided).toBe(true);
+    expect(response!.length).toBeLessThan(1000);
+  });
+
   it('narrows the list with filters and keeps them in the URL', async () => {
     const before = await rows(page).count();
     await page.getByTestId('filter-method').fill('sampling');

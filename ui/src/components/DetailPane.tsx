@@ -328,11 +328,40 @@ function MessageMeta({ m, base }: { m: MessageEvent; base?: number }) {
   );
 }
 
+/** A large payload arrives on the feed as a stub (`elided`): load the full message when it is shown. */
+function useFullMessage(m: MessageEvent): { message: MessageEvent; loading: boolean; error?: string } {
+  const [state, setState] = useState<{ seq: number; message?: MessageEvent; error?: string }>({ seq: -1 });
+  useEffect(() => {
+    if (!m.elided) return;
+    let live = true;
+    fetch(`api/messages/${m.seq}`, { credentials: 'same-origin' })
+      .then(async (res) => {
+        if (!res.ok) throw new Error(`mcpscope answered ${res.status}`);
+        const full = (await res.json()) as MessageEvent;
+        if (live) setState({ seq: m.seq, message: full });
+      })
+      .catch((err: unknown) => live && setState({ seq: m.seq, error: (err as Error).message }));
+    return () => {
+      live = false;
+    };
+  }, [m.seq, m.elided]);
+  if (!m.elided) return { message: m, loading: false };
+  if (state.seq === m.seq && state.message) return { message: state.message, loading: false };
+  return { message: m, loading: state.seq !== m.seq || !state.error, error: state.seq === m.seq ? state.error : undefined };
+}
+
 function Payload({ m, label }: { m: MessageEvent; label: string }) {
+  const { message, loading, error } = useFullMessage(m);
   return (
     <>
       {m.truncated ? <div className="note warn">This payload was too large to keep in full: only a stub and a prefix of the raw text were recorded.</div> : null}
-      <JsonView value={m.jsonrpc} openDepth={4} className={`jv-${label}`} />
+      {m.elided && loading ? (
+        <div className="note" data-testid="payload-loading">
+          Loading {formatBytes(m.size)}…
+        </div>
+      ) : null}
+      {error ? <div className="note warn">Could not load the full payload: {error}</div> : null}
+      <JsonView value={message.jsonrpc} openDepth={4} className={`jv-${label}`} />
     </>
   );
 }
