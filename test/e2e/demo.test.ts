@@ -11,7 +11,6 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
-  type CallToolResult,
   type CreateMessageRequest,
   type ElicitRequest,
   type LoggingMessageNotification,
@@ -19,12 +18,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { startDemoClient, type DemoRound } from '../../proxy/demo/demo-client.js';
+import { firstText } from '../support/mcp-results.js';
 
-function firstText(result: unknown): string {
-  const content = (result as CallToolResult).content;
-  const item = content.find((c) => c.type === 'text');
-  return item?.type === 'text' ? item.text : '';
-}
 
 /** A promise with its resolver, for waiting on events. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {

@@ -12,16 +12,11 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
-  type CallToolResult,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { runInspectorCli, startEverythingServer, type RunningPeer } from '../support/peers.js';
+import { firstText } from '../support/mcp-results.js';
 
-function firstText(result: unknown): string {
-  const content = (result as CallToolResult).content;
-  const item = content.find((c) => c.type === 'text');
-  return item?.type === 'text' ? item.text : '';
-}
 
 function newClient(capabilities: ConstructorParameters<typeof Client>[1] = {}): Client {
   return new Client({ name: 'mcpscope-peers-test', version: '0.0.0' }, capabilities);

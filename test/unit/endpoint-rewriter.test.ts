@@ -1,33 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { EndpointRewriter, originRewriter } from '../../proxy/parse/endpoint-rewriter.js';
 import type { EndpointRewrite, EndpointRewriterOptions } from '../../proxy/parse/endpoint-rewriter.js';
+import { BOM, concat, sample } from '../support/bytes.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder('utf-8', { ignoreBOM: true }).decode(b);
-const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
 /** Byte-exact string view (fast to compare, readable diffs). */
 const bin = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 
 const UPSTREAM = 'http://127.0.0.1:8000';
 const PROXY = 'http://127.0.0.1:45678';
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
-function sample(name: string): Uint8Array {
-  const url = new URL(`../fixtures/wire-samples/${name}`, import.meta.url);
-  return new Uint8Array(readFileSync(fileURLToPath(url)));
-}
 
 interface Run {
   out: Uint8Array;

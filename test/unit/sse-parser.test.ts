@@ -1,27 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SseLineSplitter, SseParser, sseField, utf8Cut } from '../../proxy/parse/sse-parser.js';
 import type { SseEol, SseFrame, SseParserOptions } from '../../proxy/parse/sse-parser.js';
+import { BOM, concat, sample } from '../support/bytes.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
-function sample(name: string): Uint8Array {
-  const url = new URL(`../fixtures/wire-samples/${name}`, import.meta.url);
-  return new Uint8Array(readFileSync(fileURLToPath(url)));
-}
 
 const SAMPLES = [
   'python-legacy-sse-crlf.sse',

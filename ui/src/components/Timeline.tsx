@@ -9,6 +9,7 @@ import { isAtBottom, scrollToReveal, visibleRange } from '../state/virtual.js';
 import { formatBytes, formatClock, formatMs } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
 import { STATUS_LABEL, callGist, notificationGist, rowDepth, rowMethod, rowName, rowSize, rowStatus } from './row-info.js';
+import { useElementSize } from './use-element-size.js';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -31,7 +32,7 @@ export interface TimelineProps {
 export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = false, live = true, closedSessions }: TimelineProps) {
   const viewportRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
-  const [viewportHeight, setViewportHeight] = useState(0);
+  const { h: viewportHeight } = useElementSize(viewportRef);
   const [follow, setFollow] = useState(true);
   const followRef = useRef(true);
   /** rows.length when the user left the tail: the "N new" baseline. */
@@ -39,21 +40,6 @@ export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = fa
   const count = rows.length;
   const vh = viewportHeight > 0 ? viewportHeight : FALLBACK_VIEWPORT;
   const range = visibleRange({ scrollTop, viewportHeight: vh, rowHeight: ROW_HEIGHT, count, overscan: OVERSCAN });
-
-  // Measure the viewport.
-  useLayoutEffect(() => {
-    const el = viewportRef.current;
-    if (!el) return;
-    const measure = () => setViewportHeight(el.clientHeight);
-    measure();
-    if (typeof ResizeObserver !== 'undefined') {
-      const ro = new ResizeObserver(measure);
-      ro.observe(el);
-      return () => ro.disconnect();
-    }
-    window.addEventListener('resize', measure);
-    return () => window.removeEventListener('resize', measure);
-  }, []);
 
   // Live tail: keep the bottom in view while following.
   useLayoutEffect(() => {

@@ -9,6 +9,7 @@ import type { TimelineStore } from '../state/store.js';
 import type { Lane } from '../state/types.js';
 import { formatMs } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
+import { useElementSize } from './use-element-size.js';
 
 const MAX_LABEL_W = 260;
 const TRACK_H = 16;
@@ -63,7 +64,7 @@ function tickStep(pxPerMs: number, minPx = 90): number {
 
 export function Waterfall({ store, sessionId, version, selectedKey, onSelect, live = true, visibleKeys }: WaterfallProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [size, setSize] = useState({ w: 0, h: 0 });
+  const size = useElementSize(scrollRef);
   const [scroll, setScroll] = useState({ left: 0, top: 0 });
   const [zoom, setZoom] = useState(1);
 
@@ -111,19 +112,6 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
     return { lanes: out, totalHeight: top };
   }, [wf, visibleKeys]);
 
-  useLayoutEffect(() => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const measure = () => setSize({ w: el.clientWidth, h: el.clientHeight });
-    measure();
-    if (typeof ResizeObserver !== 'undefined') {
-      const ro = new ResizeObserver(measure);
-      ro.observe(el);
-      return () => ro.disconnect();
-    }
-    window.addEventListener('resize', measure);
-    return () => window.removeEventListener('resize', measure);
-  }, []);
 
   const onScroll = useCallback(() => {
     const el = scrollRef.current;
