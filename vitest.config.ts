@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export default defineConfig({
   test: {
@@ -6,5 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // mcpscope processes started by tests announce their UI token in $MCPSCOPE_HOME (see
+    // proxy/server/discovery.ts): keep that out of the real home directory.
+    env: { MCPSCOPE_HOME: join(tmpdir(), `mcpscope-test-home-${process.pid}`) },
   },
 });

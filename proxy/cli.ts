@@ -4,9 +4,14 @@
  *   mcpscope                      the embedded demo: a demo MCP server, mcpscope in front of it,
  *                                 and a scripted client producing traffic — open the printed UI URL
  *   mcpscope --target URL         the real job: proxy URL's origin and record everything
+ *   mcpscope -- <command> [args]  wrap a stdio server (proxy/stdio/stdio-wrapper.ts); its records
+ *                                 go to the UI on --ui-port
+ *
+ * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
 import { parseArgs } from 'node:util';
-import { startMcpscope, packageVersion, type Mcpscope } from './mcpscope.js';
+import type { Mcpscope } from './mcpscope.js';
+import { packageVersion } from './version.js';
 
 export const DEFAULT_UI_PORT = 6480;
 export const DEFAULT_PROXY_PORT = 6481;
@@ -16,6 +21,11 @@ const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Conte
 Usage
   mcpscope                        run the live demo (demo server + demo client + UI)
   mcpscope --target <mcp-url>     proxy an MCP server and record its traffic
+  mcpscope [--ui-port <n>] [--token <t>] -- <command> [args…]
+                                  wrap a stdio MCP server: relay its stdin/stdout unchanged and
+                                  record the traffic in the mcpscope UI running on --ui-port (or
+                                  serve one there if none is running). Put it in your client's
+                                  config in place of the server's command: npx mcpscope -- <command>
   mcpscope open <file>            browse a saved capture (fixture JSON, NDJSON or HAR)
   mcpscope replay <fixture>       serve a recorded session as a mock MCP server
   mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
@@ -26,7 +36,9 @@ Options
   --port <n>            proxy port (default ${DEFAULT_PROXY_PORT}; 0 = any free port)
   --ui-port <n>         UI and API port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --host <addr>         listen address (default 127.0.0.1; anything else exposes your traffic)
-  --token <t>           UI/API token (default: $MCPSCOPE_TOKEN, else random per launch)
+  --token <t>           UI/API token (default: $MCPSCOPE_TOKEN, else random per launch; a wrapper
+                        also finds the running UI's token in $MCPSCOPE_HOME/ui-<port>.json,
+                        MCPSCOPE_HOME defaulting to ~/.mcpscope)
   --show-secrets        do not redact Authorization, cookies and OAuth tokens in the UI
   --no-rewrite          never change bytes (the legacy SSE endpoint event is then not rewritten)
   --allow-origin <o>    accept requests with this Origin besides loopback ones (repeatable)
@@ -53,6 +65,59 @@ function portOption(value: string | undefined, name: string, fallback: number): 
 /** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
 const SUBCOMMANDS = new Set(['open', 'replay', 'verify']);
 
+const OPTIONS = {
+  target: { type: 'string' },
+  port: { type: 'string' },
+  'ui-port': { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  'show-secrets': { type: 'boolean' },
+  'no-rewrite': { type: 'boolean' },
+  'allow-origin': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
+  'max-body': { type: 'string' },
+  record: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
+const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'help', 'version']);
+
+/** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
+async function wrap(own: string[], command: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: own, allowPositionals: false, options: OPTIONS });
+  } catch (err) {
+    fail(`${(err as Error).message}\nRun mcpscope --help for the options.`);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (v.version) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+  const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
+  if (misplaced.length > 0) fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets and --max-body do).`);
+  if (command.length === 0 || command[0] === '') fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
+  const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+  if (uiPort === 0) fail('--ui-port must name the shared UI\'s port (0 would find no UI to join).');
+  const { runStdioWrapper } = await import('./stdio/stdio-wrapper.js');
+  const code = await runStdioWrapper({
+    command: command[0],
+    args: command.slice(1),
+    uiPort,
+    token: v.token,
+    showSecrets: v['show-secrets'] ?? false,
+    maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+  });
+  process.exit(code);
+}
+
 async function main(): Promise<void> {
   const sub = process.argv[2];
   if (sub !== undefined && SUBCOMMANDS.has(sub)) {
@@ -61,25 +126,13 @@ async function main(): Promise<void> {
     if (typeof code === 'number') process.exitCode = code;
     return;
   }
+  const dashes = process.argv.indexOf('--', 2);
+  if (dashes >= 0) return wrap(process.argv.slice(2, dashes), process.argv.slice(dashes + 1));
   let parsed;
   try {
     parsed = parseArgs({
       allowPositionals: false,
-      options: {
-        target: { type: 'string' },
-        port: { type: 'string' },
-        'ui-port': { type: 'string' },
-        host: { type: 'string' },
-        token: { type: 'string' },
-        'show-secrets': { type: 'boolean' },
-        'no-rewrite': { type: 'boolean' },
-        'allow-origin': { type: 'string', multiple: true },
-        'allow-host': { type: 'string', multiple: true },
-        'max-body': { type: 'string' },
-        record: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
+      options: OPTIONS,
     });
   } catch (err) {
     fail(`${(err as Error).message}\nRun mcpscope --help for the options.`);
@@ -127,10 +180,13 @@ async function main(): Promise<void> {
     allowHosts: v['allow-host'],
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
     recordFile: v.record,
+    // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
+    discoveryFile: true,
   };
   const port = portOption(v.port, '--port', DEFAULT_PROXY_PORT);
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
 
+  const { startMcpscope } = await import('./mcpscope.js');
   let scope: Mcpscope;
   try {
     scope = await startMcpscope({ ...options, port, uiPort });

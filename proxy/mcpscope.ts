@@ -1,10 +1,10 @@
 /**
  * Assembles one running mcpscope: the proxy port (hot path: forward and capture), the capture
- * queue, the recorder (parse → correlate → annotate → redact), the store, and the UI port (API
- * and feed). See docs/architecture.md for the data flow.
+ * queue, the recorder (parse → correlate → annotate → redact), the store, and the UI port (API,
+ * feed, and /ingest for stdio wrappers). Without a `target` there is no proxy port: a UI that
+ * records only what stdio wrappers send it. See docs/architecture.md for the data flow.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CaptureQueue } from './capture/capture-queue.js';
 import type { WireRecord } from './capture/wire-records.js';
@@ -13,11 +13,16 @@ import { createRedactor } from './record/redact.js';
 import { EventStore } from './store/event-store.js';
 import { startProxyServer, type ProxyServer } from './server/proxy-server.js';
 import { startUiServer, type UiFeedOptions, type UiServer } from './server/ui-server.js';
+import { fixtureRoutes } from './fixtures/routes.js';
 import type { McpscopeEvent } from './model/events.js';
+import { writeDiscovery } from './server/discovery.js';
+import { packageVersion } from './version.js';
+
+export { packageVersion };
 
 export interface McpscopeOptions {
-  /** Upstream MCP URL. */
-  target: string;
+  /** Upstream MCP URL. Without one, no proxy port is opened (a UI for stdio wrappers only). */
+  target?: string;
   host?: string;
   /** Proxy port (0 = any free port). */
   port?: number;
@@ -35,14 +40,24 @@ export interface McpscopeOptions {
   recordFile?: string;
   /** Tuning of the WebSocket feed (see FeedOptions); defaults suit normal use. */
   feed?: UiFeedOptions;
+  /**
+   * Write `ui-<port>.json` (token, pid, URL) into $MCPSCOPE_HOME (default ~/.mcpscope) while the
+   * UI runs, so that stdio wrappers started by a desktop client find its token (see
+   * proxy/server/discovery.ts). The CLI turns it on.
+   */
+  discoveryFile?: boolean;
 }
 
-export interface Mcpscope {
-  proxy: ProxyServer;
+/** An mcpscope, with or without a proxy port. */
+export interface McpscopeCore {
+  /** The proxy port; only with a `target`. */
+  proxy?: ProxyServer;
   ui?: UiServer;
   store: EventStore;
   recorder: Recorder;
   token: string;
+  /** Hands a wire record to the recorder (an O(1) push onto the capture queue). */
+  capture(record: WireRecord): void;
   /** Run the recorder on everything captured so far (tests; normally it runs on the next tick). */
   flush(): void;
   /** Resolves with the first batch of events for which `predicate` holds over the whole store. */
@@ -50,25 +65,21 @@ export interface Mcpscope {
   close(): Promise<void>;
 }
 
+/** An mcpscope in front of a `target`. */
+export interface Mcpscope extends McpscopeCore {
+  proxy: ProxyServer;
+}
+
 /** The built UI: dist/ui, beside dist/proxy when compiled, or under dist/ when run from source (tests). */
 export const UI_DIR = fileURLToPath(new URL(import.meta.url.includes('/dist/proxy/') ? '../ui/' : '../dist/ui/', import.meta.url));
-
-export function packageVersion(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string }).version;
-    } catch {
-      /* try the next */
-    }
-  }
-  return '0.0.0';
-}
 
 export function generateToken(): string {
   return randomBytes(18).toString('base64url');
 }
 
-export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope> {
+export function startMcpscope(options: McpscopeOptions & { target: string }): Promise<Mcpscope>;
+export function startMcpscope(options: McpscopeOptions): Promise<McpscopeCore>;
+export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeCore> {
   // An empty token would open the UI to anyone: treat it as unset.
   const token = options.token || process.env.MCPSCOPE_TOKEN || generateToken();
   const store = new EventStore();
@@ -77,36 +88,63 @@ export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope>
   const queue = new CaptureQueue(recorder.handle);
   const capture = (r: WireRecord) => queue.push(r);
 
-  const proxy = await startProxyServer({
-    target: options.target,
-    host: options.host,
-    port: options.port,
-    capture,
-    rewriteEndpoint: options.rewriteEndpoint,
-    allowOrigins: options.allowOrigins,
-    allowHosts: options.allowHosts,
-  });
-
+  // The record file first: a path that cannot be written fails the launch before anything listens.
+  // It is redacted like every export, whatever --show-secrets says for the UI.
   let stopRecording: (() => void) | undefined;
   if (options.recordFile) {
     const { recordToFile } = await import('./fixtures/ndjson-recorder.js');
-    stopRecording = recordToFile(store, options.recordFile);
+    stopRecording = recordToFile(store, options.recordFile, { redactor: createRedactor({ extraSecrets: [token] }) });
+  }
+
+  let proxy: ProxyServer | undefined;
+  try {
+    if (options.target !== undefined) proxy = await startProxyServer({
+      target: options.target,
+      host: options.host,
+      port: options.port,
+      capture,
+      rewriteEndpoint: options.rewriteEndpoint,
+      allowOrigins: options.allowOrigins,
+      allowHosts: options.allowHosts,
+    });
+  } catch (err) {
+    stopRecording?.();
+    throw err;
   }
 
   let ui: UiServer | undefined;
   if (options.uiPort !== false) {
-    ui = await startUiServer({
-      store,
-      token,
-      host: options.host,
-      port: options.uiPort ?? 0,
-      uiDir: UI_DIR,
-      allowOrigins: options.allowOrigins,
-      allowHosts: options.allowHosts,
-      showSecrets: !!options.showSecrets,
-      version: packageVersion(),
-      feed: options.feed,
-    });
+    try {
+      ui = await startUiServer({
+        store,
+        token,
+        host: options.host,
+        port: options.uiPort ?? 0,
+        uiDir: UI_DIR,
+        allowOrigins: options.allowOrigins,
+        allowHosts: options.allowHosts,
+        showSecrets: !!options.showSecrets,
+        version: packageVersion(),
+        feed: options.feed,
+        plugins: [fixtureRoutes({ store, token, version: packageVersion(), live: true })],
+        ingest: capture,
+      });
+    } catch (err) {
+      // (e.g. the UI port is taken): leave nothing listening or open behind.
+      await proxy?.close().catch(() => undefined);
+      queue.close();
+      stopRecording?.();
+      throw err;
+    }
+  }
+
+  let removeDiscovery: (() => void) | undefined;
+  if (ui && options.discoveryFile) {
+    try {
+      removeDiscovery = writeDiscovery(ui.port, { token, url: `${ui.origin}/` });
+    } catch (err) {
+      process.emitWarning(`mcpscope could not write its discovery file (stdio wrappers will need --token): ${(err as Error).message}`);
+    }
   }
 
   return {
@@ -115,6 +153,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope>
     store,
     recorder,
     token,
+    capture,
     flush: () => queue.flush(),
     waitFor<T>(predicate: (s: EventStore) => T | undefined | false, timeoutMs = 10_000): Promise<T> {
       return new Promise<T>((resolve, reject) => {
@@ -140,7 +179,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<Mcpscope>
       });
     },
     async close() {
-      await proxy.close();
+      removeDiscovery?.();
+      await proxy?.close();
       queue.close();
       stopRecording?.();
       await ui?.close();

@@ -1,4 +1,4 @@
-import type { WireRecord } from './wire-records.js';
+import { chunkStream, isChunkRecord, type WireRecord } from './wire-records.js';
 
 export interface CaptureQueueOptions {
   /**
@@ -19,7 +19,7 @@ export class CaptureQueue {
   private scheduled = false;
   private readonly maxQueuedBytes: number;
   /**
-   * Request or response bodies (`${t}|${xid}`) that lost chunk bytes since the last drain → their `overflow` record, queued where
+   * Byte streams (`${stream}|${xid}`: a request or response body, a stdio stream) that lost chunk bytes since the last drain → their `overflow` record, queued where
    * the first bytes went missing (so it reaches the consumer before the exchange's end, and before
    * any later chunk that would otherwise be parsed across the gap).
    */
@@ -35,9 +35,10 @@ export class CaptureQueue {
 
   push(record: WireRecord): void {
     if (this.closed) return;
-    if (record.t === 'request-chunk' || record.t === 'response-chunk') {
+    if (isChunkRecord(record)) {
       const size = record.chunk.byteLength;
-      const key = `${record.t}|${record.xid}`;
+      const stream = chunkStream(record);
+      const key = `${stream}|${record.xid}`;
       const overflow = this.dropped.get(key);
       if (overflow) {
         // Once a body lost bytes, its later chunks are dropped too until the drain: the consumer
@@ -47,6 +48,7 @@ export class CaptureQueue {
       }
       if (this.queuedBytes + size > this.maxQueuedBytes) {
         const overflowRecord: Extract<WireRecord, { t: 'overflow' }> = { t: 'overflow', xid: record.xid, ts: Date.now(), droppedBytes: size };
+        if (stream === 'c2s' || stream === 's2c' || stream === 'stderr') overflowRecord.stream = stream;
         this.dropped.set(key, overflowRecord);
         this.queue.push(overflowRecord);
         this.schedule();

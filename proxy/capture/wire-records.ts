@@ -35,7 +35,37 @@ export type WireRecord =
   | { t: 'upstream-error'; xid: string; ts: number; code: string; message: string; status: number }
   /** The proxy changed bytes on the wire. */
   | { t: 'modification'; xid: string; ts: number; what: string; before: string; after: string; text: string }
-  /** Records were dropped because the consumer fell too far behind (the bytes were forwarded regardless). */
-  | { t: 'overflow'; xid: string; ts: number; droppedBytes: number };
+  /**
+   * Records were dropped because the consumer fell too far behind (the bytes were forwarded regardless).
+   * For a stdio process, `stream` names the stream that lost bytes.
+   */
+  | { t: 'overflow'; xid: string; ts: number; droppedBytes: number; stream?: StdioStream }
+  // ------------------------------------------------------------------ stdio (proxy/stdio/stdio-wrapper.ts)
+  /**
+   * A wrapped stdio server process was started (`xid` names the process). `joined`: the recorder
+   * receiving this did not see the process from its start (the wrapper reconnected to a new UI).
+   */
+  | { t: 'stdio-start'; xid: string; ts: number; command: string; args: string[]; pid?: number; cwd?: string; joined?: boolean }
+  /** Bytes on the process's stdin (`c2s`, from the client) or stdout (`s2c`, from the server), as relayed. */
+  | { t: 'stdio-chunk'; xid: string; ts: number; dir: 'c2s' | 's2c'; chunk: Uint8Array }
+  /** Bytes the process wrote to stderr. */
+  | { t: 'stdio-stderr'; xid: string; ts: number; chunk: Uint8Array }
+  /** The process ended: its exit code, or the signal that killed it. */
+  | { t: 'stdio-exit'; xid: string; ts: number; code: number | null; signal: string | null };
 
 export type WireRecordType = WireRecord['t'];
+
+/** The streams of a stdio process: stdin (`c2s`), stdout (`s2c`), stderr. */
+export type StdioStream = 'c2s' | 's2c' | 'stderr';
+
+/** Records that carry body bytes (the ones the capture queue may drop under pressure). */
+export type ChunkRecord = Extract<WireRecord, { chunk: Uint8Array }>;
+
+export function isChunkRecord(r: WireRecord): r is ChunkRecord {
+  return 'chunk' in r;
+}
+
+/** Which byte stream of its exchange or process a chunk belongs to (chunks of one stream are parsed in sequence). */
+export function chunkStream(r: ChunkRecord): string {
+  return r.t === 'stdio-chunk' ? r.dir : r.t === 'stdio-stderr' ? 'stderr' : r.t;
+}

@@ -4,6 +4,9 @@
  *   capture (WireRecord) → BodyReader (frames) → classifyPayload (JSON-RPC) →
  *   SessionRegistry + Correlator (links) → annotations (hints) → redaction → EventStore
  *
+ * The same pipeline serves HTTP exchanges and wrapped stdio processes (`stdio-*` records: one
+ * session per process, one NDJSON reader per direction, stderr lines as log events).
+ *
  * It never throws into the proxy: a failure on one record becomes a `problem` event.
  */
 import type {
@@ -17,7 +20,7 @@ import type {
   TransportKind,
   UnsequencedEvent,
 } from '../model/events.js';
-import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
+import type { HeaderMap, StdioStream, WireRecord } from '../capture/wire-records.js';
 import { classifyPayload, type ClassifyResult } from '../parse/jsonrpc.js';
 import { Correlator } from '../correlate/correlator.js';
 import { SessionRegistry, groupingKeyOf } from '../correlate/session-registry.js';
@@ -27,6 +30,7 @@ import { httpHints } from '../annotate/http-hints.js';
 import type { EventStore } from '../store/event-store.js';
 import { BodyReader, type BodyFrame, type Framing } from './body-reader.js';
 import type { Redactor } from './redact.js';
+import { commandLine } from '../stdio/command-line.js';
 
 export interface RecorderOptions {
   store: EventStore;
@@ -55,7 +59,32 @@ interface ExchangeState {
   ended: boolean;
 }
 
+/** A wrapped stdio server process (see proxy/stdio/stdio-wrapper.ts). */
+interface ProcessState {
+  xid: string;
+  session: SessionInfo;
+  /** stdin (`c2s`) and stdout (`s2c`) lines. */
+  readers: Record<Direction, BodyReader>;
+  /**
+   * The next line of that direction may be the tail of a line whose start was never seen (after
+   * bytes were dropped, or when the recorder joined a running process): if it does not parse, it
+   * is noted rather than reported as the peer's mistake.
+   */
+  partial: Record<Direction, boolean>;
+  stderr: BodyReader;
+  /** Bytes of each stream, for the exit summary. */
+  bytes: Record<StdioStream, number>;
+}
+
+/** What a frame belongs to: its session, and the HTTP exchange that carried it (none for stdio). */
+interface FrameOwner {
+  session?: SessionInfo;
+  exchangeId?: string;
+}
+
 const PREVIEW_BYTES = 4096;
+/** A stderr line longer than this is cut (the process's stderr still got every byte). */
+const STDERR_LINE_BYTES = 8192;
 
 function header(h: HeaderMap, name: string): string | undefined {
   const v = h[name];
@@ -84,6 +113,7 @@ export class Recorder {
   readonly registry = new SessionRegistry();
   readonly correlator = new Correlator();
   private exchanges = new Map<string, ExchangeState>();
+  private processes = new Map<string, ProcessState>();
   private dirtySessions = new Set<SessionInfo>();
   private dirtyExchanges = new Set<ExchangeState>();
 
@@ -100,7 +130,8 @@ export class Recorder {
       try {
         this.one(r);
       } catch (err) {
-        this.problem(this.exchanges.get(r.xid), 'error', 'recorder-error', `mcpscope failed to record this (${(err as Error).message}); the traffic itself was forwarded unchanged.`);
+        const owner = this.exchanges.get(r.xid) ?? this.processes.get(r.xid);
+        this.problemAt(owner && ('info' in owner ? this.ownerOf(owner) : { session: owner.session }), 'error', 'recorder-error', `mcpscope failed to record this (${(err as Error).message}); the traffic itself was forwarded unchanged.`);
       }
     }
     this.flushDirty();
@@ -109,6 +140,9 @@ export class Recorder {
 
   private one(r: WireRecord): void {
     if (r.t === 'request') return this.onRequest(r);
+    if (r.t === 'stdio-start') return this.onStdioStart(r);
+    const proc = this.processes.get(r.xid);
+    if (proc) return this.onStdioRecord(proc, r);
     const ex = this.exchanges.get(r.xid);
     if (!ex) return;
     switch (r.t) {
@@ -145,6 +179,10 @@ export class Recorder {
           text: r.text,
         });
         return;
+      case 'stdio-chunk':
+      case 'stdio-stderr':
+      case 'stdio-exit':
+        return; // a process this recorder never saw start
       case 'overflow':
         ex.info.truncated = true;
         ex.reqReader = undefined;
@@ -249,7 +287,7 @@ export class Recorder {
       }
     }
     if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
-    const seqs = this.emitFrame(ex, 'c2s', 'post-body', frame, cls, ts);
+    const seqs = this.emitFrame(this.ownerOf(ex), 'c2s', 'post-body', frame, cls, ts);
     ex.requestSeqs = seqs.requests;
     if (seqs.requests.length === 1) this.correlator.setStreamParent(ex.info.id, seqs.requests[0]);
     ex.info.carrier = undefined;
@@ -369,7 +407,7 @@ export class Recorder {
       return;
     }
     const cls = f.truncated ? undefined : classifyPayload(f.text);
-    this.emitFrame(ex, 's2c', carrier, f, cls, ts, sse.id);
+    this.emitFrame(this.ownerOf(ex), 's2c', carrier, f, cls, ts, sse.id);
   }
 
   private onResponseEnd(ex: ExchangeState, ts: number): void {
@@ -388,7 +426,7 @@ export class Recorder {
     const end = reader.end();
     for (const f of end.frames) {
       if (f.sse) this.onResponseFrame(ex, f, ts);
-      else if (end.bytes > 0) this.emitFrame(ex, 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
+      else if (end.bytes > 0) this.emitFrame(this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
     }
     if (end.frames.length === 0 && end.text !== undefined && end.bytes > 0) {
       ex.info.responsePreview = this.previewOf(end.text, ex.info.responseType);
@@ -436,11 +474,137 @@ export class Recorder {
     this.correlator.forgetExchange(ex.info.id);
   }
 
+  // ---------------------------------------------------------------- stdio processes
+
+  private onStdioStart(r: Extract<WireRecord, { t: 'stdio-start' }>): void {
+    if (this.processes.has(r.xid)) return;
+    const target = this.redactor.text(commandLine(r.command, r.args));
+    const notes: Hint[] = [];
+    if (r.joined) {
+      notes.push({
+        level: 'info',
+        code: 'joined-mid-process',
+        text: 'mcpscope started recording this process after it had started (its wrapper reconnected to this UI): earlier traffic is not here, and the first line each way may be cut.',
+      });
+    }
+    const session = this.newSession('stdio', target, r.ts, {}, notes);
+    const where = [r.pid !== undefined ? `pid ${r.pid}` : undefined, r.cwd ? `working directory ${this.redactor.text(r.cwd)}` : undefined].filter(Boolean).join(', ');
+    this.store.append({ type: 'log', ts: r.ts, sessionId: session.id, source: 'mcpscope', text: `Server process started${where ? ` (${where})` : ''}: ${target}` });
+    this.processes.set(r.xid, {
+      xid: r.xid,
+      session,
+      readers: { c2s: this.lineReader(), s2c: this.lineReader() },
+      partial: { c2s: !!r.joined, s2c: !!r.joined },
+      stderr: new BodyReader({ framing: 'ndjson', maxBytes: STDERR_LINE_BYTES }),
+      bytes: { c2s: 0, s2c: 0, stderr: 0 },
+    });
+  }
+
+  private lineReader(): BodyReader {
+    return new BodyReader({ framing: 'ndjson', maxBytes: this.maxBodyBytes });
+  }
+
+  private onStdioRecord(proc: ProcessState, r: WireRecord): void {
+    switch (r.t) {
+      case 'stdio-chunk':
+        proc.bytes[r.dir] += r.chunk.byteLength;
+        for (const f of proc.readers[r.dir].push(r.chunk)) this.onStdioLine(proc, r.dir, f, r.ts);
+        return;
+      case 'stdio-stderr':
+        proc.bytes.stderr += r.chunk.byteLength;
+        for (const f of proc.stderr.push(r.chunk)) this.onStderrLine(proc, f, r.ts);
+        return;
+      case 'stdio-exit':
+        return this.onStdioExit(proc, r.ts, r.code, r.signal);
+      case 'overflow': {
+        // The bytes after the gap cannot be joined to the line before it: start each affected
+        // stream afresh, and treat its first line as possibly cut.
+        const streams: StdioStream[] = r.stream ? [r.stream] : ['c2s', 's2c', 'stderr'];
+        for (const st of streams) {
+          if (st === 'stderr') proc.stderr = new BodyReader({ framing: 'ndjson', maxBytes: STDERR_LINE_BYTES });
+          else {
+            proc.readers[st] = this.lineReader();
+            proc.partial[st] = true;
+          }
+        }
+        const what = r.stream === 'c2s' ? "the client's input (stdin)" : r.stream === 's2c' ? "the server's output (stdout)" : r.stream === 'stderr' ? "the server's stderr" : 'this process';
+        this.problemAt({ session: proc.session }, 'warn', 'capture-overflow', `mcpscope fell behind and skipped ${r.droppedBytes} bytes of ${what}; they were relayed, but not recorded.`);
+        return;
+      }
+      case 'abort':
+        this.finishProcess(proc, r.ts);
+        this.store.append({ type: 'log', ts: r.ts, sessionId: proc.session.id, source: 'mcpscope', text: `Recording stopped: ${r.reason}. What the process did afterwards is not known here.` });
+        this.closeSession(proc.session, r.ts, 'wrapper-disconnected');
+        this.processes.delete(proc.xid);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onStdioLine(proc: ProcessState, dir: Direction, f: BodyFrame, ts: number): void {
+    const partial = proc.partial[dir];
+    proc.partial[dir] = false;
+    const cls = f.truncated ? undefined : classifyPayload(f.text);
+    if (partial && !cls?.ok) {
+      this.store.append({
+        type: 'log',
+        ts,
+        sessionId: proc.session.id,
+        source: 'mcpscope',
+        text: `Skipped ${f.length} bytes of ${dir === 's2c' ? 'stdout' : 'stdin'}: the rest of a line whose start mcpscope did not see.`,
+      });
+      return;
+    }
+    this.emitFrame({ session: proc.session }, dir, 'stdio', f, cls, ts);
+  }
+
+  private onStderrLine(proc: ProcessState, f: BodyFrame, ts: number): void {
+    const text = f.truncated ? `${f.text} … [line cut: ${f.length} bytes in all]` : f.text;
+    this.store.append({ type: 'log', ts, sessionId: proc.session.id, source: 'stderr', text: this.redactor.text(text) });
+  }
+
+  /** Flushes what the process's streams still held: a last line without a newline. */
+  private finishProcess(proc: ProcessState, ts: number): void {
+    for (const dir of ['c2s', 's2c'] as const) {
+      for (const f of proc.readers[dir].end().frames) {
+        const stream = dir === 's2c' ? "The server's stdout" : "The client's input (the server's stdin)";
+        this.problemAt(
+          { session: proc.session },
+          'warn',
+          'unterminated-line',
+          `${stream} ended with ${f.length} bytes that no newline terminated. On stdio every message ends with a newline, so the ${dir === 's2c' ? 'client' : 'server'} never acted on them.`,
+          f.text.slice(0, PREVIEW_BYTES),
+          { offset: f.offset, length: f.length },
+        );
+      }
+    }
+    for (const f of proc.stderr.end().frames) this.onStderrLine(proc, f, ts);
+  }
+
+  private onStdioExit(proc: ProcessState, ts: number, code: number | null, signal: string | null): void {
+    this.finishProcess(proc, ts);
+    const session = proc.session;
+    const pending = this.correlator.pendingCount(session.id);
+    const how = code !== null ? `exited with code ${code}` : signal ? `was ended by ${signal}` : 'ended';
+    const waiting = pending > 0 ? ` ${pending} request${pending === 1 ? ' was' : 's were'} still waiting for an answer.` : '';
+    this.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: `The server process ${how}.${waiting}` });
+    if (code !== null && code !== 0) {
+      this.problemAt({ session }, 'warn', 'process-failed', `The server process exited with code ${code} (a failure). Its stderr lines, if any, are in the log above.`);
+    }
+    this.closeSession(session, ts, 'process-exited');
+    this.processes.delete(proc.xid);
+  }
+
   // ---------------------------------------------------------------- messages
 
-  /** Emits the messages of one frame (or a problem when it is not JSON-RPC). Returns the seqs of requests. */
+  /**
+   * Emits the messages of one frame (or a problem when it is not JSON-RPC). Returns the seqs of
+   * requests. The one message path of both transports: HTTP frames (owner = their exchange) and
+   * stdio lines (owner = the process's session, no exchange).
+   */
   private emitFrame(
-    ex: ExchangeState,
+    owner: FrameOwner,
     dir: Direction,
     carrier: Carrier,
     frame: BodyFrame,
@@ -449,15 +613,21 @@ export class Recorder {
     sseEventId?: string,
   ): { requests: number[] } {
     const requests: number[] = [];
-    const session = ex.session;
+    const session = owner.session;
     const location = { offset: frame.offset, length: frame.length, eventId: frame.sse?.id, eventType: frame.sse?.event };
     if (!cls) {
-      this.problem(ex, 'warn', 'too-large', `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${this.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`, frame.text.slice(0, PREVIEW_BYTES), location);
+      this.problemAt(owner, 'warn', 'too-large', `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${this.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`, frame.text.slice(0, PREVIEW_BYTES), location);
       return { requests };
     }
     if (!cls.ok) {
       if (cls.code === 'empty' && frame.length === 0) return { requests };
-      this.problem(ex, 'error', cls.code, `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`, this.redactJsonText(frame.text).slice(0, PREVIEW_BYTES), location);
+      const text =
+        carrier === 'stdio' && dir === 's2c'
+          ? `The server wrote a line to stdout that is not a JSON-RPC message (${cls.text}). On stdio, stdout is reserved for JSON-RPC: a banner or log line printed there breaks clients, which fail to parse it or drop the connection. The server should write such text to stderr. mcpscope relayed it unchanged.`
+          : carrier === 'stdio'
+            ? `The client wrote a line to the server's stdin that is not a JSON-RPC message: ${cls.text}. It was relayed unchanged.`
+            : `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`;
+      this.problemAt(owner, 'error', cls.code, text, this.redactJsonText(frame.text).slice(0, PREVIEW_BYTES), carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location);
       return { requests };
     }
     if (!session) return { requests };
@@ -476,7 +646,7 @@ export class Recorder {
         method: m.method,
         params: value.params,
         name,
-        exchangeId: ex.info.id,
+        exchangeId: owner.exchangeId,
         sseEventId,
         batchIndex: cls.batch ? i : undefined,
       });
@@ -502,7 +672,7 @@ export class Recorder {
         type: 'message',
         ts,
         sessionId: session.id,
-        exchangeId: ex.info.id,
+        exchangeId: owner.exchangeId,
         dir,
         kind: m.kind,
         carrier,
@@ -520,7 +690,7 @@ export class Recorder {
         error: m.kind === 'error' ? errorInfo(value.error) : undefined,
         isError,
         batch: cls.batch ? { index: m.index ?? i, size: batchSize } : undefined,
-        location: carrier === 'post-json' || carrier === 'post-body' ? { offset: frame.offset, length: frame.length } : location,
+        location: carrier === 'post-json' || carrier === 'post-body' || carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location,
         replayOf: corr.replayOf,
         hints,
       };
@@ -611,12 +781,23 @@ export class Recorder {
     raw?: string,
     location?: { offset: number; length: number },
   ): void {
+    this.problemAt(ex && this.ownerOf(ex), level, code, text, raw, location);
+  }
+
+  private problemAt(
+    owner: FrameOwner | undefined,
+    level: 'warn' | 'error',
+    code: string,
+    text: string,
+    raw?: string,
+    location?: { offset: number; length: number },
+  ): void {
     this.store.append(
       stripUndefined({
         type: 'problem' as const,
         ts: Date.now(),
-        sessionId: ex?.session?.id,
-        exchangeId: ex?.info.id,
+        sessionId: owner?.session?.id,
+        exchangeId: owner?.exchangeId,
         level,
         code,
         text,
@@ -624,10 +805,14 @@ export class Recorder {
         location,
       }),
     );
-    if (ex?.session) {
-      ex.session.counts.errors += 1;
-      this.markSession(ex.session);
+    if (owner?.session) {
+      owner.session.counts.errors += 1;
+      this.markSession(owner.session);
     }
+  }
+
+  private ownerOf(ex: ExchangeState): FrameOwner {
+    return { session: ex.session, exchangeId: ex.info.id };
   }
 
   private emitExchange(ex: ExchangeState): void {

@@ -12,6 +12,8 @@
  *   GET  /api/messages/:seq              one message in full (the feed elides payloads over 256 KiB)
  *   POST /api/clear                      forget everything captured so far
  *   WS   /ws?since=SEQ                   hello, snapshot, then live events (see docs/event-schema.md)
+ *   WS   /ingest                         stdio wrappers send their wire records (see ingest.ts); token
+ *                                        required, and no Origin at all (browsers may not ingest)
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
@@ -21,7 +23,9 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EventStore } from '../store/event-store.js';
+import type { WireRecord } from '../capture/wire-records.js';
 import { FeedHub, type FeedOptions } from './feed.js';
+import { IngestHub, INGEST_MAX_PAYLOAD } from './ingest.js';
 import { isAllowedHost, isSameOriginOrAllowed, tokenMatches } from './guards.js';
 
 export interface UiServerOptions {
@@ -37,6 +41,11 @@ export interface UiServerOptions {
   version: string;
   /** Feed tuning: send-buffer bound per socket, coalescing window, snapshot chunk size. */
   feed?: UiFeedOptions;
+  /**
+   * Where records from `/ingest` (stdio wrappers) go: the capture function of this mcpscope's
+   * recorder. Without it (a UI with no recorder, e.g. browsing a saved capture) /ingest answers 404.
+   */
+  ingest?: (record: WireRecord) => void;
   /** Extra routes (exports, fault injection…) registered inside the authenticated scope. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -50,6 +59,8 @@ export interface UiServer {
   url: string;
   app: FastifyInstance;
   feed: FeedHub;
+  /** Present when the server accepts stdio wrappers' records. */
+  ingest?: IngestHub;
   close(): Promise<void>;
 }
 
@@ -93,6 +104,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const app = Fastify({ logger: false, forceCloseConnections: true });
   const feed = new FeedHub(store, { ...options.feed, version: options.version, showSecrets: options.showSecrets });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const ingest = options.ingest ? new IngestHub(options.ingest) : undefined;
+  const ingestWss = ingest ? new WebSocketServer({ noServer: true, maxPayload: INGEST_MAX_PAYLOAD }) : undefined;
   let boundPort = 0;
 
   function guard(req: { headers: IncomingMessage['headers']; url?: string }): { status: number; message: string } | undefined {
@@ -174,13 +187,23 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const path = (req.url ?? '').split('?')[0];
     let refused: { status: number; message: string } | undefined;
     try {
-      refused = path === '/ws' ? guard(req) : { status: 404, message: 'not found' };
+      if (path === '/ws') refused = guard(req);
+      else if (path === '/ingest' && ingest) {
+        // Only programs ingest (the stdio wrapper): any page a browser shows sends an Origin.
+        refused =
+          guard(req) ??
+          (req.headers.origin !== undefined ? { status: 403, message: 'Browsers may not send records to mcpscope: /ingest takes no Origin.' } : undefined);
+      } else refused = { status: 404, message: 'not found' };
     } catch {
       // An exception here would be uncaught (an 'upgrade' listener) and take mcpscope down.
       refused = { status: 400, message: 'bad request' };
     }
     if (refused) {
       socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 400 ? 'Bad Request' : 'Not Found'}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ error: refused.message })}`);
+      return;
+    }
+    if (path === '/ingest') {
+      ingestWss!.handleUpgrade(req, socket, head, (ws) => ingest!.add(ws));
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -199,8 +222,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     url: `${origin}/?token=${encodeURIComponent(token)}`,
     app,
     feed,
+    ingest,
     async close() {
-      await feed.close();
+      await Promise.all([feed.close(), ingest?.close()]);
+      ingestWss?.close();
       wss.close();
       await app.close();
     },

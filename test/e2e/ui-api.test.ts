@@ -599,7 +599,7 @@ describe('the WebSocket feed', () => {
     const feed = await FeedClient.open(wsUrl(scope));
     await feed.until((m) => m.type === 'snapshot' && m.done, 'end of snapshot');
     const hello = feed.messages[0];
-    expect(hello).toEqual({ type: 'hello', schemaVersion: EVENT_SCHEMA_VERSION, version: expect.any(String), showSecrets: false, firstSeq: 1, lastSeq: lastSeqBefore });
+    expect(hello).toEqual({ type: 'hello', schemaVersion: EVENT_SCHEMA_VERSION, version: expect.any(String), showSecrets: false, instance: scope.store.instance, firstSeq: 1, lastSeq: lastSeqBefore });
     const snapshots = feed.messages.slice(1);
     expect(snapshots.every((m) => m.type === 'snapshot')).toBe(true);
     // Chunks of 3 events, only the last one marked done.

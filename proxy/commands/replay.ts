@@ -1,0 +1,124 @@
+/**
+ * `mcpscope replay FIXTURE [--port P] [--host H] [--path /mcp] [--speed N] [--stdio] [--quiet]`:
+ * serves a recorded session as a mock MCP server (see proxy/fixtures/replay-server.ts).
+ * HTTP: prints the endpoint URL on stdout (and what it serves on stderr); Ctrl-C stops it.
+ * --stdio: speaks newline-delimited JSON-RPC on stdin/stdout (logs on stderr) until stdin ends.
+ */
+import { parseArgs } from 'node:util';
+import { basename } from 'node:path';
+import { FixtureError, loadFixture } from '../fixtures/load-fixture.js';
+import { buildReplayModel } from '../fixtures/replay-matching.js';
+import { startMockServer, startStdioMock, type MockServer } from '../fixtures/replay-server.js';
+
+export const DEFAULT_REPLAY_PORT = 6482;
+
+const USAGE = `Usage: mcpscope replay <fixture.json> [options]
+
+Serves a recorded session (an mcpscope fixture) as a mock MCP server: each request is answered
+with the recorded response of the matching recorded request (method + params; ids, progress
+tokens and _meta ignored), re-emitting recorded progress, logs and server→client requests.
+
+Options
+  --port <n>       port (default ${DEFAULT_REPLAY_PORT}, any free port when taken; 0 = any free port)
+  --host <addr>    listen address (default 127.0.0.1)
+  --path <path>    endpoint path (default: the recorded one, e.g. /mcp)
+  --speed <x>      0 = answer at once (default); 1 = keep the recorded delays; 2 = twice as fast
+  --stdio          speak MCP over stdin/stdout instead of HTTP
+  --quiet          no per-request log lines on stderr
+  -h, --help       this help
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        path: { type: 'string' },
+        speed: { type: 'string' },
+        stdio: { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`mcpscope replay: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    process.stderr.write(`mcpscope replay: ${parsed.positionals.length === 0 ? 'which fixture? ' : 'one fixture at a time. '}\n\n${USAGE}`);
+    return 2;
+  }
+  const file = parsed.positionals[0];
+  let port = DEFAULT_REPLAY_PORT;
+  if (v.port !== undefined) {
+    port = Number(v.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`mcpscope replay: --port must be a port number from 0 to 65535, not ${JSON.stringify(v.port)}\n`);
+      return 2;
+    }
+  }
+  const speed = v.speed === undefined ? 0 : Number(v.speed);
+  if (!Number.isFinite(speed) || speed < 0) {
+    process.stderr.write(`mcpscope replay: --speed must be a number ≥ 0, not ${JSON.stringify(v.speed)}\n`);
+    return 2;
+  }
+  if (v.path !== undefined && !v.path.startsWith('/')) {
+    process.stderr.write(`mcpscope replay: --path must start with "/"\n`);
+    return 2;
+  }
+
+  let fixture;
+  try {
+    fixture = loadFixture(file);
+  } catch (err) {
+    if (!(err instanceof FixtureError)) throw err;
+    process.stderr.write(`mcpscope replay: ${err.message}\n`);
+    return 2;
+  }
+  const model = buildReplayModel(fixture);
+  const log = v.quiet ? undefined : (line: string) => process.stderr.write(`  ${line}\n`);
+  const summary = `${basename(file)}: ${model.calls.length} recorded requests from ${fixture.session.serverInfo?.name ?? 'an MCP server'} (${fixture.session.transport})`;
+
+  if (v.stdio) {
+    process.stderr.write(`mcpscope replay: serving ${summary} on stdio\n`);
+    const mock = startStdioMock(fixture, { stdin: process.stdin, stdout: process.stdout, speed, log });
+    const stop = () => void mock.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await mock.done;
+    return 0;
+  }
+
+  const host = v.host ?? '127.0.0.1';
+  let mock: MockServer;
+  try {
+    mock = await startMockServer(fixture, { port, host, path: v.path, speed, log });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code !== 'EADDRINUSE') throw err;
+    if (v.port !== undefined) {
+      process.stderr.write(`mcpscope replay: port ${port} is already in use. Choose another with --port, or 0 for any free port.\n`);
+      return 2;
+    }
+    mock = await startMockServer(fixture, { port: 0, host, path: v.path, speed, log });
+  }
+  process.stderr.write(`mcpscope replay: serving ${summary}\n  Point your MCP client at the URL below. Ctrl-C to stop.\n`);
+  process.stdout.write(`${mock.url}\n`);
+  return new Promise<number>((resolve) => {
+    const stop = () => {
+      process.stderr.write('mcpscope replay: stopping\n');
+      void mock.close().then(() => resolve(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

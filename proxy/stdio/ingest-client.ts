@@ -1,0 +1,207 @@
+/**
+ * The stdio wrapper's side of `/ingest`: a bounded queue of wire records, delivered in batches to
+ * whichever recorder the wrapper is linked to — an mcpscope UI over a WebSocket (JSON batches,
+ * chunks in base64, see proxy/capture/wire-codec.ts) or the wrapper's own in-process recorder.
+ *
+ * `push` is O(1) and never blocks: the wrapper calls it for every chunk it relays. Batches go out
+ * every `flushMs` or as soon as `batchBytes` are waiting. While there is no link, or the socket's
+ * unsent buffer is full, records wait; past `maxQueuedBytes` chunk payloads are dropped and
+ * counted (the server's traffic is never held up), and an `overflow` record tells the recorder
+ * where bytes went missing. Every new link is opened with the `hello` records (the process's
+ * `stdio-start`), so a UI that restarted learns about the process again.
+ */
+import WebSocket from 'ws';
+import { encodeBatch, type IngestRecord } from '../capture/wire-codec.js';
+import { chunkStream, type StdioStream, type WireRecord } from '../capture/wire-records.js';
+
+export type IngestTarget = { kind: 'ws'; ws: WebSocket } | { kind: 'local'; capture: (record: WireRecord) => void };
+
+export interface IngestClientOptions {
+  /** The records that open every link; `joined` is true from the second link on. */
+  hello: (joined: boolean) => IngestRecord[];
+  /** Chunk bytes allowed to wait for the link (default 32 MiB). */
+  maxQueuedBytes?: number;
+  /** Chunk bytes per batch (default 256 KiB). */
+  batchBytes?: number;
+  /** How long records may wait to be batched (default 20 ms). */
+  flushMs?: number;
+  /** Stop sending while the socket holds this many unsent bytes (default 8 MiB). */
+  maxBufferedBytes?: number;
+}
+
+type Overflow = Extract<IngestRecord, { t: 'overflow' }>;
+
+function sizeOf(r: IngestRecord): number {
+  return 'chunk' in r ? r.chunk.byteLength : 0;
+}
+
+export class IngestClient {
+  private queue: IngestRecord[] = [];
+  private queuedBytes = 0;
+  /** Streams losing bytes right now → their overflow record (still queued). */
+  private dropping = new Map<StdioStream, Overflow>();
+  private target?: IngestTarget;
+  private links = 0;
+  private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
+  private readonly maxQueuedBytes: number;
+  private readonly batchBytes: number;
+  private readonly flushMs: number;
+  private readonly maxBufferedBytes: number;
+  /** Chunk bytes that were never delivered. */
+  droppedBytes = 0;
+
+  constructor(private readonly options: IngestClientOptions) {
+    this.maxQueuedBytes = options.maxQueuedBytes ?? 32 * 1024 * 1024;
+    this.batchBytes = options.batchBytes ?? 256 * 1024;
+    this.flushMs = options.flushMs ?? 20;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  }
+
+  get linked(): boolean {
+    return this.target !== undefined;
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  push(record: IngestRecord): void {
+    if ('chunk' in record) {
+      const size = record.chunk.byteLength;
+      const stream = chunkStream(record) as StdioStream;
+      const overflow = this.dropping.get(stream);
+      if (overflow) {
+        overflow.droppedBytes += size;
+        this.droppedBytes += size;
+        return;
+      }
+      if (this.queuedBytes + size > this.maxQueuedBytes) {
+        const o: Overflow = { t: 'overflow', xid: record.xid, ts: Date.now(), droppedBytes: size, stream };
+        this.dropping.set(stream, o);
+        this.queue.push(o);
+        this.droppedBytes += size;
+        this.schedule();
+        return;
+      }
+      this.queuedBytes += size;
+    }
+    this.queue.push(record);
+    this.schedule();
+  }
+
+  /** Starts delivering to `target` (its hello records first). */
+  attach(target: IngestTarget): void {
+    this.target = target;
+    this.queue.unshift(...this.options.hello(this.links > 0));
+    this.links += 1;
+    this.flush();
+  }
+
+  /** The link is gone: records wait (bounded) for the next one. */
+  detach(target?: IngestTarget): void {
+    if (target && this.target !== target) return;
+    this.target = undefined;
+    this.cancelTimers();
+  }
+
+  /** Sends everything possible now. */
+  flush(): void {
+    this.cancelTimers();
+    const target = this.target;
+    if (!target) return;
+    if (target.kind === 'local') {
+      const batch = this.take(this.queue.length);
+      for (const r of batch) target.capture(r);
+      return;
+    }
+    const ws = target.ws;
+    while (this.queue.length > 0 && ws.readyState === WebSocket.OPEN && ws.bufferedAmount < this.maxBufferedBytes) {
+      let n = 0;
+      let bytes = 0;
+      while (n < this.queue.length && (n === 0 || bytes + sizeOf(this.queue[n]) <= this.batchBytes)) bytes += sizeOf(this.queue[n++]);
+      ws.send(encodeBatch(this.take(n)));
+    }
+    // Left over: the socket is backed up (or closing); look again shortly.
+    if (this.queue.length > 0 && ws.readyState === WebSocket.OPEN) this.timer = setTimeout(() => this.flush(), this.flushMs);
+  }
+
+  /**
+   * Resolves true once everything queued has been handed to the link (and, for a socket, written
+   * out), false when that did not happen within `timeoutMs`.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.flush();
+      const t = this.target;
+      const done = this.queue.length === 0 && (t?.kind === 'local' || (t?.kind === 'ws' && t.ws.bufferedAmount === 0));
+      if (done) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  private take(n: number): IngestRecord[] {
+    const batch = this.queue.splice(0, n);
+    for (const r of batch) {
+      this.queuedBytes -= sizeOf(r);
+      if (r.t === 'overflow' && r.stream && this.dropping.get(r.stream) === r) this.dropping.delete(r.stream);
+    }
+    return batch;
+  }
+
+  private schedule(): void {
+    if (!this.target) return;
+    if (this.queuedBytes >= this.batchBytes) {
+      this.immediate ??= setImmediate(() => {
+        this.immediate = undefined;
+        this.flush();
+      });
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, this.flushMs);
+    }
+  }
+
+  private cancelTimers(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+  }
+}
+
+export type ConnectResult =
+  | { ok: true; ws: WebSocket }
+  /** Nothing listens on the port. */
+  | { ok: false; refused: true; message: string }
+  /** Something answered, but not as an mcpscope that accepts us (HTTP status, or another failure). */
+  | { ok: false; refused: false; status?: number; message: string };
+
+/** Opens `/ingest` on the UI at `host:port`. Never rejects. */
+export function connectIngest(host: string, port: number, token: string | undefined, timeoutMs = 5_000): Promise<ConnectResult> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    const ws = new WebSocket(`ws://${host.includes(':') ? `[${host}]` : host}:${port}/ingest`, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
+    let settled = false;
+    const settle = (r: ConnectResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(r);
+    };
+    ws.once('open', () => settle({ ok: true, ws }));
+    ws.once('unexpected-response', (_req, res) => {
+      settle({ ok: false, refused: false, status: res.statusCode, message: `HTTP ${res.statusCode} on /ingest` });
+      res.resume();
+      ws.terminate();
+    });
+    ws.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') settle({ ok: false, refused: true, message: err.message });
+      else settle({ ok: false, refused: false, message: err.message });
+    });
+  });
+}

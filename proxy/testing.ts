@@ -1,0 +1,27 @@
+/**
+ * `mcpscope/testing`: run an MCP client's tests against a recorded server.
+ *
+ *   import { startMockServer } from 'mcpscope/testing';
+ *   const server = await startMockServer('test/fixtures/weather.fixture.json');
+ *   // … point the client under test at server.url …
+ *   await server.close();
+ *
+ * See docs/testing-with-fixtures.md.
+ */
+import { loadFixture } from './fixtures/load-fixture.js';
+import type { Fixture } from './fixtures/fixture-format.js';
+import { startMockServer as startHttpMock, type MockServer, type MockServerOptions } from './fixtures/replay-server.js';
+
+export { FixtureError, loadFixture, parseFixture, validateFixture } from './fixtures/load-fixture.js';
+export { startStdioMock, type MockServer, type MockServerOptions, type StdioMock, type StdioMockOptions } from './fixtures/replay-server.js';
+export { verifyFixture, formatVerifyReport, VerifyConnectionError, type VerifyOptions, type VerifyReport, type VerifyDifference, type VerifyCall } from './fixtures/verify.js';
+export { FIXTURE_FORMAT, FIXTURE_VERSION } from './fixtures/fixture-format.js';
+export type { Fixture, FixtureExchange, FixtureMessage, FixtureSession } from './fixtures/fixture-format.js';
+
+/**
+ * Serves a fixture (an object from `loadFixture`, or a path to a fixture file) as a Streamable
+ * HTTP MCP server on an OS-chosen loopback port. Resolves once it listens.
+ */
+export function startMockServer(fixture: Fixture | string, options: MockServerOptions = {}): Promise<MockServer> {
+  return startHttpMock(typeof fixture === 'string' ? loadFixture(fixture) : fixture, options);
+}

@@ -1,0 +1,154 @@
+/**
+ * Store → HAR 1.2. The deterministic scripted capture (fixed clock, no sockets) is exported and
+ * compared with a golden file, test/fixtures/golden/session.har.json, which pins the shape
+ * (regenerate it with UPDATE_GOLDEN=1 after an intended change, and review the diff). Plus: it is
+ * valid HAR 1.2, SSE entries carry `_eventSourceMessages`, and no secret survives.
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exportHar, type Har, type HarEntry } from '../../proxy/fixtures/export-har.js';
+import { UnknownSessionError } from '../../proxy/fixtures/export-fixture.js';
+import { harErrors } from '../support/har-schema.js';
+import { Recorder } from '../../proxy/record/recorder.js';
+import { createRedactor } from '../../proxy/record/redact.js';
+import { EventStore } from '../../proxy/store/event-store.js';
+import { recordScriptedCapture, SCRIPTED_SECRETS } from '../support/scripted-session.js';
+
+const GOLDEN = fileURLToPath(new URL('../fixtures/golden/session.har.json', import.meta.url));
+
+const entryOf = (har: Har, method: string, path: string): HarEntry => {
+  const e = har.log.entries.find((x) => x.request.method === method && new URL(x.request.url).pathname === path && x._mcpscope.exchange !== undefined);
+  if (!e) throw new Error(`no ${method} ${path} entry`);
+  return e;
+};
+
+describe('exportHar', () => {
+  it('matches the golden file (the whole scripted capture)', () => {
+    const c = recordScriptedCapture();
+    const text = `${JSON.stringify(exportHar(c.store, undefined, { token: c.token, version: 'golden' }), null, 2)}\n`;
+    if (process.env.UPDATE_GOLDEN === '1') {
+      mkdirSync(dirname(GOLDEN), { recursive: true });
+      writeFileSync(GOLDEN, text);
+    }
+    expect(existsSync(GOLDEN), `${GOLDEN} is missing: run with UPDATE_GOLDEN=1 to write it`).toBe(true);
+    expect(text).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('is valid HAR 1.2: required fields everywhere, -1 for what is unknown', () => {
+    const c = recordScriptedCapture();
+    const har = exportHar(c.store, undefined, { token: c.token });
+    expect(harErrors(har)).toBeUndefined();
+    expect(har.log.version).toBe('1.2');
+    expect(har.log.creator.name).toBe('mcpscope');
+    expect(har.log.entries).toHaveLength(c.store.exchanges.size);
+    for (const e of har.log.entries) {
+      expect(e.timings).toMatchObject({ blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0 });
+      expect(e.time).toBeCloseTo(e.timings.send + e.timings.wait + e.timings.receive, 6);
+      expect([e.request.headersSize, e.response.headersSize]).toEqual([-1, -1]);
+      expect(new Date(e.startedDateTime).toISOString()).toBe(e.startedDateTime);
+    }
+    // In the order they started.
+    const starts = har.log.entries.map((e) => Date.parse(e.startedDateTime));
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    // The validator is not a rubber stamp.
+    const broken = structuredClone(har) as unknown as { log: { entries: Record<string, unknown>[] } };
+    delete broken.log.entries[0].timings;
+    expect(harErrors(broken)).toMatch(/timings/);
+  });
+
+  it('request: upstream URL, headers and query as name/value lists, the client frame as postData', () => {
+    const c = recordScriptedCapture();
+    const har = exportHar(c.store, c.streamable, { token: c.token });
+    const batch = entryOf(har, 'POST', '/mcp');
+    expect(batch.request.url).toBe('http://127.0.0.1:3001/mcp');
+    const q = har.log.entries.find((e) => e.request.url.endsWith('?debug=1'))!;
+    expect(q.request.queryString).toEqual([{ name: 'debug', value: '1' }]);
+    expect(q.request.postData).toEqual({ mimeType: 'application/json', text: '[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"ping"}]' });
+    expect(q.response.content).toMatchObject({ mimeType: 'application/json', text: expect.stringMatching(/^\[\{"jsonrpc":"2\.0","id":1,"result":\{"tools"/) });
+    expect(batch.request.headers).toContainEqual({ name: 'authorization', value: 'Bearer [redacted]' });
+    expect(batch.request.headers).toContainEqual({ name: 'user-agent', value: 'scripted-client/1.0' });
+    expect(batch.request.postData?.text).toBe(JSON.stringify(c.store.messages(c.streamable)[0].jsonrpc));
+    expect(batch.response).toMatchObject({ status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1' });
+    const get = entryOf(har, 'GET', '/mcp');
+    expect(get.request.postData).toBeUndefined();
+    expect(get.request.bodySize).toBe(0);
+    const accepted = har.log.entries.find((e) => e.response.status === 202 && e.response.content.text === 'Accepted');
+    expect(accepted?.response.statusText).toBe('Accepted');
+  });
+
+  it('SSE responses: the reassembled stream and _eventSourceMessages { time, type, id, data }', () => {
+    const c = recordScriptedCapture();
+    const har = exportHar(c.store, undefined, { token: c.token });
+    const sseEntries = har.log.entries.filter((e) => e.response.content.mimeType === 'text/event-stream');
+    expect(sseEntries.map((e) => e._mcpscope.carrier)).toEqual(['post-sse', 'get-sse', 'legacy-sse']);
+    for (const e of har.log.entries) expect(e._eventSourceMessages !== undefined).toBe(e.response.content.mimeType === 'text/event-stream');
+
+    const call = sseEntries[0];
+    const messages = c.store.messages(c.streamable).filter((m) => m.exchangeId === call._mcpscope.exchange && m.dir === 's2c');
+    expect(call._eventSourceMessages).toEqual(
+      messages.map((m) => ({ time: m.ts / 1000, type: 'message', id: m.location!.eventId, data: JSON.stringify(m.jsonrpc) })),
+    );
+    expect(call.response.content.text).toMatch(/^id: e0\nretry: 1000\ndata:\n\nid: e1\ndata: \{"jsonrpc":"2\.0","method":"notifications\/progress"/);
+    expect(call.response.content.text).toContain('id: e2\nevent: message\ndata: {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage"');
+    expect(call.response.content.size).toBe(Buffer.byteLength(call.response.content.text!));
+    expect(call._resourceType).toBe('fetch');
+
+    const legacy = sseEntries[2];
+    expect(legacy._eventSourceMessages!.map((m) => [m.type, m.id, m.type === 'message' ? JSON.parse(m.data).id : m.data])).toEqual([
+      ['endpoint', '', 'http://127.0.0.1:3001/message?sessionId=L1'],
+      ['message', '', 1],
+      ['heartbeat', '', 'tick'],
+    ]);
+    expect(legacy._resourceType).toBe('eventsource');
+  });
+
+  it('a session export holds only its exchanges; an unknown session is an error', () => {
+    const c = recordScriptedCapture();
+    const har = exportHar(c.store, c.legacy);
+    expect(har.log.entries.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`)).toEqual(['GET /sse', 'POST /message']);
+    expect(() => exportHar(c.store, 'nope')).toThrow(UnknownSessionError);
+  });
+
+  it('bodies that are not JSON-RPC still show, on the side that sent them (from the recorded problem)', () => {
+    const store = new EventStore();
+    const recorder = new Recorder({ store, redactor: createRedactor() });
+    const enc = (t: string) => new TextEncoder().encode(t);
+    const base = { xid: 'x1', method: 'POST', url: '/mcp', upstreamUrl: 'http://up.test/mcp', proxyOrigin: 'http://127.0.0.1:1', target: 'http://up.test/mcp' };
+    recorder.handle([
+      { t: 'request', ts: 1000, headers: { 'content-type': 'application/json' }, ...base },
+      { t: 'request-chunk', xid: 'x1', ts: 1001, chunk: enc('{"jsonrpc":"2.0","id":1,"method":') },
+      { t: 'request-end', xid: 'x1', ts: 1002 },
+      { t: 'response', xid: 'x1', ts: 1010, status: 400, headers: { 'content-type': 'application/json' } },
+      { t: 'response-chunk', xid: 'x1', ts: 1011, chunk: enc('{"error":"bad request","password":"pw-123456"}') },
+      { t: 'response-end', xid: 'x1', ts: 1012 },
+    ]);
+    const [entry] = exportHar(store).log.entries;
+    expect(entry.request.postData?.text).toBe('{"jsonrpc":"2.0","id":1,"method":');
+    expect(entry.response.content.text).toBe('{"error":"bad request","password":"[redacted]"}');
+    expect(entry.response).toMatchObject({ status: 400, statusText: 'Bad Request' });
+  });
+
+  it('no secret survives, even from a capture recorded with --show-secrets', () => {
+    const c = recordScriptedCapture({ showSecrets: true });
+    const stored = JSON.stringify(c.store.snapshot());
+    expect(stored).toContain('shh-secret');
+    expect(stored).toContain('at-SECRET-access');
+    const har = exportHar(c.store, undefined, { token: c.token });
+    const text = JSON.stringify(har);
+    for (const secret of SCRIPTED_SECRETS) expect(text).not.toContain(secret);
+    const token = entryOf(har, 'POST', '/token');
+    expect(token.request.postData).toEqual({
+      mimeType: 'application/x-www-form-urlencoded',
+      text: 'grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_secret=[redacted]',
+      params: [
+        { name: 'grant_type', value: 'authorization_code' },
+        { name: 'code', value: '[redacted]' },
+        { name: 'code_verifier', value: '[redacted]' },
+        { name: 'client_secret', value: '[redacted]' },
+      ],
+    });
+    expect(JSON.parse(token.response.content.text!)).toEqual({ access_token: '[redacted]', refresh_token: '[redacted]', token_type: 'Bearer', expires_in: 3600 });
+  });
+});

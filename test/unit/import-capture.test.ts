@@ -1,0 +1,263 @@
+/**
+ * A saved capture → events: fixture, NDJSON (and JSON event arrays), HAR (mcpscope's own and a
+ * browser's), detected by content; plain-words errors for anything else; and appending an import
+ * to a store (new seqs, links remapped, colliding ids re-keyed).
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
+import { exportHar } from '../../proxy/fixtures/export-har.js';
+import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
+import { appendImported, CaptureFormatError, importCapture, readCapture } from '../../proxy/fixtures/import-capture.js';
+import { EventStore } from '../../proxy/store/event-store.js';
+import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { recordScriptedCapture } from '../support/scripted-session.js';
+
+const messagesOf = (events: readonly McpscopeEvent[], sessionId?: string): MessageEvent[] =>
+  events.filter((e): e is MessageEvent => e.type === 'message' && (sessionId === undefined || e.sessionId === sessionId));
+
+/** Messages described by content and links (links as indexes into the list), independent of seq numbering. */
+function shape(messages: readonly MessageEvent[]) {
+  const index = new Map(messages.map((m, i) => [m.seq, i]));
+  const link = (seq: number | undefined) => (seq === undefined ? undefined : (index.get(seq) ?? 'dangling'));
+  return messages.map((m) => ({ dir: m.dir, kind: m.kind, carrier: m.carrier, method: m.method, id: m.id, jsonrpc: m.jsonrpc, pair: link(m.pair), parent: link(m.parent), eventId: m.location?.eventId }));
+}
+
+function latestSessions(events: readonly McpscopeEvent[]): Map<string, SessionInfo> {
+  const out = new Map<string, SessionInfo>();
+  for (const e of events) if (e.type === 'session') out.set(e.session.id, e.session);
+  return out;
+}
+
+describe('readCapture: fixture', () => {
+  it('rebuilds the session, its exchanges and every message with its links', () => {
+    const c = recordScriptedCapture();
+    const fixture = exportFixture(c.store, c.streamable, { token: c.token });
+    const result = readCapture(JSON.stringify(fixture, null, 2));
+    expect(result.kind).toBe('fixture');
+    expect(result.warnings).toEqual([]);
+    const seqs = result.events.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs.keys()].map((i) => i + 1));
+    expect(shape(messagesOf(result.events))).toEqual(shape(c.store.messages(c.streamable)));
+
+    const original = c.store.sessions.get(c.streamable)!;
+    const session = latestSessions(result.events).get(c.streamable)!;
+    expect(session).toMatchObject({
+      transport: 'streamable-http',
+      mcpSessionId: 'mcp-sess-7f3a',
+      serverInfo: original.serverInfo,
+      clientInfo: original.clientInfo,
+      protocolVersion: '2025-06-18',
+      status: 'closed',
+      closeReason: 'deleted',
+      startedAt: original.startedAt,
+      endedAt: original.endedAt,
+    });
+    expect(session.counts).toEqual({ ...original.counts });
+    const exchanges = result.events.filter((e) => e.type === 'exchange');
+    expect(exchanges.map((e) => e.type === 'exchange' && [e.exchange.id, e.exchange.method, e.exchange.status, e.exchange.startedAt])).toEqual(
+      [...c.store.exchanges.values()].filter((x) => x.sessionId === c.streamable).map((x) => [x.id, x.method, x.status, x.startedAt]),
+    );
+    const priming = result.events.find((e) => e.type === 'sse' && e.what === 'priming');
+    expect(priming).toMatchObject({ exchangeId: 'x4', eventId: 'e0', retry: 1000, raw: 'id: e0\nretry: 1000\ndata: \n\n' });
+    // Progress is understood again.
+    expect(messagesOf(result.events).find((m) => m.method === 'notifications/progress')).toMatchObject({ progressToken: 7, progress: { progress: 1, total: 2, message: 'half' } });
+  });
+
+  it('refuses a fixture of a newer version, or a broken one, in plain words', () => {
+    const c = recordScriptedCapture();
+    const fixture = exportFixture(c.store, c.streamable);
+    expect(() => readCapture(JSON.stringify({ ...fixture, version: 2 }))).toThrow(/version 2; this mcpscope reads version 1\. Upgrade mcpscope/);
+    expect(() => readCapture(JSON.stringify({ ...fixture, session: undefined }))).toThrow(/no valid "session"/);
+    expect(() => readCapture(JSON.stringify({ ...fixture, messages: [{ seq: 1 }] }))).toThrow(/Message 1 of this fixture is not valid/);
+  });
+});
+
+describe('readCapture: NDJSON and event arrays', () => {
+  it('reads an NDJSON export back as the very same events', () => {
+    const c = recordScriptedCapture();
+    const text = exportNdjson(c.store);
+    const result = readCapture(text);
+    expect(result.kind).toBe('ndjson');
+    expect(result.events).toEqual(JSON.parse(JSON.stringify(c.store.snapshot())));
+    // CRLF line ends, blank lines and a BOM are fine.
+    expect(readCapture(`\ufeff${text.replace(/\n/g, '\r\n\r\n')}`).events).toHaveLength(result.events.length);
+    // One event alone, and a JSON array of events (/api/events).
+    expect(readCapture(text.split('\n')[0]).events).toHaveLength(1);
+    const array = readCapture(JSON.stringify(c.store.snapshot()));
+    expect(array.kind).toBe('events');
+    expect(array.events).toHaveLength(result.events.length);
+  });
+
+  it('skips a truncated last line with a warning; a bad line anywhere else is an error naming it', () => {
+    const c = recordScriptedCapture();
+    const text = exportNdjson(c.store);
+    const n = text.split('\n').length - 1;
+    const cut = text + text.split('\n')[3].slice(0, 25);
+    const onWarning = vi.fn();
+    expect(importCapture(cut, { onWarning })).toHaveLength(n);
+    expect(onWarning).toHaveBeenCalledTimes(1);
+    expect(onWarning.mock.calls[0][0]).toMatch(new RegExp(`last line \\(line ${n + 1}\\) is incomplete.*${n} events before it were loaded`));
+
+    const lines = text.split('\n');
+    lines[2] = lines[2].slice(0, 20);
+    expect(() => readCapture(lines.join('\n'))).toThrow(/Line 3 of this NDJSON file is not valid JSON/);
+    // A cut line that is followed by a newline is not "the last line cut short" either.
+    expect(() => readCapture(`${cut}\n`)).toThrow(new RegExp(`Line ${n + 1} of this NDJSON file is not valid JSON`));
+    const notEvent = text.split('\n');
+    notEvent[4] = '{"hello":"world"}';
+    expect(() => readCapture(notEvent.join('\n'))).toThrow(/Line 5 of this NDJSON file is not an mcpscope event: it has no known "type"/);
+  });
+});
+
+describe('readCapture: HAR', () => {
+  it("mcpscope's own HAR goes through the recorder and comes back as the same sessions and messages", () => {
+    const c = recordScriptedCapture();
+    const har = exportHar(c.store, undefined, { token: c.token });
+    const result = readCapture(JSON.stringify(har));
+    expect(result.kind).toBe('har');
+    expect(result.warnings).toEqual([]);
+    const sessions = latestSessions(result.events);
+    expect([...sessions.values()].map((s) => [s.transport, s.serverInfo?.name, s.status, s.closeReason])).toEqual([
+      ['streamable-http', 'scripted-server', 'closed', 'deleted'],
+      ['legacy-sse', 'legacy-server', 'closed', 'stream-closed'],
+    ]);
+    for (const [i, id] of [c.streamable, c.legacy].entries()) {
+      const imported = [...sessions.keys()][i];
+      // The sampling reply is paired with the sampling request, progress with its call, the
+      // legacy response (on the GET stream) with the POSTed request: timing from _eventSourceMessages.
+      expect(shape(messagesOf(result.events, imported))).toEqual(shape(c.store.messages(id)));
+    }
+    const priming = result.events.find((e) => e.type === 'sse' && e.what === 'priming');
+    expect(priming).toMatchObject({ eventId: 'e0', retry: 1000 });
+    expect(result.events.some((e) => e.type === 'exchange' && e.exchange.url === '/token' && e.exchange.requestPreview?.includes('code=[redacted]'))).toBe(true);
+  });
+
+  it("reads a browser's HAR: encoded bodies, no _eventSourceMessages, secrets redacted on the way in", () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } } };
+    const result = { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'remote', version: '3' } } };
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const listResult = { jsonrpc: '2.0', id: 2, result: { tools: [] } };
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 'WebInspector', version: '537.36' },
+        entries: [
+          {
+            startedDateTime: '2026-03-01T12:00:00.000Z',
+            time: 30,
+            request: {
+              method: 'POST',
+              url: 'https://mcp.example.com/mcp',
+              headers: [
+                { name: ':authority', value: 'mcp.example.com' },
+                { name: 'Content-Type', value: 'application/json' },
+                { name: 'Authorization', value: 'Bearer browser-secret-123' },
+              ],
+              postData: { mimeType: 'application/json', text: JSON.stringify(init) },
+            },
+            response: {
+              status: 200,
+              headers: [
+                { name: 'content-type', value: 'application/json' },
+                { name: 'content-encoding', value: 'gzip' },
+                { name: 'mcp-session-id', value: 'remote-1' },
+              ],
+              content: { mimeType: 'application/json', text: Buffer.from(JSON.stringify(result)).toString('base64'), encoding: 'base64' },
+            },
+            timings: { send: 1, wait: 20, receive: 9 },
+          },
+          {
+            startedDateTime: '2026-03-01T12:00:01.000Z',
+            time: 15,
+            request: {
+              method: 'POST',
+              url: 'https://mcp.example.com/mcp',
+              headers: [
+                { name: 'content-type', value: 'application/json' },
+                { name: 'mcp-session-id', value: 'remote-1' },
+              ],
+              postData: { mimeType: 'application/json', text: JSON.stringify(list) },
+            },
+            response: { status: 200, headers: [{ name: 'content-type', value: 'text/event-stream' }], content: { mimeType: 'text/event-stream', text: `event: message\ndata: ${JSON.stringify(listResult)}\n\n` } },
+            timings: { send: 0, wait: 10, receive: 5 },
+          },
+          { startedDateTime: '2026-03-01T12:00:02.000Z', time: 1, request: { method: 'GET', url: 'data:text/plain,hi' }, response: { status: 200 } },
+        ],
+      },
+    };
+    // (gzip is declared, but HAR bodies are stored decoded: the header must not make the recorder gunzip.)
+    const out = readCapture(JSON.stringify(har));
+    expect(out.warnings).toEqual([expect.stringMatching(/entry 3 is not an HTTP request/)]);
+    const sessions = [...latestSessions(out.events).values()];
+    expect(sessions.map((s) => [s.target, s.mcpSessionId, s.serverInfo?.name])).toEqual([['https://mcp.example.com/mcp', 'remote-1', 'remote']]);
+    expect(shape(messagesOf(out.events)).map((m) => [m.dir, m.kind, m.method, m.carrier, m.pair])).toEqual([
+      ['c2s', 'request', 'initialize', 'post-body', undefined],
+      ['s2c', 'response', 'initialize', 'post-json', 0],
+      ['c2s', 'request', 'tools/list', 'post-body', undefined],
+      ['s2c', 'response', 'tools/list', 'post-sse', 2],
+    ]);
+    expect(JSON.stringify(out.events)).not.toContain('browser-secret-123');
+    expect(out.events.filter((e) => e.type === 'problem')).toEqual([]);
+  });
+});
+
+describe('readCapture: anything else', () => {
+  it.each([
+    ['', /The file is empty/],
+    ['   \n  ', /The file is empty/],
+    ['hello world', /This is not JSON or NDJSON/],
+    ['<html><body>hi</body></html>', /This is not JSON or NDJSON/],
+    ['{"format":"openapi","version":3}', /a "openapi" document, not an mcpscope capture/],
+    ['{"hello":"world"}', /This JSON is not an mcpscope capture/],
+    ['[1,2,3]', /not a list of mcpscope events: item 1 is not a JSON object/],
+    ['[1,2', /looks like JSON but does not parse/],
+    ['{"type":"message"', /line 1 does not parse/],
+  ])('%j is refused in plain words', (input, message) => {
+    let error: unknown;
+    try {
+      readCapture(input);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(CaptureFormatError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toMatch(/fixture|NDJSON|HAR|JSON/);
+  });
+});
+
+describe('appendImported', () => {
+  it('appends with fresh seqs and remapped links; colliding session and exchange ids are re-keyed', () => {
+    const c = recordScriptedCapture();
+    const fixture = JSON.stringify(exportFixture(c.store, c.streamable));
+    const store = new EventStore();
+    const committed: number[] = [];
+    store.subscribe((b) => committed.push(b.length));
+    const first = appendImported(store, readCapture(fixture).events);
+    expect(first.sessions).toEqual([c.streamable]);
+    expect(committed).toEqual([first.events]);
+    const second = appendImported(store, readCapture(fixture).events);
+    expect(second.sessions).toHaveLength(1);
+    const renamed = second.sessions[0];
+    expect(renamed).toMatch(new RegExp(`^${c.streamable}-i\\d+$`));
+    expect(store.sessions.size).toBe(2);
+    // Both copies are whole and linked within themselves.
+    expect(shape(store.messages(renamed))).toEqual(shape(c.store.messages(c.streamable)));
+    expect(shape(store.messages(c.streamable))).toEqual(shape(c.store.messages(c.streamable)));
+    for (const m of store.messages(renamed)) {
+      expect(m.exchangeId).toMatch(/^x\d+-i\d+$/);
+      if (m.pair !== undefined) expect(store.message(m.pair)?.sessionId).toBe(renamed);
+    }
+    const exchanges = [...store.exchanges.values()];
+    expect(exchanges.filter((x) => x.sessionId === renamed)).toHaveLength(8);
+    expect(exchanges.filter((x) => x.sessionId === c.streamable)).toHaveLength(8);
+  });
+
+  it('avoidLiveIds: ids a live recorder could hand out later are renamed even when free', () => {
+    const c = recordScriptedCapture();
+    const store = new EventStore();
+    const result = appendImported(store, readCapture(exportNdjson(c.store)).events, { avoidLiveIds: true });
+    expect(result.sessions.every((s) => /^s\d+-i\d+$/.test(s))).toBe(true);
+    expect([...store.exchanges.keys()].every((x) => /^x\d+-i\d+$/.test(x))).toBe(true);
+    expect(result.events).toBe(c.store.snapshot().length);
+  });
+});

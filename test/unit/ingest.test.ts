@@ -1,0 +1,108 @@
+/**
+ * The pieces between a stdio wrapper and the UI it reports to, without sockets: the JSON codec
+ * of /ingest batches, and the wrapper's bounded record queue (IngestClient) on a local target.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeBatch, encodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.js';
+import { IngestClient } from '../../proxy/stdio/ingest-client.js';
+import type { WireRecord } from '../../proxy/capture/wire-records.js';
+import { commandLine } from '../../proxy/stdio/command-line.js';
+
+const bytes = (s: string) => new Uint8Array(Buffer.from(s));
+
+describe('wire codec (/ingest batches)', () => {
+  it('round-trips every record a wrapper sends, chunks byte for byte', () => {
+    const binary = new Uint8Array(256).map((_, i) => i);
+    const records: IngestRecord[] = [
+      { t: 'stdio-start', xid: 'p', ts: 1, command: 'node', args: ['a b', ''], pid: 12, cwd: '/x', joined: true },
+      { t: 'stdio-chunk', xid: 'p', ts: 2, dir: 'c2s', chunk: binary },
+      { t: 'stdio-chunk', xid: 'p', ts: 3, dir: 's2c', chunk: bytes('{"jsonrpc":"2.0"}\n') },
+      { t: 'stdio-stderr', xid: 'p', ts: 4, chunk: new Uint8Array(0) },
+      { t: 'overflow', xid: 'p', ts: 5, droppedBytes: 10, stream: 's2c' },
+      { t: 'stdio-exit', xid: 'p', ts: 6, code: null, signal: 'SIGTERM' },
+    ];
+    const decoded = decodeBatch(encodeBatch(records));
+    expect('records' in decoded && decoded.records.map((r) => ('chunk' in r ? { ...r, chunk: [...r.chunk] } : r))).toEqual(
+      records.map((r) => ('chunk' in r ? { ...r, chunk: [...r.chunk] } : r)),
+    );
+  });
+
+  it('encodes a chunk that is a view into a larger buffer by its own bytes only', () => {
+    const big = Buffer.from('xxxxHELLOxxxx');
+    const view = big.subarray(4, 9);
+    const decoded = decodeBatch(encodeBatch([{ t: 'stdio-stderr', xid: 'p', ts: 1, chunk: view }]));
+    expect('records' in decoded && Buffer.from((decoded.records[0] as { chunk: Uint8Array }).chunk).toString()).toBe('HELLO');
+  });
+
+  it.each([
+    ['not JSON', '{', /not JSON/],
+    ['not an array', '{"t":"stdio-exit"}', /JSON array/],
+    ['an HTTP record', JSON.stringify([{ t: 'request', xid: 'p', ts: 1 }]), /cannot be ingested/],
+    ['no xid', JSON.stringify([{ t: 'stdio-exit', ts: 1, code: 0, signal: null }]), /xid/],
+    ['bad base64', JSON.stringify([{ t: 'stdio-stderr', xid: 'p', ts: 1, chunk: 'not base64!' }]), /base64/],
+    ['bad direction', JSON.stringify([{ t: 'stdio-chunk', xid: 'p', ts: 1, dir: 'up', chunk: '' }]), /c2s or s2c/],
+    ['bad args', JSON.stringify([{ t: 'stdio-start', xid: 'p', ts: 1, command: 'x', args: [1] }]), /args/],
+    ['a fractional exit code', JSON.stringify([{ t: 'stdio-exit', xid: 'p', ts: 1, code: 1.5, signal: null }]), /code/],
+  ])('refuses a batch with %s', (_name, text, message) => {
+    const r = decodeBatch(text);
+    expect('error' in r && r.error).toMatch(message);
+  });
+});
+
+describe('IngestClient (the wrapper’s record queue)', () => {
+  const start = (joined: boolean): IngestRecord[] => [{ t: 'stdio-start', xid: 'p', ts: 0, command: 'srv', args: [], ...(joined ? { joined } : {}) }];
+  const chunk = (dir: 'c2s' | 's2c', s: string): IngestRecord => ({ t: 'stdio-chunk', xid: 'p', ts: 1, dir, chunk: bytes(s) });
+  const show = (r: WireRecord) =>
+    r.t === 'stdio-chunk' ? `${r.dir}:${Buffer.from(r.chunk).toString()}` : r.t === 'overflow' ? `overflow:${r.stream}:${r.droppedBytes}` : r.t === 'stdio-start' ? `start${r.joined ? '(joined)' : ''}` : r.t;
+
+  it('keeps records until linked, then delivers the hello first and the rest in order', () => {
+    const got: WireRecord[] = [];
+    const client = new IngestClient({ hello: start });
+    client.push(chunk('c2s', 'a'));
+    client.push(chunk('s2c', 'b'));
+    expect(got).toEqual([]);
+    client.attach({ kind: 'local', capture: (r) => got.push(r) });
+    expect(got.map(show)).toEqual(['start', 'c2s:a', 's2c:b']);
+    client.push({ t: 'stdio-exit', xid: 'p', ts: 2, code: 0, signal: null });
+    client.flush();
+    expect(got.map(show)).toEqual(['start', 'c2s:a', 's2c:b', 'stdio-exit']);
+  });
+
+  it('past its bound drops chunk bytes per stream, counts them, and says where with an overflow record', () => {
+    const got: WireRecord[] = [];
+    const client = new IngestClient({ hello: start, maxQueuedBytes: 4 });
+    client.push(chunk('c2s', 'abc'));
+    client.push(chunk('s2c', 'defg')); // 3 + 4 > 4: dropped
+    client.push(chunk('s2c', 'h')); // s2c is dropping until its overflow record is delivered
+    client.push(chunk('c2s', 'i')); // fits
+    client.push({ t: 'stdio-exit', xid: 'p', ts: 2, code: 3, signal: null }); // never dropped
+    expect(client.droppedBytes).toBe(5);
+    client.attach({ kind: 'local', capture: (r) => got.push(r) });
+    expect(got.map(show)).toEqual(['start', 'c2s:abc', 'overflow:s2c:5', 'c2s:i', 'stdio-exit']);
+    // Delivered: the stream records again.
+    client.push(chunk('s2c', 'j'));
+    client.flush();
+    expect(got.map(show).at(-1)).toBe('s2c:j');
+  });
+
+  it('opens every later link with a joined hello, and holds records while unlinked', () => {
+    const first: WireRecord[] = [];
+    const second: WireRecord[] = [];
+    const client = new IngestClient({ hello: start });
+    const a = { kind: 'local' as const, capture: (r: WireRecord) => first.push(r) };
+    client.attach(a);
+    client.detach(a);
+    client.push(chunk('c2s', 'x'));
+    client.flush();
+    expect(first.map(show)).toEqual(['start']);
+    client.attach({ kind: 'local', capture: (r) => second.push(r) });
+    expect(second.map(show)).toEqual(['start(joined)', 'c2s:x']);
+  });
+});
+
+describe('commandLine', () => {
+  it('quotes what a shell would split or expand', () => {
+    expect(commandLine('npx', ['-y', '@scope/server@1.2', '--dir=/tmp/x'])).toBe('npx -y @scope/server@1.2 --dir=/tmp/x');
+    expect(commandLine('/opt/my app/run', ['', "it's", '$HOME', 'a;b'])).toBe(`'/opt/my app/run' '' 'it'\\''s' '$HOME' 'a;b'`);
+  });
+});
