@@ -54,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.positionals.length !== 1) {
-    process.stderr.write(`mcpscope replay: ${parsed.positionals.length === 0 ? 'which fixture? ' : 'one fixture at a time. '}\n\n${USAGE}`);
+    process.stderr.write(`mcpscope replay: ${parsed.positionals.length === 0 ? 'which fixture?' : 'one fixture at a time.'}\n\n${USAGE}`);
     return 2;
   }
   const file = parsed.positionals[0];

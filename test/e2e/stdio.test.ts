@@ -20,6 +20,7 @@ import { startUiServer } from '../../proxy/server/ui-server.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { connectIngest } from '../../proxy/stdio/ingest-client.js';
 import { encodeBatch } from '../../proxy/capture/wire-codec.js';
+import { commandLine } from '../../proxy/stdio/command-line.js';
 import type { FeedMessage, LogEvent, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
 import { everythingEntry } from '../support/peers.js';
 
@@ -253,7 +254,8 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     expect({ ...wrapped, progress: wrapped.progress.slice(0, 2) }).toEqual({ ...direct, progress: direct.progress.slice(0, 2) });
 
     // The wrapper said where it records (one line) and relayed the server's stderr.
-    expect(wrapperStderr).toContain(`mcpscope: recording ${process.execPath} ${everythingEntry} stdio in the mcpscope UI at http://127.0.0.1:${scope.ui!.port}/`);
+    const shown = commandLine(process.execPath, [everythingEntry, 'stdio']);
+    expect(wrapperStderr).toContain(`mcpscope: recording ${shown} in the mcpscope UI at http://127.0.0.1:${scope.ui!.port}/\n`);
     expect(wrapperStderr).toContain('Starting default (STDIO) server...');
 
     // The earlier-started UI lists the process as a stdio session, closed when it exited.
@@ -265,7 +267,7 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     const session = sessions.find((s) => s.id === closed.id)!;
     expect(session).toMatchObject({
       transport: 'stdio',
-      target: `${process.execPath} ${everythingEntry} stdio`,
+      target: shown,
       serverInfo: { name: 'mcp-servers/everything' },
       clientInfo: { name: 'stdio-e2e', version: '1.0.0' },
       closeReason: 'process-exited',
