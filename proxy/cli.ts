@@ -63,7 +63,7 @@ function portOption(value: string | undefined, name: string, fallback: number): 
 }
 
 /** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
-const SUBCOMMANDS = new Set(['open', 'replay', 'verify']);
+const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap']);
 
 const OPTIONS = {
   target: { type: 'string' },
