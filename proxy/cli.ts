@@ -29,6 +29,8 @@ Usage
   mcpscope open <file>            browse a saved capture (fixture JSON, NDJSON or HAR)
   mcpscope replay <fixture>       serve a recorded session as a mock MCP server
   mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
+  mcpscope wrap <config.json> [--write]      route a Claude Desktop / Cursor / VS Code config through mcpscope
+  mcpscope unwrap <config.json> [--write]    restore it
 
 Options
   --target <url>        the MCP server URL (e.g. http://127.0.0.1:3001/mcp or …/sse); the proxy

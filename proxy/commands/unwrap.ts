@@ -1,0 +1,77 @@
+/**
+ * `mcpscope unwrap <config.json> [--write]`: undoes `mcpscope wrap`. Entries still as wrap wrote
+ * them get their original text back byte for byte from the record `<config>.mcpscope.json`;
+ * stdio entries edited since (or wrapped by hand) are rebuilt from the command line after `--`.
+ * Prints the restored config, or with --write backs the file up and replaces it.
+ */
+import { parseArgs } from 'node:util';
+import { ClientConfigError, unwrapConfig } from './client-config.js';
+import { backup, readConfig, readRecord, recordPath, removeFile, writeAtomic } from './client-config-files.js';
+
+const HELP = `mcpscope unwrap — undo mcpscope wrap
+
+Usage
+  mcpscope unwrap <config.json> [--write]
+
+  --write    back the file up to <config>.bak-<yyyymmdd-hhmmss>, then replace it (and update or
+             remove <config>.mcpscope.json); without it the restored config is printed on stdout
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const err = process.stderr;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    err.write(`mcpscope unwrap: ${(e as Error).message}\nRun mcpscope unwrap --help for the options.\n`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [file, ...extra] = parsed.positionals;
+  if (file === undefined || extra.length > 0) {
+    err.write(`mcpscope unwrap: ${file === undefined ? 'which config file? ' : 'one config file at a time. '}Usage: mcpscope unwrap <config.json> [--write]\n`);
+    return 2;
+  }
+  const write = parsed.values.write ?? false;
+
+  let result: ReturnType<typeof unwrapConfig>;
+  let hadRecord: boolean;
+  try {
+    const text = readConfig(file);
+    const record = readRecord(file);
+    hadRecord = record !== undefined;
+    result = unwrapConfig(text, record);
+  } catch (e) {
+    if (e instanceof ClientConfigError) {
+      err.write(`mcpscope unwrap: ${file}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  for (const s of result.servers) err.write(`  ${s.name}: ${s.detail}\n`);
+  if (result.servers.length === 0) err.write(`  (no servers under "${result.key}")\n`);
+
+  if (!write) {
+    process.stdout.write(result.text);
+    err.write(result.changed ? `\nThis is the restored config; nothing was written. Run again with --write to replace ${file} (after a backup).\n` : `\nNothing to unwrap: the config is printed unchanged.\n`);
+    return 0;
+  }
+  try {
+    if (result.changed) {
+      const saved = backup(file);
+      writeAtomic(file, result.text);
+      err.write(`\nWrote ${file} (the wrapped version is in ${saved}). Restart the client (or reload its MCP servers) to use it.\n`);
+    } else err.write(`\nNothing to unwrap: ${file} is left as it is.\n`);
+    if (hadRecord) {
+      if (Object.keys(result.record.servers).length === 0) removeFile(recordPath(file));
+      else writeAtomic(recordPath(file), `${JSON.stringify(result.record, null, 2)}\n`);
+    }
+  } catch (e) {
+    err.write(`mcpscope unwrap: could not write ${file}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,103 @@
+/**
+ * `mcpscope wrap <config.json> [--write] [--ui-port U]`: routes every server of a Claude Desktop,
+ * Cursor or VS Code MCP config through mcpscope (stdio servers under `npx -y mcpscope --`, URL
+ * servers at a local proxy port each). Prints the new config, or with --write backs the file up
+ * and replaces it, recording what changed in `<config>.mcpscope.json` for `mcpscope unwrap`.
+ * The transforms are in client-config.ts.
+ */
+import { parseArgs } from 'node:util';
+import { ClientConfigError, DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
+import { backup, readConfig, readRecord, recordPath, writeAtomic } from './client-config-files.js';
+
+const HELP = `mcpscope wrap — route an MCP client's servers through mcpscope
+
+Usage
+  mcpscope wrap <config.json> [--write] [--ui-port <n>]
+
+  <config.json>     claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json (see docs/clients.md)
+  --write           back the file up to <config>.bak-<yyyymmdd-hhmmss>, then replace it; what changed
+                    is recorded in <config>.mcpscope.json for \`mcpscope unwrap\`
+                    (without --write the new config is printed on stdout and nothing is written)
+  --ui-port <n>     the UI port the wrapped stdio servers report to (default ${DEFAULT_UI_PORT})
+
+stdio servers become \`npx -y mcpscope --ui-port <n> -- <command> <args…>\`; URL servers are pointed
+at http://127.0.0.1:6481/…, 6482, … and the \`mcpscope --target …\` commands to run are printed.
+Wrapping twice changes nothing the second time.
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const err = process.stderr;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    err.write(`mcpscope wrap: ${(e as Error).message}\nRun mcpscope wrap --help for the options.\n`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [file, ...extra] = parsed.positionals;
+  if (file === undefined || extra.length > 0) {
+    err.write(`mcpscope wrap: ${file === undefined ? 'which config file? ' : 'one config file at a time. '}Usage: mcpscope wrap <config.json> [--write] [--ui-port <n>]\n`);
+    return 2;
+  }
+  let uiPort = DEFAULT_UI_PORT;
+  const rawPort = parsed.values['ui-port'];
+  if (rawPort !== undefined) {
+    uiPort = Number(rawPort);
+    if (!/^\d+$/.test(rawPort) || uiPort < 1 || uiPort > 65535) {
+      err.write(`mcpscope wrap: --ui-port must be a port number from 1 to 65535, not ${JSON.stringify(rawPort)}\n`);
+      return 2;
+    }
+  }
+  const write = parsed.values.write ?? false;
+
+  let result: ReturnType<typeof wrapConfig>;
+  try {
+    const text = readConfig(file);
+    result = wrapConfig(text, { uiPort, record: readRecord(file) });
+  } catch (e) {
+    if (e instanceof ClientConfigError) {
+      err.write(`mcpscope wrap: ${file}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+
+  for (const s of result.servers) err.write(`  ${s.name}: ${s.detail}\n`);
+  if (result.servers.length === 0) err.write(`  (no servers under "${result.key}")\n`);
+
+  if (!write) {
+    process.stdout.write(result.text);
+    err.write(result.changed ? `\nThis is the wrapped config; nothing was written. Run again with --write to replace ${file} (after a backup).\n` : `\nNothing to wrap: the config is printed unchanged.\n`);
+  } else if (!result.changed) {
+    err.write(`\nNothing to wrap: ${file} is left as it is.\n`);
+  } else {
+    try {
+      const saved = backup(file);
+      writeAtomic(recordPath(file), `${JSON.stringify(result.record, null, 2)}\n`);
+      writeAtomic(file, result.text);
+      err.write(`\nWrote ${file} (the original is in ${saved}; what changed is in ${recordPath(file)} — keep it for \`mcpscope unwrap\`).\nRestart the client (or reload its MCP servers) to use it.\n`);
+    } catch (e) {
+      err.write(`mcpscope wrap: could not write ${file}: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  if (result.proxies.length > 0) {
+    err.write(`\nThe URL servers now go through local proxies. Start these before the client, and keep them running:\n`);
+    for (const p of result.proxies) err.write(`  ${p.command}    # ${p.name}\n`);
+    err.write(
+      `(The first serves the UI on port ${uiPort}, which the wrapped stdio servers join; ${result.proxies.length > 1 ? 'the others serve UIs of their own on free ports and print their URLs.' : 'it prints the UI URL with its token.'})\n`,
+    );
+  }
+  if (result.servers.some((s) => s.action === 'wrapped')) {
+    err.write(`\nOpen the UI at http://127.0.0.1:${uiPort}/?token=<token>, the token being in ~/.mcpscope/ui-${uiPort}.json while a UI runs (see docs/clients.md).\n`);
+  }
+  return 0;
+}
