@@ -42,7 +42,8 @@ Options
                         also finds the running UI's token in $MCPSCOPE_HOME/ui-<port>.json,
                         MCPSCOPE_HOME defaulting to ~/.mcpscope)
   --show-secrets        do not redact Authorization, cookies and OAuth tokens in the UI
-  --no-rewrite          never change bytes (the legacy SSE endpoint event is then not rewritten)
+  --no-rewrite          never change a byte: no legacy endpoint, OAuth metadata or Location rewrites
+                        (clients of legacy SSE or OAuth servers may then bypass or fail through the proxy)
   --allow-origin <o>    accept requests with this Origin besides loopback ones (repeatable)
   --allow-host <h>      accept this Host name besides loopback names (repeatable)
   --max-body <bytes>    largest body or SSE event parsed in full (default 16777216)
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
     host,
     token: v.token,
     showSecrets: v['show-secrets'] ?? false,
-    rewriteEndpoint: !v['no-rewrite'],
+    rewrite: !v['no-rewrite'],
     allowOrigins: v['allow-origin'],
     allowHosts: v['allow-host'],
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,

@@ -31,7 +31,8 @@ export interface McpscopeOptions {
   /** UI/API token; a random one when unset. */
   token?: string;
   showSecrets?: boolean;
-  rewriteEndpoint?: boolean;
+  /** Apply the documented rewrites (legacy endpoint event, OAuth metadata, Location). Default true; docs/transparency.md. */
+  rewrite?: boolean;
   allowOrigins?: string[];
   allowHosts?: string[];
   /** Largest body/event parsed in full. */
@@ -103,7 +104,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       host: options.host,
       port: options.port,
       capture,
-      rewriteEndpoint: options.rewriteEndpoint,
+      rewrite: options.rewrite,
       allowOrigins: options.allowOrigins,
       allowHosts: options.allowHosts,
     });

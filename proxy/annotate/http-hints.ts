@@ -21,6 +21,10 @@ export interface HttpHintInput {
   bodyKinds?: MessageKind[];
   /** Methods of the requests/notifications in the POST body, if known (used to recognise `initialize`). */
   bodyMethods?: string[];
+  /** `params` of the POST body's only request or notification, if it held exactly one (2026-07-28 header checks). */
+  bodyParams?: unknown;
+  /** `_meta["io.modelcontextprotocol/protocolVersion"]` of the body (2026-07-28 stateless requests carry their version). */
+  bodyVersion?: string;
   transport?: 'streamable-http' | 'legacy-sse';
   /** The protocol version the session negotiated, if known: enables the MCP-Protocol-Version header checks. */
   negotiatedVersion?: string;
@@ -142,7 +146,10 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
   }
 
   // 2026-07-28: standard request headers mirror the body.
-  if (method === 'POST' && streamable && versionAtLeast(input.negotiatedVersion, '2026-07-28')) {
+  const headerVersion = headerValue(req, 'mcp-protocol-version')?.trim();
+  const is2026 = versionAtLeast(input.negotiatedVersion, '2026-07-28') || versionAtLeast(input.bodyVersion, '2026-07-28') || versionAtLeast(headerVersion, '2026-07-28');
+  if (method === 'POST') hints.push(...mirrorMismatches(input, req, headerVersion));
+  if (method === 'POST' && streamable && is2026) {
     if (headerValue(req, 'mcp-method') === undefined) {
       hints.push(warn('missing-mcp-method', 'The POST has no Mcp-Method header, which protocol 2026-07-28 requires on every request; the server may answer 400 (header mismatch).'));
     }
@@ -304,6 +311,47 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
   }
 
   return hints;
+}
+
+/** Decodes the `=?base64?…?=` sentinel of Mcp-Name / Mcp-Param-* values (2026-07-28); other values as they are. */
+export function decodeMirroredHeader(v: string): string {
+  const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(v);
+  if (!m) return v;
+  try {
+    const bin = atob(m[1]);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return v;
+  }
+}
+
+const NAMED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
+
+/**
+ * Mcp-Method / Mcp-Name / MCP-Protocol-Version headers that disagree with the body they mirror
+ * (2026-07-28: the server answers 400 with HeaderMismatch -32020). Only for a body holding one message.
+ */
+function mirrorMismatches(input: HttpHintInput, req: Headers, headerVersion: string | undefined): Hint[] {
+  const out: Hint[] = [];
+  const methods = input.bodyMethods ?? [];
+  if (methods.length !== 1 || (input.bodyKinds !== undefined && input.bodyKinds.length !== 1)) return out;
+  const bodyMethod = methods[0];
+  const hm = headerValue(req, 'mcp-method');
+  if (hm !== undefined && hm.trim() !== bodyMethod) {
+    out.push(warn('header-mismatch', `The Mcp-Method header says ${JSON.stringify(clip(hm, 40))}, but the body's method is ${JSON.stringify(clip(bodyMethod, 40))}: a 2026-07-28 server rejects this with 400 (HeaderMismatch).`));
+  }
+  const hn = headerValue(req, 'mcp-name');
+  const p = input.bodyParams as { name?: unknown; uri?: unknown } | undefined;
+  const bodyName = typeof p?.name === 'string' ? p.name : typeof p?.uri === 'string' ? p.uri : undefined;
+  if (hn !== undefined && NAMED_METHODS.has(bodyMethod) && bodyName !== undefined && decodeMirroredHeader(hn.trim()) !== bodyName) {
+    out.push(warn('header-mismatch', `The Mcp-Name header says ${JSON.stringify(clip(decodeMirroredHeader(hn.trim()), 40))}, but the body names ${JSON.stringify(clip(bodyName, 40))}: a 2026-07-28 server rejects this with 400 (HeaderMismatch).`));
+  }
+  if (headerVersion !== undefined && input.bodyVersion !== undefined && headerVersion !== input.bodyVersion) {
+    out.push(warn('header-mismatch', `The MCP-Protocol-Version header says ${JSON.stringify(clip(headerVersion, 30))}, but the body's _meta says ${JSON.stringify(clip(input.bodyVersion, 30))}; they must match.`));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

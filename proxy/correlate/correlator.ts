@@ -7,11 +7,18 @@
  * - `notifications/progress` to the request that carried the `progressToken` (tokens are per side);
  * - `notifications/cancelled` to the request it cancels (issued by the same side);
  * - a server→client message riding on a POST's SSE stream to that POST's request (its parent);
- * - a message replayed on a resumed stream (same SSE event id) to its first sighting.
+ * - a message replayed on a resumed stream (same SSE event id) to its first sighting;
+ * - (2026-07-28) a retry to the attempt whose `input_required` result handed out the
+ *   `requestState` it echoes in `params.requestState`: one chain per original request;
+ * - (2026-07-28) a notification carrying `_meta["io.modelcontextprotocol/subscriptionId"]` to its
+ *   `subscriptions/listen` request; a request whose response stream the client closed is cancelled;
+ * - (2025-11-25 tasks) `tasks/get|result|cancel`, `notifications/tasks/status` and anything tagged
+ *   `_meta["io.modelcontextprotocol/related-task"]` to the request whose `CreateTaskResult` named
+ *   the task; progress on a task keeps its token (tokens are never forgotten after the response).
  * It also flags protocol mistakes it can see only across messages (duplicate in-flight id,
  * response to an unknown id, a second response, a response after cancellation).
  */
-import type { Direction, Hint, JsonRpcId, MessageKind } from '../model/events.js';
+import type { ChainLink, Direction, Hint, JsonRpcId, MessageKind, TaskLink } from '../model/events.js';
 import { idKey } from '../parse/jsonrpc.js';
 import { progressNotificationTokenOf, progressTokenOf } from '../annotate/message-hints.js';
 
@@ -23,6 +30,8 @@ export interface CorrelateInput {
   id?: JsonRpcId;
   method?: string;
   params?: unknown;
+  /** A response's `result` (input_required, CreateTaskResult, related-task `_meta`). */
+  result?: unknown;
   /** Tool/prompt/resource name of a request. */
   name?: string;
   exchangeId?: string;
@@ -41,6 +50,8 @@ export interface Correlation {
   name?: string;
   progressToken?: string | number;
   replayOf?: number;
+  chain?: ChainLink;
+  task?: TaskLink;
   issues: Hint[];
 }
 
@@ -52,7 +63,29 @@ interface RequestRecord {
   exchangeId?: string;
   parent?: number;
   state: 'pending' | 'answered' | 'cancelled';
+  /** The request's place in an input_required retry chain (set on the first input_required answer of a first attempt). */
+  chain?: { root: number; prev?: number; attempt: number };
+  /** The task a `tasks/*` request (or a related-task request) is about. */
+  task?: TaskLink;
+  /** The request asked to run as a task (`params.task`). */
+  taskAugmented?: boolean;
+  /** The side that sent the request. */
+  requester: Direction;
 }
+
+/** An input_required answer waiting for its retry. */
+interface OpenChain {
+  root: number;
+  /** seq of the attempt that got the input_required answer. */
+  prev: number;
+  attempt: number;
+  method: string;
+  name?: string;
+}
+
+/** Bounds on per-session maps that grow with traffic (oldest entries go first). */
+const MAX_OPEN_CHAINS = 1000;
+const MAX_TASKS = 5000;
 
 interface SessionState {
   /** Requests by `${requesterDir}|${idKey}`: the latest one with that id. */
@@ -61,7 +94,45 @@ interface SessionState {
   progress: Map<string, number>;
   /** SSE event id → seq of the message first seen under it. */
   sseEvents: Map<string, number>;
+  /** input_required answers awaiting a retry: by `requestState`, or (none given) by `~method|name`. */
+  chains: Map<string, OpenChain>;
+  /** task id → the task and who requested it. */
+  tasks: Map<string, { link: TaskLink; requester: Direction }>;
+  /** progress-token owner seq → task it created (progress after the CreateTaskResult). */
+  taskOfRequest: Map<number, TaskLink>;
+  /** Requests still pending, by seq (for cancellation by stream close). */
+  pendingBySeq: Map<number, RequestRecord>;
   pending: number;
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+function objOf(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** The `requestState` a 2026-07-28 retry echoes: `params.requestState` (InputResponseRequestParams). */
+export function retryStateOf(params: unknown): string | undefined {
+  const p = objOf(params);
+  const v = p?.requestState;
+  return typeof v === 'string' ? v : undefined;
+}
+
+function isRetry(params: unknown): boolean {
+  const p = objOf(params);
+  return p !== undefined && (typeof p.requestState === 'string' || objOf(p.inputResponses) !== undefined);
+}
+
+function relatedTaskOf(container: unknown): string | undefined {
+  const id = objOf(objOf(objOf(container)?._meta)?.[RELATED_TASK])?.taskId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function setBounded<K, V>(m: Map<K, V>, k: K, v: V, max: number): void {
+  m.delete(k);
+  m.set(k, v);
+  while (m.size > max) m.delete(m.keys().next().value as K);
 }
 
 const other = (dir: Direction): Direction => (dir === 'c2s' ? 's2c' : 'c2s');
@@ -76,7 +147,7 @@ export class Correlator {
   private state(sessionId: string): SessionState {
     let s = this.sessions.get(sessionId);
     if (!s) {
-      s = { requests: new Map(), progress: new Map(), sseEvents: new Map(), pending: 0 };
+      s = { requests: new Map(), progress: new Map(), sseEvents: new Map(), chains: new Map(), tasks: new Map(), taskOfRequest: new Map(), pendingBySeq: new Map(), pending: 0 };
       this.sessions.set(sessionId, s);
     }
     return s;
@@ -98,6 +169,49 @@ export class Correlator {
   /** How many requests of the session still wait for a response. */
   pendingCount(sessionId: string): number {
     return this.sessions.get(sessionId)?.pending ?? 0;
+  }
+
+  /**
+   * The client closed the response stream of these requests (2026-07-28: that is their
+   * cancellation). Marks the pending ones cancelled and returns their seqs.
+   */
+  cancelByClose(sessionId: string, requestSeqs: readonly number[]): number[] {
+    const s = this.sessions.get(sessionId);
+    if (!s) return [];
+    const out: number[] = [];
+    for (const seq of requestSeqs) {
+      const req = s.pendingBySeq.get(seq);
+      if (!req || req.state !== 'pending') continue;
+      req.state = 'cancelled';
+      s.pendingBySeq.delete(seq);
+      s.pending -= 1;
+      out.push(seq);
+    }
+    return out;
+  }
+
+  /**
+   * A `subscriptions/listen` stream ended without a response (an abrupt close carries none): the
+   * listen request is over. Returns the seqs of the listen requests that were still open.
+   */
+  endListen(sessionId: string, requestSeqs: readonly number[]): number[] {
+    const s = this.sessions.get(sessionId);
+    if (!s) return [];
+    const out: number[] = [];
+    for (const seq of requestSeqs) {
+      const req = s.pendingBySeq.get(seq);
+      if (!req || req.method !== 'subscriptions/listen') continue;
+      req.state = 'answered';
+      s.pendingBySeq.delete(seq);
+      s.pending -= 1;
+      out.push(seq);
+    }
+    return out;
+  }
+
+  /** Whether the request with this seq is still waiting for its response. */
+  isPending(sessionId: string, seq: number): boolean {
+    return this.sessions.get(sessionId)?.pendingBySeq.has(seq) ?? false;
   }
 
   /** Drops a session's state (its requests can no longer be answered). Returns how many were left pending. */
@@ -144,11 +258,22 @@ export class Correlator {
         } else {
           s.pending += 1;
         }
-        s.requests.set(key, { seq, ts: m.ts, method: m.method ?? '', name: m.name, exchangeId: m.exchangeId, parent: out.parent, state: 'pending' });
+        const rec: RequestRecord = { seq, ts: m.ts, method: m.method ?? '', name: m.name, exchangeId: m.exchangeId, parent: out.parent, state: 'pending', requester: m.dir };
+        if (prev && prev.state === 'pending') s.pendingBySeq.delete(prev.seq);
+        s.pendingBySeq.set(seq, rec);
+        s.requests.set(key, rec);
         const token = progressTokenOf(m.params);
         if (token !== undefined) {
           out.progressToken = token;
           s.progress.set(`${m.dir}|${idKey(token)}`, seq);
+        }
+        if (objOf(objOf(m.params)?.task) !== undefined) rec.taskAugmented = true;
+        if (m.dir === 'c2s' && isRetry(m.params)) this.linkRetry(s, m, rec, out);
+        // tasks/get|result|cancel name their task in params.taskId (the source of truth); others may tag it in _meta.
+        const taskId = m.method?.startsWith('tasks/') && typeof objOf(m.params)?.taskId === 'string' ? (objOf(m.params)?.taskId as string) : relatedTaskOf(m.params);
+        if (taskId !== undefined) {
+          out.task = this.taskLink(s, taskId, m.dir, out.issues, m.method?.startsWith('tasks/') === true);
+          rec.task = out.task;
         }
         break;
       }
@@ -181,8 +306,10 @@ export class Correlator {
           }
           req.state = 'answered';
         }
+        s.pendingBySeq.delete(req.seq);
         // The answer to a server→client request belongs under the same parent as the request.
         if (req.parent !== undefined && out.parent === undefined) out.parent = req.parent;
+        this.onAnswer(s, m, req, out);
         break;
       }
       case 'notification': {
@@ -192,8 +319,12 @@ export class Correlator {
             out.progressToken = token;
             // Progress flows opposite to the request that asked for it.
             const owner = s.progress.get(`${other(m.dir)}|${idKey(token)}`);
-            if (owner !== undefined) out.pair = owner;
-            else issues.push(hint('warn', 'unknown-progress-token', `Progress for token ${JSON.stringify(token)}, which no request in this session carried.`));
+            if (owner !== undefined) {
+              out.pair = owner;
+              // Progress of a task-augmented request goes on after its CreateTaskResult: same token, same task.
+              const task = s.taskOfRequest.get(owner);
+              if (task) out.task = task;
+            } else issues.push(hint('warn', 'unknown-progress-token', `Progress for token ${JSON.stringify(token)}, which no request in this session carried.`));
           }
         } else if (m.method === 'notifications/cancelled') {
           const requestId = (m.params as { requestId?: unknown } | undefined)?.requestId;
@@ -205,16 +336,108 @@ export class Correlator {
               out.name = req.name;
               if (req.state === 'pending') {
                 req.state = 'cancelled';
+                s.pendingBySeq.delete(req.seq);
                 s.pending -= 1;
               }
             } else {
               issues.push(hint('warn', 'cancel-unknown', `Cancels request id ${JSON.stringify(requestId)}, which this side never sent in this session.`));
             }
           }
+        } else if (m.method === 'notifications/tasks/status') {
+          const taskId = objOf(m.params)?.taskId;
+          // The receiver of the task reports its status: the task was requested by the other side.
+          if (typeof taskId === 'string') out.task = this.taskLink(s, taskId, other(m.dir), issues, true);
+        }
+        if (out.task === undefined) {
+          const related = relatedTaskOf(m.params);
+          if (related !== undefined) out.task = this.taskLink(s, related, other(m.dir), issues, false);
+        }
+        // 2026-07-28: notifications of a subscriptions/listen stream name the listen request's id.
+        if (out.parent === undefined && m.dir === 's2c') {
+          const sub = objOf(objOf(m.params)?._meta)?.[SUBSCRIPTION_ID];
+          if (typeof sub === 'string' || typeof sub === 'number') {
+            const listen = s.requests.get(`c2s|${idKey(sub)}`);
+            if (listen && listen.method === 'subscriptions/listen') out.parent = listen.seq;
+          }
         }
         break;
       }
     }
     return out;
+  }
+
+  /** A 2026-07-28 retry: link it to the attempt whose input_required answer it follows. */
+  private linkRetry(s: SessionState, m: CorrelateInput, rec: RequestRecord, out: Correlation): void {
+    const state = retryStateOf(m.params);
+    const key = state !== undefined ? `=${state}` : `~${m.method ?? ''}|${m.name ?? ''}`;
+    const open = s.chains.get(key);
+    if (!open) {
+      out.issues.push(
+        hint(
+          'info',
+          'retry-unmatched',
+          state !== undefined
+            ? 'A retry carrying a requestState that no input_required answer in this session handed out (it may have gone by before mcpscope was watching, or on another connection grouped elsewhere).'
+            : 'A retry with input responses, but no earlier input_required answer to the same request was seen in this session.',
+        ),
+      );
+      return;
+    }
+    s.chains.delete(key);
+    if (open.method !== rec.method || (open.name !== undefined && rec.name !== undefined && open.name !== rec.name)) {
+      out.issues.push(
+        hint('warn', 'retry-mismatch', `This retry echoes the requestState of ${open.method}${open.name !== undefined ? ` ${JSON.stringify(open.name)}` : ''} (#${open.prev}) but is a different request; requestState must only be used to retry the original request.`),
+      );
+    }
+    rec.chain = { root: open.root, prev: open.prev, attempt: open.attempt + 1 };
+    out.chain = { ...rec.chain };
+    out.issues.push(hint('info', 'retry-of', `Attempt ${rec.chain.attempt} of the request first sent as #${open.root}: it retries #${open.prev} with the input the server asked for, under a new id.`));
+  }
+
+  /** Links a response to its chain and its task. */
+  private onAnswer(s: SessionState, m: CorrelateInput, req: RequestRecord, out: Correlation): void {
+    const result = m.kind === 'response' ? objOf(m.result) : undefined;
+    if (result?.resultType === 'input_required') {
+      const link = req.chain ?? { root: req.seq, attempt: 1 };
+      req.chain = link;
+      out.chain = { ...link, step: 'input-required' };
+      const state = typeof result.requestState === 'string' ? result.requestState : undefined;
+      const open: OpenChain = { root: link.root, prev: req.seq, attempt: link.attempt, method: req.method, name: req.name };
+      setBounded(s.chains, state !== undefined ? `=${state}` : `~${req.method}|${req.name ?? ''}`, open, MAX_OPEN_CHAINS);
+    } else if (req.chain) {
+      out.chain = { ...req.chain, step: 'final' };
+    }
+
+    if (req.task) {
+      out.task = req.task;
+    } else {
+      const created = objOf(result?.task)?.taskId;
+      if (typeof created === 'string' && !req.method.startsWith('tasks/')) {
+        const link: TaskLink = { id: created, origin: req.seq };
+        setBounded(s.tasks, created, { link, requester: req.requester }, MAX_TASKS);
+        s.taskOfRequest.set(req.seq, link);
+        while (s.taskOfRequest.size > MAX_TASKS) s.taskOfRequest.delete(s.taskOfRequest.keys().next().value as number);
+        out.task = link;
+        if (!req.taskAugmented) {
+          out.issues.push(hint('warn', 'task-not-requested', `The receiver answered with a task, but request #${req.seq} did not ask to run as a task (no params.task).`));
+        }
+      } else {
+        const related = relatedTaskOf(result);
+        if (related !== undefined) out.task = this.taskLink(s, related, req.requester, out.issues, false);
+      }
+    }
+  }
+
+  /** The link for a task id seen in a message; `requester` is the side that requested the task. */
+  private taskLink(s: SessionState, taskId: string, requester: Direction, issues: Hint[], noteUnknown: boolean): TaskLink {
+    const known = s.tasks.get(taskId);
+    if (known) {
+      if (known.requester !== requester) {
+        issues.push(hint('info', 'task-other-side', `Task ${JSON.stringify(taskId)} was requested by the ${known.requester === 'c2s' ? 'client' : 'server'}, but this message treats the other side as its requester.`));
+      }
+      return known.link;
+    }
+    if (noteUnknown) issues.push(hint('info', 'unknown-task', `Task ${JSON.stringify(taskId)}: mcpscope did not see the request that created it in this session.`));
+    return { id: taskId };
   }
 }

@@ -118,6 +118,14 @@ export interface ExchangeInfo {
   aborted?: 'client' | 'upstream' | 'proxy';
   /** A failure of the exchange itself (upstream unreachable, reset) in plain words. */
   error?: string;
+  /**
+   * 2026-07-28: seqs of the requests this exchange carried that were still pending when the client
+   * closed the response stream, which cancels them (the protocol's cancellation on Streamable HTTP).
+   */
+  cancels?: number[];
+  /** A `subscriptions/listen` stream: seq of the listen request, and `listenEnded` once the stream ended. */
+  listen?: number;
+  listenEnded?: 'client' | 'server' | 'upstream';
   /** Resumption: the exchange whose stream this one resumes (matched by Last-Event-ID). */
   resumes?: string;
   lastEventId?: string;
@@ -151,6 +159,29 @@ export interface ProgressInfo {
   progress: number;
   total?: number;
   message?: string;
+}
+
+/**
+ * 2026-07-28 multi round-trip: one attempt of a request that the server answered with
+ * `resultType: "input_required"`, retried by the client under a new id with the `requestState`.
+ */
+export interface ChainLink {
+  /** seq of the first attempt's request (the chain's id). */
+  root: number;
+  /** A retry request: seq of the previous attempt's request. Absent on the first attempt. */
+  prev?: number;
+  /** 1 for the first attempt, 2 for the first retry, … (copied onto the attempt's response). */
+  attempt: number;
+  /** Responses only: `input-required` (the chain continues with a retry) or `final` (the chain ends here). */
+  step?: 'input-required' | 'final';
+}
+
+/** 2025-11-25 tasks: the task a message belongs to. */
+export interface TaskLink {
+  /** The task id the receiver assigned (`CreateTaskResult.task.taskId`). */
+  id: string;
+  /** seq of the task-augmented request that created the task; absent when its creation was not seen. */
+  origin?: number;
 }
 
 export interface MessageEvent {
@@ -195,6 +226,10 @@ export interface MessageEvent {
   location?: FrameLocation;
   /** A replayed copy (resumption) of the message with this seq: not counted again in correlation. */
   replayOf?: number;
+  /** 2026-07-28 `input_required` retry chain this request or response is part of. */
+  chain?: ChainLink;
+  /** 2025-11-25 task this message belongs to (task handle, `tasks/*`, status, related-task, progress). */
+  task?: TaskLink;
   hints: Hint[];
 }
 

@@ -56,7 +56,26 @@ interface ExchangeState {
   requestSeqs: number[];
   hasInitialize: boolean;
   initializeParams?: Record<string, unknown>;
+  /** The single message of the POST body, for the 2026-07-28 header checks (Mcp-Method, Mcp-Name). */
+  bodyParams?: unknown;
+  /** Protocol version from the body's `_meta["io.modelcontextprotocol/protocolVersion"]` (2026-07-28 stateless). */
+  bodyVersion?: string;
   ended: boolean;
+}
+
+const STATELESS_VERSION = '2026-07-28';
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+const META_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+
+function metaOf(params: unknown): Record<string, unknown> | undefined {
+  const m = (params as { _meta?: unknown } | undefined)?._meta;
+  return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : undefined;
+}
+
+/** `YYYY-MM-DD` versions compare as strings. */
+function atLeast(version: string | undefined, min: string): boolean {
+  return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= min;
 }
 
 /** A wrapped stdio server process (see proxy/stdio/stdio-wrapper.ts). */
@@ -174,8 +193,8 @@ export class Recorder {
           sessionId: ex.session?.id,
           exchangeId: ex.info.id,
           what: r.what,
-          before: this.redactor.text(r.before),
-          after: this.redactor.text(r.after),
+          // A Location may carry an authorization code/state in its query: redact it like a URL.
+          ...(r.what === 'location-rewrite' ? { before: this.redactor.url(r.before), after: this.redactor.url(r.after) } : { before: this.redactor.text(r.before), after: this.redactor.text(r.after) }),
           text: r.text,
         });
         return;
@@ -265,6 +284,11 @@ export class Recorder {
     if (cls?.ok) {
       ex.bodyKinds = cls.messages.map((m) => m.kind);
       ex.bodyMethods = cls.messages.flatMap((m) => (m.method ? [m.method] : []));
+      if (cls.messages.length === 1 && (cls.messages[0].kind === 'request' || cls.messages[0].kind === 'notification')) {
+        ex.bodyParams = (cls.messages[0].value as { params?: unknown }).params;
+      }
+      const version = cls.messages.map((m) => metaOf((m.value as { params?: unknown }).params)?.[META_VERSION]).find((v) => typeof v === 'string');
+      if (typeof version === 'string') ex.bodyVersion = version;
       const init = cls.messages.find((m) => m.method === 'initialize');
       if (init) {
         ex.hasInitialize = true;
@@ -286,9 +310,11 @@ export class Recorder {
         this.attach(ex, session);
       }
     }
+    if (ex.session && cls?.ok && !ex.hasInitialize) this.noteStatelessMeta(ex.session, cls.messages[0]?.value);
     if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
     const seqs = this.emitFrame(this.ownerOf(ex), 'c2s', 'post-body', frame, cls, ts);
     ex.requestSeqs = seqs.requests;
+    if (seqs.requests.length === 1 && cls?.ok && cls.messages.some((m) => m.kind === 'request' && m.method === 'subscriptions/listen')) ex.info.listen = seqs.requests[0];
     if (seqs.requests.length === 1) this.correlator.setStreamParent(ex.info.id, seqs.requests[0]);
     ex.info.carrier = undefined;
     this.markExchange(ex);
@@ -343,9 +369,12 @@ export class Recorder {
       path: info.url,
       requestHeaders: ex.requestHeaders,
       status,
-      responseHeaders: headers,
+      // Redacted: a hint quotes the Location, which may carry an authorization code.
+      responseHeaders: info.responseHeaders ?? headers,
       bodyKinds: ex.bodyKinds,
       bodyMethods: ex.bodyMethods,
+      bodyParams: ex.bodyParams,
+      bodyVersion: ex.bodyVersion,
       transport: session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
       negotiatedVersion: session?.protocolVersion,
     });
@@ -412,6 +441,7 @@ export class Recorder {
 
   private onResponseEnd(ex: ExchangeState, ts: number): void {
     this.finishResponse(ex, ts);
+    if (ex.info.listen !== undefined) this.onListenEnd(ex, 'server');
     ex.info.endedAt = ts;
     ex.ended = true;
     if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse') this.closeSession(ex.session, ts, 'stream-closed');
@@ -450,12 +480,83 @@ export class Recorder {
     ex.ended = true;
     if (side === 'client') {
       ex.info.hints.push({ level: 'info', code: 'client-closed', text: 'The client closed this stream; mcpscope closed its upstream request as well, as a direct connection would.' });
+      if (ex.info.listen !== undefined) this.onListenEnd(ex, 'client');
+      else this.cancelByClose(ex);
     } else {
+      if (ex.info.listen !== undefined) this.onListenEnd(ex, 'upstream');
       this.problem(ex, 'error', 'upstream-reset', `${reason}. The client received everything up to that point, then the connection broke as it would have directly.`);
     }
     if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse') this.closeSession(ex.session, ts, side === 'client' ? 'client-closed-stream' : 'stream-broken');
     this.markExchange(ex);
     this.forget(ex);
+  }
+
+  /** The protocol version an exchange speaks: its MCP-Protocol-Version header, its body's `_meta`, or its session's. */
+  private versionOf(ex: ExchangeState): string | undefined {
+    return header(ex.requestHeaders, 'mcp-protocol-version')?.trim() ?? ex.bodyVersion ?? ex.session?.protocolVersion;
+  }
+
+  /**
+   * 2026-07-28: closing a request's response stream is its cancellation. Requests of this exchange
+   * still pending when the client went away are marked cancelled. Earlier versions say a
+   * disconnect is not a cancellation, so nothing changes for them.
+   */
+  private cancelByClose(ex: ExchangeState): void {
+    const session = ex.session;
+    if (!session || ex.requestSeqs.length === 0 || !atLeast(this.versionOf(ex), STATELESS_VERSION)) return;
+    const cancelled = this.correlator.cancelByClose(session.id, ex.requestSeqs);
+    if (cancelled.length === 0) return;
+    ex.info.cancels = cancelled;
+    ex.info.hints.push({
+      level: 'info',
+      code: 'stream-close-cancels',
+      text: `The client closed the stream before the answer: in 2026-07-28 this cancels the request (${cancelled.map((n) => `#${n}`).join(', ')}); the server must stop and send nothing more for it.`,
+    });
+    session.counts.pending = this.correlator.pendingCount(session.id);
+    this.markSession(session);
+  }
+
+  /** A `subscriptions/listen` stream ended: by the client (it unsubscribes), by the server, or broken. */
+  private onListenEnd(ex: ExchangeState, by: 'client' | 'server' | 'upstream'): void {
+    if (ex.info.listenEnded !== undefined) return;
+    ex.info.listenEnded = by;
+    const session = ex.session;
+    if (session && ex.info.listen !== undefined) {
+      this.correlator.endListen(session.id, [ex.info.listen]);
+      session.counts.pending = this.correlator.pendingCount(session.id);
+      this.markSession(session);
+    }
+    const text =
+      by === 'client'
+        ? `The client closed the subscriptions/listen stream of #${ex.info.listen}: that ends the subscription, and no more notifications arrive on it.`
+        : by === 'server'
+          ? `The server ended the subscriptions/listen stream of #${ex.info.listen}; the client must listen again to keep receiving notifications.`
+          : `The subscriptions/listen stream of #${ex.info.listen} broke; notifications sent meanwhile are lost, and the client must listen again.`;
+    ex.info.hints.push({ level: by === 'upstream' ? 'warn' : 'info', code: 'listen-ended', text });
+    this.markExchange(ex);
+  }
+
+  /** 2026-07-28 stateless requests carry the version and the client's identity in `_meta`: a session without initialize learns them here. */
+  private noteStatelessMeta(session: SessionInfo, message: unknown): void {
+    const meta = metaOf((message as { params?: unknown } | undefined)?.params);
+    if (!meta) return;
+    const version = meta[META_VERSION];
+    const info = meta[META_CLIENT_INFO] as SessionInfo['clientInfo'] | undefined;
+    const caps = meta[META_CLIENT_CAPS];
+    let changed = false;
+    if (session.protocolVersion === undefined && typeof version === 'string') {
+      session.protocolVersion = version;
+      changed = true;
+    }
+    if (session.clientInfo === undefined && info && typeof info.name === 'string') {
+      session.clientInfo = pickPeer(info);
+      changed = true;
+    }
+    if (session.clientCapabilities === undefined && typeof caps === 'object' && caps !== null && !Array.isArray(caps)) {
+      session.clientCapabilities = caps as Record<string, unknown>;
+      changed = true;
+    }
+    if (changed) this.markSession(session);
   }
 
   private onUpstreamError(ex: ExchangeState, ts: number, code: string, message: string, status: number): void {
@@ -645,6 +746,7 @@ export class Recorder {
         id: m.id,
         method: m.method,
         params: value.params,
+        result: value.result,
         name,
         exchangeId: owner.exchangeId,
         sseEventId,
@@ -692,6 +794,8 @@ export class Recorder {
         batch: cls.batch ? { index: m.index ?? i, size: batchSize } : undefined,
         location: carrier === 'post-json' || carrier === 'post-body' || carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location,
         replayOf: corr.replayOf,
+        chain: corr.chain,
+        task: corr.task,
         hints,
       };
       const stored = this.store.append(stripUndefined(event)) as MessageEvent;

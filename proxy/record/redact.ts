@@ -53,6 +53,9 @@ const SECRET_QUERY = new Set([
   'password',
 ]);
 
+/** `?code=…` / `&state=…` (any SECRET_QUERY name) inside free text; the value runs to the next delimiter. */
+const QUERY_SECRET_IN_TEXT = new RegExp(`([?&])(${[...SECRET_QUERY].join('|')})=(?!\\[redacted\\])[^&#\\s"'<>\\\\]+`, 'g');
+
 export interface Redactor {
   headers(headers: HeaderMap): Record<string, string | string[]>;
   url(url: string): string;
@@ -75,6 +78,8 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
   function text(t: string): string {
     let out = t;
     for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    // URLs quoted in free text (a redirect page's "Redirecting to …?code=…", a log line): their credential query parameters too.
+    if (enabled && (out.includes('?') || out.includes('&'))) out = out.replace(QUERY_SECRET_IN_TEXT, (_m, lead: string, name: string) => `${lead}${name}=${REDACTED}`);
     return out;
   }
 

@@ -9,12 +9,13 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import httpProxy from '@fastify/http-proxy';
 import { Agent, type Dispatcher } from 'undici';
-import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import { PassThrough, pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
 import { EndpointRewriter, originRewriter } from '../parse/endpoint-rewriter.js';
+import { oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate, type OAuthMetadataKind } from '../parse/oauth-rewrite.js';
 import { isAllowedHost, isAllowedOrigin } from './guards.js';
 
 export interface ProxyServerOptions {
@@ -24,8 +25,12 @@ export interface ProxyServerOptions {
   port?: number;
   /** Receives every capture record, synchronously, on the hot path: must be O(1). */
   capture: (record: WireRecord) => void;
-  /** Rewrite an absolute upstream-origin `endpoint` event (legacy HTTP+SSE). Default true. */
-  rewriteEndpoint?: boolean;
+  /**
+   * Map the upstream's origin to the proxy's where a client would otherwise leave the proxy: the
+   * legacy `endpoint` event, OAuth `resource_metadata` challenges, OAuth metadata documents and
+   * `Location` headers (docs/transparency.md). Default true; `--no-rewrite` sets it false.
+   */
+  rewrite?: boolean;
   /** Origins allowed besides loopback ones. */
   allowOrigins?: string[];
   /** Host names allowed besides loopback ones. */
@@ -74,6 +79,24 @@ interface ExchangeContext {
 }
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
+/** OAuth metadata documents are held whole (to rewrite them) up to this size; bigger ones stream through untouched. */
+export const METADATA_MAX_BYTES = 1024 * 1024;
+const MAX_REMEMBERED_PATHS = 64;
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q >= 0 ? url.slice(0, q) : url;
+}
+
+function isJsonType(contentType: string): boolean {
+  const media = contentType.split(';')[0].trim();
+  return media === 'application/json' || media.endsWith('+json');
+}
+
+function isEncoded(headers: IncomingHttpHeaders): boolean {
+  const enc = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+  return enc !== '' && enc !== 'identity';
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -155,7 +178,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const target = new URL(options.target);
   const upstreamOrigin = target.origin;
   const capture = options.capture;
-  const rewriteEndpoint = options.rewriteEndpoint !== false;
+  const rewrite = options.rewrite !== false;
+  /** Paths a rewritten `resource_metadata` pointed at (metadata need not live under /.well-known). */
+  const metadataPaths = new Set<string>();
   const host = options.host ?? '127.0.0.1';
 
   const agent = new Agent({
@@ -296,9 +321,11 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     const headers = endToEndHeaders(res.headers);
     const contentType = String(res.headers['content-type'] ?? '').toLowerCase();
     const isSse = contentType.startsWith('text/event-stream');
+    const pathname = pathOf(request.url);
+    if (rewrite && proxyOrigin) rewriteAuthHeaders(xid, pathname, res.statusCode, headers);
 
     const stages: (Readable | Transform)[] = [res.stream];
-    if (isSse && rewriteEndpoint && request.method === 'GET' && proxyOrigin) {
+    if (isSse && rewrite && request.method === 'GET' && proxyOrigin) {
       stages.push(endpointRewriteStage(xid, request.url));
       // The body may change length; let Node frame it.
       delete headers['content-length'];
@@ -309,14 +336,27 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     if (ctx.onEarlyClose) raw.off('close', ctx.onEarlyClose);
     // fastify, pipeline() and end-of-stream each watch 'close' on this one response.
     raw.setMaxListeners(32);
-    raw.writeHead(res.statusCode, headers);
-    // SSE: the client should see the stream open now, not when the first event comes.
-    if (isSse) raw.flushHeaders();
 
     res.stream.on('data', (chunk: Buffer) => {
       capture({ t: 'response-chunk', xid, ts: now(), chunk });
     });
 
+    const metadataKind = rewrite && proxyOrigin && request.method === 'GET' && res.statusCode === 200 && isJsonType(contentType) && !isEncoded(res.headers)
+      ? oauthMetadataKind(pathname) ?? (metadataPaths.has(pathname) ? 'protected-resource' : null)
+      : null;
+    if (metadataKind) {
+      relayMetadata(xid, pathname, metadataKind, res, raw, headers);
+      return;
+    }
+
+    raw.writeHead(res.statusCode, headers);
+    // SSE: the client should see the stream open now, not when the first event comes.
+    if (isSse) raw.flushHeaders();
+    pipeBody(xid, stages, raw);
+  }
+
+  /** Streams the body stages into the client's response and records how it ended. */
+  function pipeBody(xid: string, stages: (Readable | Transform)[], raw: ServerResponse): void {
     // Who broke the stream off first decides how it is recorded.
     let clientGone = false;
     raw.once('close', () => {
@@ -331,6 +371,154 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
         capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
       }
     });
+  }
+
+  /**
+   * `WWW-Authenticate: … resource_metadata="<upstream URL>"` on a 401/403 and an absolute
+   * upstream-origin `Location` point the client at the proxy's origin instead (headers only: no buffering).
+   */
+  function rewriteAuthHeaders(xid: string, pathname: string, status: number, headers: Record<string, string | string[]>): void {
+    const map = originRewriter(upstreamOrigin, proxyOrigin);
+    const www = headers['www-authenticate'];
+    if ((status === 401 || status === 403) && www !== undefined) {
+      const values = Array.isArray(www) ? www : [www];
+      let changed = false;
+      const next = values.map((v) => {
+        const after = rewriteWwwAuthenticate(v, map);
+        if (after === null) return v;
+        changed = true;
+        capture({
+          t: 'modification',
+          xid,
+          ts: now(),
+          what: 'www-authenticate-rewrite',
+          before: v,
+          after,
+          text: `The ${status} from ${pathname} named its OAuth protected-resource metadata on the upstream's origin (resource_metadata); mcpscope pointed it at its own origin so the client's OAuth discovery goes through the proxy.`,
+        });
+        rememberMetadataPaths(after);
+        return after;
+      });
+      if (changed) headers['www-authenticate'] = Array.isArray(www) ? next : next[0];
+    }
+    const location = headers['location'];
+    if (typeof location === 'string') {
+      const after = rewriteLocation(location, map);
+      if (after !== null) {
+        headers['location'] = after;
+        capture({
+          t: 'modification',
+          xid,
+          ts: now(),
+          what: 'location-rewrite',
+          before: location,
+          after,
+          text: `The ${status} from ${pathname} redirected to the upstream's own origin; mcpscope pointed the Location at its own origin so the client keeps going through the proxy.`,
+        });
+      }
+    }
+  }
+
+  /** Paths that a rewritten resource_metadata named: their JSON is metadata wherever it lives. */
+  function rememberMetadataPaths(wwwAuthenticate: string): void {
+    for (const m of wwwAuthenticate.matchAll(/resource_metadata\s*=\s*"((?:[^"\\]|\\.)*)"/gi)) {
+      try {
+        const u = new URL(m[1].replace(/\\(.)/g, '$1'));
+        if (u.origin !== new URL(proxyOrigin).origin) continue;
+        if (metadataPaths.size >= MAX_REMEMBERED_PATHS) metadataPaths.delete(metadataPaths.values().next().value as string);
+        metadataPaths.add(u.pathname);
+      } catch {
+        /* not a URL */
+      }
+    }
+  }
+
+  /**
+   * An OAuth metadata document (small JSON): held whole (up to METADATA_MAX_BYTES), its
+   * upstream-origin URLs mapped to the proxy's, `Content-Length` fixed, then forwarded. Past the
+   * bound, or when the upstream breaks off, what was held is forwarded as it came.
+   */
+  function relayMetadata(
+    xid: string,
+    pathname: string,
+    kind: OAuthMetadataKind,
+    res: { statusCode: number; headers: IncomingHttpHeaders; stream: Readable },
+    raw: ServerResponse,
+    headers: Record<string, string | string[]>,
+  ): void {
+    const held: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const source = res.stream;
+    const cleanup = () => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      // onError stays: it ignores errors once settled, and keeps a late one from going unhandled.
+      raw.off('close', onClientClose);
+    };
+    const onData = (chunk: Buffer) => {
+      held.push(chunk);
+      size += chunk.length;
+      if (size > METADATA_MAX_BYTES) {
+        // Too big for a metadata document: forward it untouched, streaming from here on.
+        settled = true;
+        cleanup();
+        source.pause();
+        const prefix = new PassThrough();
+        prefix.write(Buffer.concat(held));
+        raw.writeHead(res.statusCode, headers);
+        pipeBody(xid, [source, prefix], raw);
+      }
+    };
+    const onEnd = () => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      const body = Buffer.concat(held);
+      const text = body.toString('utf8');
+      // Only a document that is valid UTF-8 (it round-trips) is rewritten.
+      const result = Buffer.from(text, 'utf8').equals(body)
+        ? rewriteMetadataJson(text, originRewriter(upstreamOrigin, proxyOrigin))
+        : null;
+      let out = body;
+      if (result) {
+        out = Buffer.from(result.text, 'utf8');
+        headers['content-length'] = String(out.length);
+        const kindText = kind === 'protected-resource' ? 'protected-resource metadata' : 'authorization-server metadata';
+        capture({
+          t: 'modification',
+          xid,
+          ts: now(),
+          what: 'oauth-metadata-rewrite',
+          before: text,
+          after: result.text,
+          text: `The OAuth ${kindText} at ${pathname} named URLs on the upstream's origin (${result.rewrites.map((r) => r.before).join(', ')}); mcpscope mapped them to its own origin so the client accepts the resource and keeps its OAuth flow going through the proxy. Content-Length was adjusted.`,
+        });
+      }
+      raw.writeHead(res.statusCode, headers);
+      raw.end(out, () => capture({ t: 'response-end', xid, ts: now() }));
+    };
+    const onError = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      // What the client would have seen directly: the head, the bytes so far, a broken connection.
+      if (!raw.headersSent) raw.writeHead(res.statusCode, headers);
+      if (size > 0) raw.write(Buffer.concat(held));
+      raw.destroy();
+    };
+    const onClientClose = () => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      source.destroy();
+    };
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('error', onError);
+    raw.once('close', onClientClose);
   }
 
   function endpointRewriteStage(xid: string, requestUrl: string): Transform {

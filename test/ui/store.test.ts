@@ -621,3 +621,17 @@ describe('TimelineStore: rows list ordering invariant', () => {
     expect(rows.length).toBe(store.stats.rows);
   });
 });
+
+describe('TimelineStore: stream close as cancellation (2026-07-28)', () => {
+  it('marks a pending call cancelled when its exchange lists it in cancels', () => {
+    const store = new TimelineStore();
+    const b = new EventBuilder(1, 1_000);
+    b.session('s1');
+    const req = b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 7, method: 'tools/call', jsonrpc: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow' } } });
+    store.ingest(b.events);
+    const call = store.row(`c${req.seq}`) as CallRow;
+    expect(call.status).toBe('pending');
+    store.ingest([{ type: 'exchange', seq: req.seq + 1, ts: 2_000, exchange: { id: 'x1', sessionId: 's1', method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1_000, requestBytes: 10, responseBytes: 0, aborted: 'client', cancels: [req.seq], hints: [] } }]);
+    expect((store.row(`c${req.seq}`) as CallRow).status).toBe('cancelled');
+  });
+});

@@ -1,6 +1,8 @@
 /**
- * The mcpscope UI shell: header, session list, timeline / waterfall with the filter bar, and the
- * detail pane. Owns view state (filters, selection, view, detail) and mirrors it into the URL.
+ * The mcpscope UI shell: header, session list, timeline / waterfall with the filter bar, the
+ * detail pane, and compare mode (two sessions diffed). Owns view state (filters, selection, view,
+ * detail, compared sessions) and mirrors it into the URL. Capture files dropped anywhere on the
+ * page (or picked with "Open…") are imported through the API and arrive on the live feed.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
 import type { TimelineStore } from './state/store.js';
@@ -14,6 +16,10 @@ import { FilterBar, type View } from './components/FilterBar.js';
 import { Timeline } from './components/Timeline.js';
 import { Waterfall } from './components/Waterfall.js';
 import { DetailPane } from './components/DetailPane.js';
+import { DiffView } from './components/DiffView.js';
+import { DropOverlay, useFileDrop } from './components/DropOverlay.js';
+import { Toasts, type Notice } from './components/Toasts.js';
+import { describeImport, importCaptureFile } from './state/import-client.js';
 
 export interface AppProps {
   store: TimelineStore;
@@ -23,19 +29,29 @@ export interface AppProps {
   initialStatus?: FeedStatus;
 }
 
+/** The two sessions of compare mode ('' = not picked yet). */
+export interface ComparePair {
+  left: string;
+  right: string;
+}
+
 interface UrlState {
   filters: Filters;
   view: View;
   row?: string;
+  /** Compare mode (`?compare=A&compare=B`). */
+  compare?: ComparePair;
 }
 
-/** Reads filters, view and selected row from a query string. */
+/** Reads filters, view, selected row and compared sessions from a query string. */
 export function urlStateFromSearch(search: string): UrlState {
   const params = new URLSearchParams(search);
   const filters = { ...EMPTY_FILTERS, ...filtersFromSearch(search) };
   const view: View = params.get('view') === 'waterfall' ? 'waterfall' : 'timeline';
   const row = params.get('row') ?? undefined;
-  return { filters, view, row };
+  const pair = params.getAll('compare');
+  const compare = pair.length > 0 ? { left: pair[0] ?? '', right: pair[1] ?? '' } : undefined;
+  return { filters, view, row, compare };
 }
 
 /** The query string for a view state (no token: the cookie carries auth after the first load). */
@@ -44,8 +60,38 @@ export function searchForUrlState(s: UrlState): string {
   params.delete('token');
   if (s.view === 'waterfall') params.set('view', 'waterfall');
   if (s.row) params.set('row', s.row);
+  if (s.compare) {
+    params.append('compare', s.compare.left);
+    if (s.compare.right !== '') params.append('compare', s.compare.right);
+  }
   const q = params.toString();
   return q ? `?${q}` : '';
+}
+
+/**
+ * Ticking a session in compare mode: unticking frees its side; a tick fills A, then B; a third
+ * tick keeps the latest two (B becomes A, the new one B).
+ */
+export function pickForCompare(c: ComparePair, id: string): ComparePair {
+  if (c.left === id) return { left: '', right: c.right };
+  if (c.right === id) return { left: c.left, right: '' };
+  if (c.left === '') return { left: id, right: c.right };
+  if (c.right === '') return { left: c.left, right: id };
+  return { left: c.right, right: id };
+}
+
+/**
+ * The pair compare mode starts with: the selected session as A (else the one before the latest)
+ * and the latest other session as B — "before" and "after".
+ */
+export function initialComparePair(sessions: readonly SessionInfo[], selected: string): ComparePair {
+  if (sessions.length < 2) return { left: selected, right: '' };
+  const latest = sessions[sessions.length - 1].id;
+  if (selected !== '' && sessions.some((s) => s.id === selected)) {
+    const other = selected === latest ? sessions[sessions.length - 2].id : latest;
+    return selected === latest ? { left: other, right: selected } : { left: selected, right: other };
+  }
+  return { left: sessions[sessions.length - 2].id, right: latest };
 }
 
 /** Drops `?token=` from the address bar (the HttpOnly cookie now authenticates the page). */
@@ -63,11 +109,6 @@ function isTyping(target: EventTarget | null): boolean {
   return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el.isContentEditable;
 }
 
-function exportDate(d = new Date()): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
-
 export function App({ store, connect = false, initialStatus = 'connecting' }: AppProps) {
   const version = useStoreVersion(store);
   const [urlState] = useState(() => urlStateFromSearch(typeof location !== 'undefined' ? location.search : ''));
@@ -75,6 +116,10 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
   const [view, setView] = useState<View>(urlState.view);
   const [selectedKey, setSelectedKey] = useState<string | undefined>(urlState.row);
   const [detailOpen, setDetailOpen] = useState<boolean>(urlState.row !== undefined);
+  const [compare, setCompare] = useState<ComparePair | undefined>(urlState.compare);
+  const [notices, setNotices] = useState<Notice[]>([]);
+  /** Sessions an import created, waiting to arrive on the feed to be selected. */
+  const pendingSelect = useRef<string | undefined>(undefined);
   const [status, setStatus] = useState<{ status: FeedStatus; detail?: string }>({ status: initialStatus });
   const [paused, setPaused] = useState(false);
   const [showSecrets, setShowSecrets] = useState(false);
@@ -104,9 +149,9 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
 
   // ---- URL ----
   useEffect(() => {
-    const search = searchForUrlState({ filters, view, row: detailOpen ? selectedKey : undefined });
+    const search = searchForUrlState({ filters, view, row: detailOpen && !compare ? selectedKey : undefined, compare });
     if (search !== location.search) history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
-  }, [filters, view, selectedKey, detailOpen]);
+  }, [filters, view, selectedKey, detailOpen, compare]);
 
   // ---- derived data ----
   const rows = useMemo(() => store.visibleRows(filters), [store, filters, version]);
@@ -126,6 +171,8 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
   selRef.current = selectedKey;
   const detailRef = useRef(detailOpen);
   detailRef.current = detailOpen;
+  const compareRef = useRef(compare);
+  compareRef.current = compare;
 
   const select = useCallback((key: string) => {
     setSelectedKey(key);
@@ -151,10 +198,12 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
           (e.target as HTMLElement).blur();
           return;
         }
-        if (detailRef.current) setDetailOpen(false);
+        if (compareRef.current) setCompare(undefined);
+        else if (detailRef.current) setDetailOpen(false);
         return;
       }
-      if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
+      // Compare mode has no timeline selection to move.
+      if (typing || e.metaKey || e.ctrlKey || e.altKey || compareRef.current) return;
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp' || e.key === 'j' || e.key === 'k') {
         const list = rowsRef.current;
         if (list.length === 0) return;
@@ -200,26 +249,84 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
     }
   };
 
-  const onExport = async () => {
-    const sid = filters.session;
-    const url = sid ? `/api/sessions/${encodeURIComponent(sid)}/events` : '/api/events';
-    setBusy('exporting…');
-    try {
-      const res = await fetch(url, { credentials: 'same-origin' });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const blob = new Blob([await res.text()], { type: 'application/json' });
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = `mcpscope-${sid || 'all'}-${exportDate()}.json`;
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(a.href), 5000);
-      setBusy(undefined);
-    } catch (err) {
-      setBusy(`export failed: ${(err as Error).message}`);
-    }
+  // ---- compare mode ----
+  const onToggleCompare = () => {
+    if (compare) setCompare(undefined);
+    else setCompare(initialComparePair(sessions, filters.session));
   };
+  const onPick = useCallback((id: string) => setCompare((c) => (c ? pickForCompare(c, id) : c)), []);
+  const onOpenCall = useCallback((sessionId: string, key: string) => {
+    setCompare(undefined);
+    setFilters((f) => ({ ...f, session: sessionId }));
+    setSelectedKey(key);
+    setDetailOpen(true);
+  }, []);
+
+  // ---- import (drag-and-drop, "Open…") ----
+  const noticeSerial = useRef(0);
+  const putNotice = useCallback((n: Omit<Notice, 'id'>, id = ++noticeSerial.current): number => {
+    setNotices((list) => {
+      const at = list.findIndex((x) => x.id === id);
+      const next = { ...n, id };
+      if (at < 0) return [...list.slice(-3), next];
+      const copy = list.slice();
+      copy[at] = next;
+      return copy;
+    });
+    return id;
+  }, []);
+  const dismissNotice = useCallback((id: number) => setNotices((list) => list.filter((n) => n.id !== id)), []);
+
+  const openFiles = useCallback(
+    async (files: File[]) => {
+      for (const file of files) {
+        const name = file.name || 'the file';
+        const id = putNotice({ kind: 'info', busy: true, title: `Opening ${name}…` });
+        const outcome = await importCaptureFile(file);
+        if (!outcome.ok) {
+          putNotice({ kind: 'error', title: `Could not open ${name}`, text: outcome.error }, id);
+          continue;
+        }
+        const first = outcome.sessions[0];
+        const heldBack = feedRef.current?.paused === true;
+        putNotice(
+          {
+            kind: outcome.warnings.length > 0 ? 'warn' : 'ok',
+            title: `Opened ${name}`,
+            text: `${describeImport(outcome)}.${heldBack ? ' The live view is paused: resume it to see the new session.' : ''}`,
+            details: outcome.warnings,
+            timeoutMs: outcome.warnings.length > 0 ? undefined : 8000,
+          },
+          id,
+        );
+        if (first !== undefined) {
+          pendingSelect.current = first;
+          if (store.sessions.has(first)) showImported(first);
+        }
+      }
+    },
+    // showImported only touches state setters and refs.
+    [putNotice, store],
+  );
+
+  /** An imported session arrived: select it (compare mode: make it B). */
+  const showImported = (id: string) => {
+    pendingSelect.current = undefined;
+    if (compareRef.current) {
+      // The new session becomes B; A stays (or takes the old B when it was empty).
+      setCompare((c) => (c ? { left: c.left !== '' && c.left !== id ? c.left : c.right !== id ? c.right : '', right: id } : c));
+      return;
+    }
+    setFilters((f) => ({ ...f, session: id }));
+    setDetailOpen(false);
+  };
+
+  useEffect(() => {
+    const id = pendingSelect.current;
+    if (id !== undefined && store.sessions.has(id)) showImported(id);
+  }, [store, version]);
+
+  const dragging = useFileDrop(openFiles);
 
   const methods = useCallback(() => {
     const seen = new Set<string>();
@@ -236,22 +343,22 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
   }, [store]);
 
   // ---- detail splitter ----
-  const dragging = useRef<{ x: number; w: number } | null>(null);
+  const splitDrag = useRef<{ x: number; w: number } | null>(null);
   const onSplitDown = (e: ReactPointerEvent<HTMLDivElement>) => {
-    dragging.current = { x: e.clientX, w: detailWidth };
+    splitDrag.current = { x: e.clientX, w: detailWidth };
     (e.target as HTMLElement).setPointerCapture?.(e.pointerId);
   };
   const onSplitMove = (e: ReactPointerEvent<HTMLDivElement>) => {
-    const d = dragging.current;
+    const d = splitDrag.current;
     if (!d) return;
     const max = Math.max(360, window.innerWidth - 560);
     setDetailWidth(Math.max(340, Math.min(max, d.w + (d.x - e.clientX))));
   };
   const onSplitUp = () => {
-    dragging.current = null;
+    splitDrag.current = null;
   };
 
-  const showDetail = detailOpen && selectedRow !== undefined;
+  const showDetail = !compare && detailOpen && selectedRow !== undefined;
   const multiSession = sessions.length > 1 && filters.session === '';
 
   return (
@@ -262,10 +369,10 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
         paused={paused}
         stats={stats}
         sessionsCount={sessions.length}
-        exportLabel={filters.session ? `session ${filters.session}` : 'all sessions'}
+        exportSession={filters.session}
         onTogglePause={onTogglePause}
         onClear={onClear}
-        onExport={onExport}
+        onOpenFiles={openFiles}
         busy={busy}
       />
       {showSecrets ? (
@@ -274,23 +381,46 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
         </div>
       ) : null}
       <div className="app-body">
-        <SessionList sessions={sessions} selected={filters.session} onSelect={(id) => setFilters((f) => ({ ...f, session: id }))} totals={totals} />
+        <SessionList
+          sessions={sessions}
+          selected={filters.session}
+          onSelect={(id) => setFilters((f) => ({ ...f, session: id }))}
+          totals={totals}
+          compare={compare}
+          onToggleCompare={onToggleCompare}
+          onPick={onPick}
+        />
         <main className="center">
-          <FilterBar
-            filters={filters}
-            onChange={setFilters}
-            methods={methods}
-            shown={rows.length}
-            total={allRows}
-            filtered={filtered}
-            view={view}
-            onView={setView}
-            searchRef={searchRef}
-          />
-          {view === 'timeline' ? (
-            <Timeline rows={rows} selectedKey={selectedKey} onSelect={select} onOpen={open} showSession={multiSession} live={!paused} closedSessions={closedSessions} />
+          {compare ? (
+            <DiffView
+              store={store}
+              version={version}
+              sessions={sessions}
+              left={compare.left}
+              right={compare.right}
+              onChange={(left, right) => setCompare({ left, right })}
+              onOpenCall={onOpenCall}
+              onExit={() => setCompare(undefined)}
+            />
           ) : (
-            <Waterfall store={store} sessionId={filters.session} version={version} selectedKey={selectedKey} onSelect={select} live={!paused} visibleKeys={visibleKeys} />
+            <>
+              <FilterBar
+                filters={filters}
+                onChange={setFilters}
+                methods={methods}
+                shown={rows.length}
+                total={allRows}
+                filtered={filtered}
+                view={view}
+                onView={setView}
+                searchRef={searchRef}
+              />
+              {view === 'timeline' ? (
+                <Timeline rows={rows} selectedKey={selectedKey} onSelect={select} onOpen={open} showSession={multiSession} live={!paused} closedSessions={closedSessions} />
+              ) : (
+                <Waterfall store={store} sessionId={filters.session} version={version} selectedKey={selectedKey} onSelect={select} live={!paused} visibleKeys={visibleKeys} />
+              )}
+            </>
           )}
         </main>
         {showDetail ? (
@@ -300,6 +430,8 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
           </>
         ) : null}
       </div>
+      {dragging ? <DropOverlay /> : null}
+      <Toasts notices={notices} onDismiss={dismissNotice} />
     </div>
   );
 }

@@ -1,7 +1,9 @@
 /**
- * Top bar: name, feed status, counts, pause/resume, clear, export.
+ * Top bar: name, feed status, counts, pause/resume, clear, open a capture, export.
  */
+import { useRef } from 'react';
 import type { FeedStatus } from '../state/types.js';
+import { ExportMenu } from './ExportMenu.js';
 
 export interface HeaderProps {
   status: FeedStatus;
@@ -9,10 +11,12 @@ export interface HeaderProps {
   paused: boolean;
   stats: { rows: number; messages: number; events: number; dropped: number };
   sessionsCount: number;
-  exportLabel: string;
+  /** The session the export menu offers ('' = all sessions). */
+  exportSession: string;
   onTogglePause(): void;
   onClear(): void;
-  onExport(): void;
+  /** Files picked with "Open…". */
+  onOpenFiles(files: File[]): void;
   busy?: string;
 }
 
@@ -47,7 +51,11 @@ export function Logo() {
   );
 }
 
-export function Header({ status, statusDetail, paused, stats, sessionsCount, exportLabel, onTogglePause, onClear, onExport, busy }: HeaderProps) {
+/** What the file picker offers (the import reads any file by its content). */
+const CAPTURE_ACCEPT = '.json,.ndjson,.jsonl,.har,application/json,application/x-ndjson';
+
+export function Header({ status, statusDetail, paused, stats, sessionsCount, exportSession, onTogglePause, onClear, onOpenFiles, busy }: HeaderProps) {
+  const fileRef = useRef<HTMLInputElement>(null);
   const effective = paused ? 'paused' : status;
   const text = statusText(status, statusDetail, paused);
   return (
@@ -88,9 +96,32 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
         <button type="button" className="btn" data-testid="clear" onClick={onClear} title="Forget everything captured so far (POST /api/clear)">
           Clear
         </button>
-        <button type="button" className="btn" data-testid="export" onClick={onExport} title={`Download ${exportLabel} as JSON`}>
-          Export
+        <button
+          type="button"
+          className="btn"
+          data-testid="import"
+          onClick={() => fileRef.current?.click()}
+          title="Open a capture: a fixture, an NDJSON event log or a HAR file (or drop one anywhere on the page)"
+        >
+          Open…
         </button>
+        <input
+          ref={fileRef}
+          type="file"
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-hidden="true"
+          accept={CAPTURE_ACCEPT}
+          multiple
+          data-testid="import-input"
+          onChange={(e) => {
+            const files = [...(e.currentTarget.files ?? [])];
+            // Cleared so that picking the same file again is a change too.
+            e.currentTarget.value = '';
+            if (files.length > 0) onOpenFiles(files);
+          }}
+        />
+        <ExportMenu sessionId={exportSession} empty={stats.events === 0} />
       </div>
     </header>
   );

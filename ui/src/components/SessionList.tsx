@@ -1,6 +1,7 @@
 /**
  * Left column: "All sessions" and one entry per session (transport, client → server, protocol,
- * start time, open/closed, counts).
+ * start time, open/closed, counts). In compare mode each entry is ticked as side A or B instead
+ * of selected.
  */
 import type { SessionInfo } from '../state/types.js';
 import { formatClock } from '../state/format.js';
@@ -26,6 +27,11 @@ export interface SessionListProps {
   selected: string;
   onSelect(id: string): void;
   totals: { messages: number; errors: number };
+  /** Compare mode: the sessions picked as A and B ('' = none). Undefined: not comparing. */
+  compare?: { left: string; right: string };
+  onToggleCompare?(): void;
+  /** Compare mode: a session was ticked or unticked. */
+  onPick?(id: string): void;
 }
 
 function peer(p: SessionInfo['clientInfo'], fallback: string) {
@@ -38,44 +44,78 @@ function peer(p: SessionInfo['clientInfo'], fallback: string) {
   );
 }
 
-export function SessionList({ sessions, selected, onSelect, totals }: SessionListProps) {
+export function SessionList({ sessions, selected, onSelect, totals, compare, onToggleCompare, onPick }: SessionListProps) {
+  const comparing = compare !== undefined;
   return (
-    <aside className="sessions" aria-label="Sessions">
+    <aside className={`sessions${comparing ? ' comparing' : ''}`} aria-label="Sessions">
       <div className="pane-title">
-        Sessions <span className="muted">{sessions.length}</span>
+        <span>
+          Sessions <span className="muted">{sessions.length}</span>
+        </span>
+        <span className="spacer" />
+        {onToggleCompare ? (
+          <button
+            type="button"
+            className={`pane-toggle${comparing ? ' on' : ''}`}
+            data-testid="compare"
+            aria-pressed={comparing}
+            onClick={onToggleCompare}
+            title={comparing ? 'Back to the timeline' : 'Compare two sessions: their calls side by side, with the payload differences'}
+          >
+            <svg width="12" height="12" viewBox="0 0 16 16" aria-hidden="true">
+              <path d="M5 2v12M11 2v12M2 5h6M8 11h6" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+            </svg>
+            Compare
+          </button>
+        ) : null}
       </div>
-      <ul className="session-items" role="listbox" aria-label="Sessions">
-        <li
-          role="option"
-          aria-selected={selected === ''}
-          className={`session-item all${selected === '' ? ' selected' : ''}`}
-          data-testid="session-item"
-          data-session-id=""
-          onClick={() => onSelect('')}
-        >
-          <div className="si-line1">
-            <span className="si-title">All sessions</span>
-          </div>
-          <div className="si-counts">
-            <span>{totals.messages} msgs</span>
-            {totals.errors > 0 ? <span className="err-text">{totals.errors} errors</span> : null}
-          </div>
-        </li>
+      {comparing ? (
+        <div className="compare-hint">
+          Tick two sessions: <span className="side-tag side-A">A</span> before, <span className="side-tag side-B">B</span> after.
+        </div>
+      ) : null}
+      <ul className="session-items" role="listbox" aria-label="Sessions" aria-multiselectable={comparing || undefined}>
+        {comparing ? null : (
+          <li
+            role="option"
+            aria-selected={selected === ''}
+            className={`session-item all${selected === '' ? ' selected' : ''}`}
+            data-testid="session-item"
+            data-session-id=""
+            onClick={() => onSelect('')}
+          >
+            <div className="si-line1">
+              <span className="si-title">All sessions</span>
+            </div>
+            <div className="si-counts">
+              <span>{totals.messages} msgs</span>
+              {totals.errors > 0 ? <span className="err-text">{totals.errors} errors</span> : null}
+            </div>
+          </li>
+        )}
         {sessions.map((s) => {
           const t = TRANSPORT[s.transport] ?? { short: s.transport, title: s.transport };
+          const side = compare ? (compare.left === s.id ? 'A' : compare.right === s.id ? 'B' : undefined) : undefined;
+          const isSelected = comparing ? side !== undefined : selected === s.id;
           return (
             <li
               key={s.id}
               role="option"
-              aria-selected={selected === s.id}
-              className={`session-item${selected === s.id ? ' selected' : ''}${s.status === 'closed' ? ' closed' : ''}`}
+              aria-selected={isSelected}
+              className={`session-item${isSelected ? ' selected' : ''}${side ? ` picked-${side}` : ''}${s.status === 'closed' ? ' closed' : ''}`}
               data-testid="session-item"
               data-session-id={s.id}
               data-status={s.status}
-              onClick={() => onSelect(s.id)}
+              data-side={side}
+              onClick={() => (comparing ? onPick?.(s.id) : onSelect(s.id))}
               title={`${s.id} · ${s.target}${s.mcpSessionId ? `\nMcp-Session-Id: ${s.mcpSessionId}` : ''}${s.grouping ? `\n${s.grouping}` : ''}`}
             >
               <div className="si-line1">
+                {comparing ? (
+                  <span className={`si-pick${side ? ` side-${side}` : ''}`} data-testid="compare-pick" data-checked={side !== undefined} aria-hidden="true">
+                    {side ?? ''}
+                  </span>
+                ) : null}
                 <span className={`si-dot ${s.status}`} aria-hidden="true" />
                 <span className={`transport t-${s.transport}`} title={t.title}>
                   {t.short}

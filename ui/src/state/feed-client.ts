@@ -4,9 +4,9 @@
  * notices a restarted mcpscope and reloads; fills `dropped` gaps from /api/events; pause holds
  * events (bounded) without disconnecting.
  */
-import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events';
-import type { TimelineStore } from './store';
-import type { FeedStatus } from './types';
+import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events.js';
+import type { TimelineStore } from './store.js';
+import type { FeedStatus } from './types.js';
 
 export interface FeedClientOptions {
   /** Feed URL; default `ws(s)://location.host/ws` (the page's cookie carries the token). */

@@ -4,9 +4,9 @@
  * URL parameters: `session`, `method`, `dir` (c2s|s2c), `kind` (request|notification|response|error),
  * `errors=1`, `minms=<n>`, `q=<text>`. Any other parameter (notably `token`) is left alone.
  */
-import type { MessageEvent } from '../../../proxy/model/events';
-import type { TimelineStore } from './store';
-import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types';
+import type { MessageEvent } from '../../../proxy/model/events.js';
+import type { TimelineStore } from './store.js';
+import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types.js';
 
 const DIRS = new Set(['c2s', 's2c']);
 const KINDS = new Set(['request', 'notification', 'response', 'error']);

@@ -2,8 +2,8 @@
  * Formatting helpers shared by the components: durations, sizes, clock times, one-line row
  * titles, and "copy as cURL". Pure functions, browser-safe.
  */
-import type { ExchangeInfo } from '../../../proxy/model/events';
-import type { Row } from './types';
+import type { ExchangeInfo } from '../../../proxy/model/events.js';
+import type { Row } from './types.js';
 
 /** "0.42 ms", "3.2 ms", "850 ms", "1.24 s", "12.3 s", "2 min 3 s", "1 h 2 min". */
 export function formatMs(ms: number | undefined): string {

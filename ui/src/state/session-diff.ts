@@ -15,10 +15,10 @@
  * `resources/list`, `resources/templates/list`) are also summarised item by item as schema drift:
  * tool added, removed or changed.
  */
-import type { Direction } from '../../../proxy/model/events';
+import type { Direction } from '../../../proxy/model/events.js';
 import { diffJson, formatDifference, formatPath, type JsonDifference, type JsonPathSegment } from '../../../proxy/fixtures/json-diff.js';
-import type { TimelineStore } from './store';
-import type { CallRow, CallStatus, MessageEvent } from './types';
+import type { TimelineStore } from './store.js';
+import type { CallRow, CallStatus, MessageEvent } from './types.js';
 
 export type DiffKind = 'same' | 'changed' | 'only-left' | 'only-right';
 
@@ -101,7 +101,7 @@ export const DEFAULT_IGNORED_KEYS: readonly string[] = ['_meta', 'progressToken'
  * compared by name, the rest by position), skipping `ignore` keys and volatile strings.
  */
 export function jsonDiff(a: unknown, b: unknown, ignore: Iterable<string> = DEFAULT_IGNORED_KEYS): PathChange[] {
-  return diffJson(a, b, { ignoreKeys: new Set(ignore), ignoreVolatile: true }).map(toChange);
+  return diffJson(a, b, { ignoreKeys: new Set(ignore), ignoreVolatile: true }).map((d) => toChange(d));
 }
 
 function toChange(d: JsonDifference, base: readonly JsonPathSegment[] = []): PathChange {

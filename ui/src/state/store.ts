@@ -22,7 +22,7 @@ import type {
   ProblemEvent,
   SessionInfo,
   SseFrameEvent,
-} from '../../../proxy/model/events';
+} from '../../../proxy/model/events.js';
 import type {
   Bar,
   CallRow,
@@ -35,11 +35,11 @@ import type {
   StoreStats,
   StreamEntry,
   Waterfall,
-} from './types';
-import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, type PreparedFilters } from './filters';
-import { rowTitle, truncate } from './format';
+} from './types.js';
+import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, type PreparedFilters } from './filters.js';
+import { rowTitle, truncate } from './format.js';
 
-export type { StreamEntry, Bar, Waterfall, StoreStats } from './types';
+export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
 /** Per-exchange buckets. */
 interface ExchangeBucket {
@@ -356,6 +356,14 @@ export class TimelineStore {
           this._exchanges.set(e.exchange.id, e.exchange);
           const slot = this.laneCache.get(e.exchange.id);
           if (slot) slot.stale = true;
+          // 2026-07-28: the client closing a response stream cancels the requests it carried.
+          for (const seq of e.exchange.cancels ?? []) {
+            const call = this.callByRequestSeq.get(seq);
+            if (call && call.status === 'pending') {
+              call.status = 'cancelled';
+              this.touch(call);
+            }
+          }
         }
         break;
       case 'message':

@@ -13,7 +13,7 @@ import type {
   ProblemEvent,
   SessionInfo,
   SseFrameEvent,
-} from '../../../proxy/model/events';
+} from '../../../proxy/model/events.js';
 
 export type { McpscopeEvent, MessageEvent, SessionInfo, ExchangeInfo, ProblemEvent, SseFrameEvent, ModificationEvent };
 

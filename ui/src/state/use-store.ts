@@ -3,7 +3,7 @@
  * live timers of pending calls.
  */
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import type { TimelineStore } from './store';
+import type { TimelineStore } from './store.js';
 
 /** The store's version; the component re-renders whenever the store changes. */
 export function useStoreVersion(store: TimelineStore): number {

@@ -4,12 +4,12 @@
  * (The events come from the real recorder fed stdio wire records.)
  */
 import { describe, expect, it } from 'vitest';
-import { TimelineStore } from '../../ui/src/state/store';
-import { EMPTY_FILTERS, type CallRow } from '../../ui/src/state/types';
-import { Recorder } from '../../proxy/record/recorder';
-import { createRedactor } from '../../proxy/record/redact';
-import { EventStore } from '../../proxy/store/event-store';
-import type { WireRecord } from '../../proxy/capture/wire-records';
+import { TimelineStore } from '../../ui/src/state/store.js';
+import { EMPTY_FILTERS, type CallRow } from '../../ui/src/state/types.js';
+import { Recorder } from '../../proxy/record/recorder.js';
+import { createRedactor } from '../../proxy/record/redact.js';
+import { EventStore } from '../../proxy/store/event-store.js';
+import type { WireRecord } from '../../proxy/capture/wire-records.js';
 
 const line = (v: unknown) => new TextEncoder().encode(`${JSON.stringify(v)}\n`);
 
@@ -44,7 +44,7 @@ describe('TimelineStore: a stdio session', () => {
     expect(wf.lanes.map((l) => l.carrier)).toEqual(['stdio']);
     expect(wf.bars).toHaveLength(1);
     expect(wf.bars[0]).toMatchObject({ lane: wf.lanes[0].key, status: 'ok', progress: 0.5 });
-    expect(ui.logs.filter((l) => l.source === 'stderr').map((l) => l.text)).toEqual(['done']);
+    expect(ui.logs.filter((l: { source?: string; text?: string }) => l.source === 'stderr').map((l) => l.text)).toEqual(['done']);
     expect(ui.sessionList()[0]).toMatchObject({ transport: 'stdio', status: 'closed', closeReason: 'process-exited' });
   });
 });

@@ -1,0 +1,148 @@
+/**
+ * The header's Export button and its menu: the selected session as a fixture, HAR or NDJSON, or
+ * everything as HAR or NDJSON. Each item is a plain `<a href download>` to the UI port's export
+ * routes (proxy/fixtures/routes.ts), so the browser saves the file under the name the server
+ * gives it (content-disposition) and the page's cookie authenticates the download.
+ */
+import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+
+export type ExportFormat = 'fixture' | 'har' | 'ndjson';
+
+interface FormatInfo {
+  format: ExportFormat;
+  label: string;
+  ext: string;
+  description: string;
+}
+
+export const EXPORT_FORMATS: readonly FormatInfo[] = [
+  { format: 'fixture', label: 'Fixture', ext: '.json', description: 'Replay as a mock server, verify a live one, load in tests' },
+  { format: 'har', label: 'HAR', ext: '.har', description: 'Chrome DevTools, HTTP Toolkit and other HAR viewers' },
+  { format: 'ndjson', label: 'NDJSON', ext: '.ndjson', description: 'Every event, one per line (what mcpscope open reads)' },
+];
+
+/** Where a format is downloaded from: one session (`sessionId`), or everything (''). Undefined: not offered. */
+export function exportHref(sessionId: string, format: ExportFormat): string | undefined {
+  if (sessionId !== '') return `api/sessions/${encodeURIComponent(sessionId)}/export?format=${format}`;
+  return format === 'fixture' ? undefined : `api/export?format=${format}`;
+}
+
+export interface ExportMenuProps {
+  /** The selected session ('' = all sessions). */
+  sessionId: string;
+  /** Nothing captured yet. */
+  empty?: boolean;
+}
+
+export function ExportMenu({ sessionId, empty = false }: ExportMenuProps) {
+  const [open, setOpen] = useState(false);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+  const menuId = useId();
+
+  const items = () => [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])') ?? [])];
+
+  useEffect(() => {
+    if (!open) return;
+    items()[0]?.focus();
+    const onDown = (e: PointerEvent) => {
+      if (rootRef.current && !rootRef.current.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown, true);
+    return () => document.removeEventListener('pointerdown', onDown, true);
+  }, [open]);
+
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) buttonRef.current?.focus();
+  };
+
+  const onMenuKey = (e: ReactKeyboardEvent<HTMLDivElement>) => {
+    // The app's global shortcuts (Esc closes the detail, arrows move the selection) stay out of the menu.
+    e.stopPropagation();
+    const list = items();
+    const at = list.indexOf(document.activeElement as HTMLElement);
+    switch (e.key) {
+      case 'Escape':
+        e.preventDefault();
+        close(true);
+        break;
+      case 'ArrowDown':
+        e.preventDefault();
+        list[(at + 1) % list.length]?.focus();
+        break;
+      case 'ArrowUp':
+        e.preventDefault();
+        list[(at - 1 + list.length) % list.length]?.focus();
+        break;
+      case 'Home':
+        e.preventDefault();
+        list[0]?.focus();
+        break;
+      case 'End':
+        e.preventDefault();
+        list[list.length - 1]?.focus();
+        break;
+      case 'Tab':
+        close(false);
+        break;
+      default:
+        break;
+    }
+  };
+
+  const scope = sessionId === '' ? 'all sessions' : `session ${sessionId}`;
+  return (
+    <div className="menu-anchor" ref={rootRef}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className={`btn${open ? ' active' : ''}`}
+        data-testid="export"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        onClick={() => setOpen((o) => !o)}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown' && !open) {
+            e.preventDefault();
+            e.stopPropagation();
+            setOpen(true);
+          }
+        }}
+        title={`Download ${scope} as a fixture, HAR or NDJSON`}
+      >
+        Export <span className="caret" aria-hidden="true">▾</span>
+      </button>
+      {open ? (
+        <div className="menu" role="menu" id={menuId} ref={menuRef} aria-label={`Export ${scope}`} data-testid="export-menu" onKeyDown={onMenuKey}>
+          <div className="menu-head">
+            Export <b>{sessionId === '' ? 'all sessions' : <span className="mono">{sessionId}</span>}</b>
+            {empty ? <span className="muted"> · nothing captured yet</span> : null}
+          </div>
+          {EXPORT_FORMATS.map((f) => {
+            const href = exportHref(sessionId, f.format);
+            const body = (
+              <>
+                <span className="mi-label">
+                  {f.label} <span className="mi-ext">({f.ext})</span>
+                </span>
+                <span className="mi-desc">{href ? f.description : 'A fixture holds one session: pick one in the session list'}</span>
+              </>
+            );
+            return href ? (
+              <a key={f.format} role="menuitem" className="menu-item" href={href} download data-testid={`export-${f.format}`} tabIndex={-1} onClick={() => close(true)}>
+                {body}
+              </a>
+            ) : (
+              <span key={f.format} role="menuitem" className="menu-item disabled" aria-disabled="true" data-testid={`export-${f.format}`} tabIndex={-1}>
+                {body}
+              </span>
+            );
+          })}
+        </div>
+      ) : null}
+    </div>
+  );
+}
