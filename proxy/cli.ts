@@ -34,7 +34,9 @@ Usage
 
 Options
   --target <url>        the MCP server URL (e.g. http://127.0.0.1:3001/mcp or …/sse); the proxy
-                        mirrors every path of its origin, so clients use the same path on the proxy
+                        mirrors every path of its origin, so clients use the same path on the proxy.
+                        Repeat as --target name=url for several servers: each gets its own proxy
+                        port (--port, --port+1, …), all recorded into one UI
   --port <n>            proxy port (default ${DEFAULT_PROXY_PORT}; 0 = any free port)
   --ui-port <n>         UI and API port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --host <addr>         listen address (default 127.0.0.1; anything else exposes your traffic)
@@ -69,7 +71,7 @@ function portOption(value: string | undefined, name: string, fallback: number): 
 const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap']);
 
 const OPTIONS = {
-  target: { type: 'string' },
+  target: { type: 'string', multiple: true },
   port: { type: 'string' },
   'ui-port': { type: 'string' },
   host: { type: 'string' },
@@ -154,17 +156,20 @@ async function main(): Promise<void> {
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     process.stderr.write(`mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`);
   }
-  const demo = v.target === undefined;
-  let target = v.target;
-  if (target !== undefined) {
+  // --target [name=]url, repeatable: each upstream gets its own proxy port, all in one UI.
+  const upstreams = (v.target ?? []).map((spec, i) => {
+    const eq = spec.indexOf('=');
+    const named = eq > 0 && !/^https?:/i.test(spec.slice(0, eq)) ? { name: spec.slice(0, eq), url: spec.slice(eq + 1) } : { name: undefined, url: spec };
     try {
-      const u = new URL(target);
+      const u = new URL(named.url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
     } catch {
-      fail(`--target must be an http:// or https:// URL, not ${JSON.stringify(target)}`);
+      fail(`--target must be an http:// or https:// URL (optionally name=url), not ${JSON.stringify(spec)}`);
     }
-  }
-
+    return { ...named, name: named.name ?? (v.target!.length > 1 ? `upstream${i + 1}` : undefined) };
+  });
+  const demo = upstreams.length === 0;
+  let target = upstreams[0]?.url;
   let stopDemo: (() => Promise<void>) | undefined;
   let demoServer: { url: string; close(): Promise<void> } | undefined;
   if (demo) {
@@ -175,6 +180,8 @@ async function main(): Promise<void> {
 
   const options = {
     target: target!,
+    targetName: upstreams[0]?.name,
+    moreTargets: upstreams.slice(1).map((u) => ({ name: u.name, target: u.url })),
     host,
     token: v.token,
     showSecrets: v['show-secrets'] ?? false,
@@ -206,20 +213,12 @@ async function main(): Promise<void> {
   banner += demo
     ? 'Demo mode: a demo MCP server and a scripted client talk through the proxy. Open the UI URL to watch;\nrun `mcpscope --target <url>` to inspect your own server.\n'
     : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
-  banner += `  proxy  ${scope.proxy.url}  →  ${target}\n`;
-  banner += `  UI     ${scope.ui!.url}\n\n`;
-  out.write(banner);
-  if (demo) {
-    const { startDemoClient } = await import('./demo/demo-client.js');
-    const client = startDemoClient(scope.proxy.url, {
-      // Only the demo client's headline lines (detail lines start with spaces).
-      log: (line) => {
-        if (!line.startsWith(' ')) out.write(`  demo client: ${line}\n`);
-      },
-    });
-    stopDemo = () => client.stop();
+  for (const [i, p] of scope.proxies.entries()) {
+    const name = upstreams[i]?.name;
+    banner += `  proxy  ${p.url}  →  ${i === 0 ? target : upstreams[i].url}${name ? `  (${name})` : ''}\n`;
   }
-
+  banner += `  UI     ${scope.ui!.url}\n\n`;
+  // Handlers first: a signal right after the URLs are printed must still shut down cleanly.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) process.exit(130);
@@ -232,6 +231,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  out.write(banner);
+  if (demo) {
+    const { startDemoClient } = await import('./demo/demo-client.js');
+    const client = startDemoClient(scope.proxy.url, {
+      // Only the demo client's headline lines (detail lines start with spaces).
+      log: (line) => {
+        if (!line.startsWith(' ')) out.write(`  demo client: ${line}\n`);
+      },
+    });
+    stopDemo = () => client.stop();
+  }
+
 }
 
 main().catch((err: unknown) => {

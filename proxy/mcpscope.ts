@@ -23,6 +23,13 @@ export { packageVersion };
 export interface McpscopeOptions {
   /** Upstream MCP URL. Without one, no proxy port is opened (a UI for stdio wrappers only). */
   target?: string;
+  /** Its name, when several upstreams share this UI. */
+  targetName?: string;
+  /**
+   * More upstreams, each on its own proxy port, all recorded into the same store and UI
+   * (`--target name=url` repeated). Port 0 = any free port; unset = the port after the previous one.
+   */
+  moreTargets?: { name?: string; target: string; port?: number }[];
   host?: string;
   /** Proxy port (0 = any free port). */
   port?: number;
@@ -53,6 +60,8 @@ export interface McpscopeOptions {
 export interface McpscopeCore {
   /** The proxy port; only with a `target`. */
   proxy?: ProxyServer;
+  /** Every proxy port: `proxy` first, then one per `moreTargets` entry. */
+  proxies: ProxyServer[];
   ui?: UiServer;
   store: EventStore;
   recorder: Recorder;
@@ -97,21 +106,34 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     stopRecording = recordToFile(store, options.recordFile, { redactor: createRedactor({ extraSecrets: [token] }) });
   }
 
-  let proxy: ProxyServer | undefined;
+  const proxies: ProxyServer[] = [];
+  const upstreams = [
+    ...(options.target !== undefined ? [{ name: options.targetName, target: options.target, port: options.port }] : []),
+    ...(options.moreTargets ?? []),
+  ];
   try {
-    if (options.target !== undefined) proxy = await startProxyServer({
-      target: options.target,
-      host: options.host,
-      port: options.port,
-      capture,
-      rewrite: options.rewrite,
-      allowOrigins: options.allowOrigins,
-      allowHosts: options.allowHosts,
-    });
+    let nextPort = options.port ?? 0;
+    for (const u of upstreams) {
+      const port = u.port ?? nextPort;
+      const p = await startProxyServer({
+        target: u.target,
+        name: u.name,
+        host: options.host,
+        port,
+        capture,
+        rewrite: options.rewrite,
+        allowOrigins: options.allowOrigins,
+        allowHosts: options.allowHosts,
+      });
+      proxies.push(p);
+      nextPort = port === 0 ? 0 : p.port + 1;
+    }
   } catch (err) {
+    await Promise.all(proxies.map((p) => p.close().catch(() => undefined)));
     stopRecording?.();
     throw err;
   }
+  const proxy: ProxyServer | undefined = proxies[0];
 
   let ui: UiServer | undefined;
   if (options.uiPort !== false) {
@@ -132,7 +154,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       });
     } catch (err) {
       // (e.g. the UI port is taken): leave nothing listening or open behind.
-      await proxy?.close().catch(() => undefined);
+      await Promise.all(proxies.map((p) => p.close().catch(() => undefined)));
       queue.close();
       stopRecording?.();
       throw err;
@@ -150,6 +172,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
 
   return {
     proxy,
+    proxies,
     ui,
     store,
     recorder,
@@ -181,7 +204,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     },
     async close() {
       removeDiscovery?.();
-      await proxy?.close();
+      await Promise.all(proxies.map((p) => p.close()));
       queue.close();
       stopRecording?.();
       await ui?.close();

@@ -22,6 +22,8 @@ export type WireRecord =
       /** The origin the client reached us on (e.g. http://127.0.0.1:6481). */
       proxyOrigin: string;
       target: string;
+      /** The upstream's name when several are proxied (`--target name=url`). */
+      targetName?: string;
     }
   | { t: 'request-chunk'; xid: string; ts: number; chunk: Uint8Array }
   | { t: 'request-end'; xid: string; ts: number }

@@ -71,6 +71,8 @@ export interface SessionInfo {
   transport: TransportKind;
   /** The upstream this session talks to: a URL, or a command line for stdio. */
   target: string;
+  /** Its name, when several upstreams are proxied into one UI (`--target name=url`). */
+  targetName?: string;
   /** The `Mcp-Session-Id` the server assigned (Streamable HTTP), shown as-is unless hashed by configuration. */
   mcpSessionId?: string;
   /** Legacy HTTP+SSE: the endpoint the client posts to, as the client sees it (through the proxy). */

@@ -45,6 +45,7 @@ interface ExchangeState {
   info: ExchangeInfo;
   proxyOrigin: string;
   target: string;
+  targetName?: string;
   session?: SessionInfo;
   requestHeaders: HeaderMap;
   reqReader?: BodyReader;
@@ -232,6 +233,7 @@ export class Recorder {
       info,
       proxyOrigin: r.proxyOrigin,
       target: r.target,
+      targetName: r.targetName,
       requestHeaders: r.headers,
       bodyKinds: [],
       bodyMethods: [],
@@ -247,7 +249,7 @@ export class Recorder {
     if (mcpSessionId) {
       const session =
         this.registry.byMcpId(mcpSessionId) ??
-        this.newSession('streamable-http', r.target, r.ts, { mcpSessionId }, [
+        this.newSession('streamable-http', r.target, r.ts, { ...targetOf(r), mcpSessionId }, [
           { level: 'info', code: 'joined-mid-session', text: 'mcpscope first saw this session after it had started (its initialize went by before mcpscope was watching).' },
         ]);
       this.attach(ex, session);
@@ -297,13 +299,13 @@ export class Recorder {
     }
     if (!ex.session) {
       if (ex.hasInitialize) {
-        this.attach(ex, this.newSession('streamable-http', ex.target, ex.info.startedAt));
+        this.attach(ex, this.newSession('streamable-http', ex.target, ex.info.startedAt, targetOf(ex)));
       } else {
         const first = cls?.ok ? (cls.messages[0]?.value as { params?: unknown }) : undefined;
         const key = groupingKeyOf(first?.params);
         const session =
           this.registry.headerlessFor(key) ??
-          this.newSession('streamable-http', ex.target, ex.info.startedAt, { grouping: key === 'anonymous' ? 'requests without Mcp-Session-Id' : key }, [
+          this.newSession('streamable-http', ex.target, ex.info.startedAt, { ...targetOf(ex), grouping: key === 'anonymous' ? 'requests without Mcp-Session-Id' : key }, [
             { level: 'info', code: 'stateless', text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.' },
           ]);
         this.registry.markHeaderless(session, key);
@@ -334,7 +336,7 @@ export class Recorder {
 
     if (!ex.session && info.method === 'GET' && isSse && status < 300 && !sentSessionId) {
       // A GET event stream without a session id: the legacy HTTP+SSE transport's session stream.
-      this.attach(ex, this.newSession('legacy-sse', ex.target, info.startedAt));
+      this.attach(ex, this.newSession('legacy-sse', ex.target, info.startedAt, targetOf(ex)));
     }
     const session = ex.session;
 
@@ -939,6 +941,11 @@ export class Recorder {
     for (const ex of this.dirtyExchanges) this.store.append({ type: 'exchange', ts, exchange: { ...ex.info, hints: [...ex.info.hints] } });
     this.dirtyExchanges.clear();
   }
+}
+
+/** The upstream's name for a new session, when the proxy has one. */
+function targetOf(ex: { targetName?: string }): Partial<SessionInfo> {
+  return ex.targetName ? { targetName: ex.targetName } : {};
 }
 
 function pickPeer(p: { name: string; version?: unknown; title?: unknown }): { name: string; version?: string; title?: string } {

@@ -21,6 +21,8 @@ import { isAllowedHost, isAllowedOrigin } from './guards.js';
 export interface ProxyServerOptions {
   /** The upstream MCP URL (its origin is mirrored; paths pass 1:1). */
   target: string;
+  /** A short name for this upstream when several are proxied into one UI. */
+  name?: string;
   host?: string;
   port?: number;
   /** Receives every capture record, synchronously, on the hot path: must be O(1). */
@@ -219,7 +221,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     if (!reason) return done();
     const xid = nextExchangeId();
     const ts = now();
-    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: options.target });
+    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: options.target, targetName: options.name });
     capture({ t: 'upstream-error', xid, ts, code: 'FORBIDDEN', message: reason, status: 403 });
     void reply
       .code(403)
@@ -273,6 +275,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       headers: request.headers as HeaderMap,
       proxyOrigin,
       target: options.target,
+      targetName: options.name,
     });
 
     // The client went away before the upstream's response head arrived (a long JSON tool call,

@@ -128,6 +128,32 @@ describe('mcpscope CLI', () => {
     expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
   });
 
+  it('proxies several named targets, each on its own port, into one UI', async () => {
+    demo = await startDemoServer({ port: 0 });
+    const second = await startDemoServer({ port: 0 });
+    try {
+      const r = run(['--target', `alpha=${demo.url}`, '--target', `beta=${second.url}`, '--port', '0', '--ui-port', '0']);
+      const lines = await new Promise<string[]>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(r.stderr())), 20_000);
+        r.child.stderr!.on('data', () => {
+          const found = r.stderr().match(/proxy\s+http:\/\/\S+\s+→\s+\S+\s+\((alpha|beta)\)/g) ?? [];
+          if (found.length === 2 && /UI\s+http/.test(r.stderr())) {
+            clearTimeout(timer);
+            resolve(found);
+          }
+        });
+      });
+      expect(lines[0]).toContain(`→  ${demo.url}  (alpha)`);
+      expect(lines[1]).toContain(`→  ${second.url}  (beta)`);
+      const ports = lines.map((l) => /127\.0\.0\.1:(\d+)/.exec(l)![1]);
+      expect(ports[0]).not.toBe(ports[1]);
+      r.child.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('prints help, and refuses bad input in plain words', async () => {
     const help = run(['--help']);
     expect(await help.exit).toBe(0);

@@ -121,6 +121,11 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                   {t.short}
                 </span>
                 <span className="si-id mono">{s.id}</span>
+                {s.targetName ? (
+                  <span className="si-target mono" title={s.target} data-testid="session-target">
+                    {s.targetName}
+                  </span>
+                ) : null}
                 <span className="spacer" />
                 <span className="si-time mono">{formatClock(s.startedAt)}</span>
               </div>
