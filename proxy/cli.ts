@@ -48,7 +48,10 @@ Options
                         (clients of legacy SSE or OAuth servers may then bypass or fail through the proxy)
   --allow-origin <o>    accept requests with this Origin besides loopback ones (repeatable)
   --allow-host <h>      accept this Host name besides loopback names (repeatable)
+  --hash-session-ids    show MCP session ids as sha256:<12 hex> in the UI and exports
   --max-body <bytes>    largest body or SSE event parsed in full (default 16777216)
+  --max-events <n>      events kept in memory before the oldest closed sessions are evicted (default 500000)
+  --max-memory <MiB>    approximate memory for kept events before eviction (default 512)
   --record <file>       append every event to an NDJSON file as it happens (open it later with
                         \`mcpscope open <file>\`)
   -h, --help            this help
@@ -67,6 +70,13 @@ function portOption(value: string | undefined, name: string, fallback: number): 
   return n;
 }
 
+function positiveOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) fail(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
+  return n;
+}
+
 /** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
 const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap']);
 
@@ -80,7 +90,10 @@ const OPTIONS = {
   'no-rewrite': { type: 'boolean' },
   'allow-origin': { type: 'string', multiple: true },
   'allow-host': { type: 'string', multiple: true },
+  'hash-session-ids': { type: 'boolean' },
   'max-body': { type: 'string' },
+  'max-events': { type: 'string' },
+  'max-memory': { type: 'string' },
   record: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -188,7 +201,10 @@ async function main(): Promise<void> {
     rewrite: !v['no-rewrite'],
     allowOrigins: v['allow-origin'],
     allowHosts: v['allow-host'],
+    hashSessionIds: v['hash-session-ids'] ?? false,
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+    maxEvents: positiveOption(v['max-events'], '--max-events'),
+    maxMemoryBytes: v['max-memory'] !== undefined ? positiveOption(v['max-memory'], '--max-memory')! * 1024 * 1024 : undefined,
     recordFile: v.record,
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,

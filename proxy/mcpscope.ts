@@ -4,7 +4,7 @@
  * feed, and /ingest for stdio wrappers). Without a `target` there is no proxy port: a UI that
  * records only what stdio wrappers send it. See docs/architecture.md for the data flow.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { CaptureQueue } from './capture/capture-queue.js';
 import type { WireRecord } from './capture/wire-records.js';
@@ -17,6 +17,8 @@ import { fixtureRoutes } from './fixtures/routes.js';
 import type { McpscopeEvent } from './model/events.js';
 import { writeDiscovery } from './server/discovery.js';
 import { packageVersion } from './version.js';
+import { FaultRegistry } from './faults/fault-rules.js';
+import { faultRoutes } from './faults/routes.js';
 
 export { packageVersion };
 
@@ -44,8 +46,18 @@ export interface McpscopeOptions {
   allowHosts?: string[];
   /** Largest body/event parsed in full. */
   maxBodyBytes?: number;
+  /** Events kept in memory before eviction (default 500,000; see EventStore). */
+  maxEvents?: number;
+  /** Approximate bytes of kept events before eviction (default 512 MiB). */
+  maxMemoryBytes?: number;
   /** Append every event to this NDJSON file as it is recorded (see proxy/fixtures/ndjson-recorder.ts). */
   recordFile?: string;
+  /**
+   * Show MCP session ids (`Mcp-Session-Id`) as `sha256:<first 12 hex>` everywhere mcpscope keeps
+   * them (SessionInfo.mcpSessionId, exchange headers, the UI, exports). Sessions still correlate:
+   * the same id always hashes the same. The wire is untouched.
+   */
+  hashSessionIds?: boolean;
   /** Tuning of the WebSocket feed (see FeedOptions); defaults suit normal use. */
   feed?: UiFeedOptions;
   /**
@@ -66,6 +78,8 @@ export interface McpscopeCore {
   store: EventStore;
   recorder: Recorder;
   token: string;
+  /** Fault injection rules (empty = off); edited through /api/faults on the UI port. */
+  faults: FaultRegistry;
   /** Hands a wire record to the recorder (an O(1) push onto the capture queue). */
   capture(record: WireRecord): void;
   /** Run the recorder on everything captured so far (tests; normally it runs on the next tick). */
@@ -87,16 +101,46 @@ export function generateToken(): string {
   return randomBytes(18).toString('base64url');
 }
 
+/** How `--hash-session-ids` shows a session id: `sha256:` and the first 12 hex digits of its SHA-256. */
+export function hashSessionId(id: string): string {
+  return `sha256:${createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Wraps a capture function so that request/response records carry hashed `mcp-session-id`
+ * headers (a copy: the live headers, which are forwarded, stay as they are).
+ */
+function hashingSessionIds(next: (r: WireRecord) => void): (r: WireRecord) => void {
+  const cache = new Map<string, string>();
+  const hash = (v: string) => {
+    let h = cache.get(v);
+    if (h === undefined) {
+      if (cache.size >= 1024) cache.clear();
+      h = hashSessionId(v);
+      cache.set(v, h);
+    }
+    return h;
+  };
+  return (r) => {
+    if ((r.t === 'request' || r.t === 'response') && r.headers['mcp-session-id'] !== undefined) {
+      const v = r.headers['mcp-session-id'];
+      r = { ...r, headers: { ...r.headers, 'mcp-session-id': Array.isArray(v) ? v.map(hash) : hash(String(v)) } } as WireRecord;
+    }
+    next(r);
+  };
+}
+
 export function startMcpscope(options: McpscopeOptions & { target: string }): Promise<Mcpscope>;
 export function startMcpscope(options: McpscopeOptions): Promise<McpscopeCore>;
 export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeCore> {
   // An empty token would open the UI to anyone: treat it as unset.
   const token = options.token || process.env.MCPSCOPE_TOKEN || generateToken();
-  const store = new EventStore();
+  const store = new EventStore({ maxEvents: options.maxEvents, maxBytes: options.maxMemoryBytes });
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
   const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes });
   const queue = new CaptureQueue(recorder.handle);
-  const capture = (r: WireRecord) => queue.push(r);
+  const faults = new FaultRegistry();
+  const capture = options.hashSessionIds ? hashingSessionIds((r: WireRecord) => queue.push(r)) : (r: WireRecord) => queue.push(r);
 
   // The record file first: a path that cannot be written fails the launch before anything listens.
   // It is redacted like every export, whatever --show-secrets says for the UI.
@@ -124,6 +168,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         rewrite: options.rewrite,
         allowOrigins: options.allowOrigins,
         allowHosts: options.allowHosts,
+        faults,
       });
       proxies.push(p);
       nextPort = port === 0 ? 0 : p.port + 1;
@@ -149,7 +194,15 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         showSecrets: !!options.showSecrets,
         version: packageVersion(),
         feed: options.feed,
-        plugins: [fixtureRoutes({ store, token, version: packageVersion(), live: true })],
+        plugins: [
+          fixtureRoutes({ store, token, version: packageVersion(), live: true }),
+          // Fault injection rules (off until one is added): GET/POST/DELETE /api/faults.
+          faultRoutes(faults),
+          // The store's size and what its cap evicted, for the UI.
+          async (app) => {
+            app.get('/api/stats', async () => store.stats());
+          },
+        ],
         ingest: capture,
       });
     } catch (err) {
@@ -177,6 +230,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     store,
     recorder,
     token,
+    faults,
     capture,
     flush: () => queue.flush(),
     waitFor<T>(predicate: (s: EventStore) => T | undefined | false, timeoutMs = 10_000): Promise<T> {

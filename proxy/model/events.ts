@@ -133,6 +133,14 @@ export interface ExchangeInfo {
   lastEventId?: string;
   /** The body was too large to keep in full: only a prefix was parsed. */
   truncated?: boolean;
+  /**
+   * A JSON/opaque body past the parse limit (`--max-body`): which one it was, its full size on the
+   * wire and the SHA-256 (hex) of all its bytes, so that what the peer received can be checked
+   * although only a prefix is kept. (The response's when both were.)
+   */
+  truncatedBody?: 'request' | 'response';
+  bodyBytes?: number;
+  bodySha256?: string;
   /** A body that carried no JSON-RPC (an OAuth form, an HTML error page, "Accepted"): its first bytes, redacted. */
   requestPreview?: string;
   responsePreview?: string;

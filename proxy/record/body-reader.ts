@@ -3,6 +3,7 @@
  * offsets and raw text), or newline-delimited JSON lines (stdio). Decodes gzip/deflate/br on a
  * copy. Bounded: a JSON body past `maxBytes` keeps only a prefix and says so.
  */
+import { createHash, type Hash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync, constants as zc } from 'node:zlib';
 import { SseParser, type SseFrame } from '../parse/sse-parser.js';
 
@@ -27,6 +28,11 @@ export interface BodyEnd {
   text?: string;
   truncated: boolean;
   bytes: number;
+  /**
+   * JSON/opaque bodies that were truncated: SHA-256 (hex) of the whole body as it crossed the
+   * wire (before any content-encoding was undone), computed incrementally as its chunks went by.
+   */
+  sha256?: string;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
@@ -37,6 +43,11 @@ export interface BodyReaderOptions {
   encoding?: string;
   /** How much of a JSON/opaque body (or one SSE event) to keep. */
   maxBytes: number;
+  /**
+   * Once a JSON/opaque body is known to pass `maxBytes` (it will not be parsed), only this much of
+   * its prefix is kept (default: `maxBytes`): what was held for parsing is let go at once.
+   */
+  truncatedPrefixBytes?: number;
 }
 
 /** Decodes a copy of a compressed body, never to more than `limit` bytes (a small gzip bomb must not exhaust memory). */
@@ -59,11 +70,14 @@ export class BodyReader {
   private readonly framing: Framing;
   private readonly encoding: string;
   private readonly maxBytes: number;
+  private readonly truncatedPrefixBytes: number;
   private chunks: Buffer[] = [];
   private kept = 0;
   private total = 0;
   private truncated = false;
   private sse?: SseParser;
+  /** Started when a JSON/opaque body first passes maxBytes: the kept prefix, then every later chunk. */
+  private hash?: Hash;
   private line: Buffer[] = [];
   private lineBytes = 0;
   private lineOffset = 0;
@@ -72,6 +86,7 @@ export class BodyReader {
     this.framing = options.framing;
     this.encoding = (options.encoding ?? 'identity').toLowerCase().trim();
     this.maxBytes = options.maxBytes;
+    this.truncatedPrefixBytes = Math.min(options.truncatedPrefixBytes ?? options.maxBytes, options.maxBytes);
     // Compressed streams are decoded whole at the end (a copy; the client got the original bytes).
     if (this.framing === 'sse' && this.isIdentity) this.sse = new SseParser({ maxFrameBytes: this.maxBytes });
   }
@@ -105,6 +120,7 @@ export class BodyReader {
     }
     let data: Buffer = Buffer.concat(this.chunks);
     this.chunks = [];
+    const wire = data;
     let decodeError: string | undefined;
     let tooLarge = false;
     if (!this.isIdentity) {
@@ -122,24 +138,45 @@ export class BodyReader {
     }
     const text = decodeError ? `[could not decode ${this.encoding}: ${decodeError}]` : decoder.decode(data.subarray(0, this.maxBytes));
     const truncated = this.truncated || tooLarge || data.length > this.maxBytes;
+    // The wire bytes were all kept when only their decoded form was too large: hash them now.
+    const sha256 = truncated ? (this.hash ?? createHash('sha256').update(wire)).digest('hex') : undefined;
+    this.hash = undefined;
+    const extra = sha256 !== undefined ? { sha256 } : {};
     if (this.framing === 'json') {
       // The frame's length is the body's real size: a truncated body kept only its first maxBytes.
       const length = this.isIdentity ? this.total : data.length;
-      return { frames: [{ text, offset: 0, length, truncated }], text, truncated, bytes: this.total };
+      return { frames: [{ text, offset: 0, length, truncated }], text, truncated, bytes: this.total, ...extra };
     }
-    return { frames: [], text, truncated, bytes: this.total };
+    return { frames: [], text, truncated, bytes: this.total, ...extra };
   }
 
   private keep(chunk: Uint8Array): void {
-    if (this.kept >= this.maxBytes) {
-      this.truncated = true;
+    if (this.truncated || this.kept >= this.maxBytes) {
+      this.startHash();
+      this.hash!.update(chunk);
       return;
     }
     const room = this.maxBytes - this.kept;
     const piece = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
-    if (piece.byteLength < chunk.byteLength) this.truncated = true;
     this.chunks.push(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
     this.kept += piece.byteLength;
+    if (piece.byteLength < chunk.byteLength) {
+      this.startHash();
+      this.hash!.update(chunk.subarray(room));
+    }
+  }
+
+  /** Only a body past the limit pays for hashing: the prefix kept so far, then the rest as it comes. */
+  private startHash(): void {
+    this.truncated = true;
+    if (this.hash) return;
+    this.hash = createHash('sha256');
+    for (const c of this.chunks) this.hash.update(c);
+    if (this.truncatedPrefixBytes < this.kept) {
+      // Copied, so that the (possibly large) buffers the chunks were cut from can go.
+      this.chunks = [Buffer.from(Buffer.concat(this.chunks, this.truncatedPrefixBytes))];
+      this.kept = this.truncatedPrefixBytes;
+    }
   }
 
   /** NDJSON: split on LF (a trailing CR is dropped), one frame per non-empty line. */

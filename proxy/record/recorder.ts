@@ -103,6 +103,11 @@ interface FrameOwner {
 }
 
 const PREVIEW_BYTES = 4096;
+/**
+ * A body past the parse limit is not parsed: of what was held for parsing, only this prefix is
+ * kept (for the preview) while the rest of it streams through, counted and hashed.
+ */
+const TRUNCATED_PREFIX_BYTES = 64 * 1024;
 /** A stderr line longer than this is cut (the process's stderr still got every byte). */
 const STDERR_LINE_BYTES = 8192;
 
@@ -264,7 +269,7 @@ export class Recorder {
     }
     if (r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH') {
       const framing: Framing = requestType === undefined || requestType === 'application/json' || requestType.endsWith('+json') ? 'json' : 'opaque';
-      ex.reqReader = new BodyReader({ framing, encoding: header(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES });
+      ex.reqReader = new BodyReader({ framing, encoding: header(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES });
     }
     this.emitExchange(ex);
   }
@@ -275,6 +280,7 @@ export class Recorder {
     if (!reader) return;
     const end = reader.end();
     if (end.bytes === 0) return;
+    if (end.sha256 !== undefined) this.noteTruncatedBody(ex, 'request', end.bytes, end.sha256);
     const frame = end.frames[0];
     if (!frame) {
       // Not JSON (an OAuth form post, say): keep a redacted preview only.
@@ -361,7 +367,7 @@ export class Recorder {
       ex.resReader = new BodyReader({ framing: 'sse', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
     } else if (info.responseType === 'application/json' || info.responseType?.endsWith('+json')) {
       info.carrier = 'post-json';
-      ex.resReader = new BodyReader({ framing: 'json', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
+      ex.resReader = new BodyReader({ framing: 'json', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES });
     } else {
       ex.resReader = new BodyReader({ framing: 'opaque', encoding: header(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
     }
@@ -470,6 +476,15 @@ export class Recorder {
       });
     }
     if (end.truncated) ex.info.truncated = true;
+    if (end.sha256 !== undefined) this.noteTruncatedBody(ex, 'response', end.bytes, end.sha256);
+  }
+
+  private noteTruncatedBody(ex: ExchangeState, which: 'request' | 'response', bytes: number, sha256: string): void {
+    ex.info.truncated = true;
+    ex.info.truncatedBody = which;
+    ex.info.bodyBytes = bytes;
+    ex.info.bodySha256 = sha256;
+    this.markExchange(ex);
   }
 
   private onAbort(ex: ExchangeState, ts: number, side: 'client' | 'upstream' | 'proxy', reason: string): void {
@@ -719,7 +734,8 @@ export class Recorder {
     const session = owner.session;
     const location = { offset: frame.offset, length: frame.length, eventId: frame.sse?.id, eventType: frame.sse?.event };
     if (!cls) {
-      this.problemAt(owner, 'warn', 'too-large', `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${this.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`, frame.text.slice(0, PREVIEW_BYTES), location);
+      // (A copy: a slice would keep the whole prefix string alive in the store.)
+      this.problemAt(owner, 'warn', 'too-large', `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${this.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`, flatCopy(frame.text.slice(0, PREVIEW_BYTES)), location);
       return { requests };
     }
     if (!cls.ok) {
@@ -960,6 +976,11 @@ const encoder = new TextEncoder();
 function byteLength(s: string): number {
   // Cheap for ASCII, exact for everything.
   return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).byteLength;
+}
+
+/** A string that shares no memory with the one it was sliced from. */
+function flatCopy(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
 }
 
 function mayBeJson(text: string): boolean {

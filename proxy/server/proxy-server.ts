@@ -17,6 +17,7 @@ import { now } from '../capture/clock.js';
 import { EndpointRewriter, originRewriter } from '../parse/endpoint-rewriter.js';
 import { oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate, type OAuthMetadataKind } from '../parse/oauth-rewrite.js';
 import { isAllowedHost, isAllowedOrigin } from './guards.js';
+import { FAULT_BODY_MAX, describeAction, describeMatch, rpcSummary, type FaultRegistry, type FaultRule } from '../faults/fault-rules.js';
 
 export interface ProxyServerOptions {
   /** The upstream MCP URL (its origin is mirrored; paths pass 1:1). */
@@ -37,6 +38,8 @@ export interface ProxyServerOptions {
   allowOrigins?: string[];
   /** Host names allowed besides loopback ones. */
   allowHosts?: string[];
+  /** Fault injection rules (proxy/faults/fault-rules.ts); none = off, one size check per request. */
+  faults?: FaultRegistry;
 }
 
 export interface ProxyServer {
@@ -78,6 +81,8 @@ interface ExchangeContext {
   abort: AbortController;
   responded: boolean;
   onEarlyClose?: () => void;
+  /** A drop-stream fault to apply to this exchange's SSE response. */
+  dropStream?: { rule: FaultRule; afterEvents: number };
 }
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
@@ -184,6 +189,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   /** Paths a rewritten `resource_metadata` pointed at (metadata need not live under /.well-known). */
   const metadataPaths = new Set<string>();
   const host = options.host ?? '127.0.0.1';
+  const faults = options.faults;
 
   const agent = new Agent({
     // Streams stay open as long as both peers want them: no idle or body timeouts.
@@ -238,7 +244,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     internalRewriteLocationHeader: false,
     preHandler: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       startCapture(request, reply);
-      done();
+      // Fault injection is off unless a rule exists: this check is the whole cost.
+      if (faults === undefined || faults.size === 0) return done();
+      decideFault(request, reply, faults, done);
     },
     handler: (request: FastifyRequest, reply: FastifyReply, dest: string, handlerOptions: unknown) => {
       const ctx = request.mcpscope!;
@@ -355,6 +363,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     raw.writeHead(res.statusCode, headers);
     // SSE: the client should see the stream open now, not when the first event comes.
     if (isSse) raw.flushHeaders();
+    if (ctx.dropStream && isSse && stages.length === 1) {
+      dropStreamAfter(ctx, res.stream, raw, ctx.dropStream);
+      return;
+    }
     pipeBody(xid, stages, raw);
   }
 
@@ -549,6 +561,202 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
         cb();
       },
     });
+  }
+
+  // ------------------------------------------------------------------ fault injection (off by default)
+
+  /**
+   * Decides whether a fault rule applies to this request, then carries it out. When a rule names a
+   * JSON-RPC method or tool, the POST body is held first (up to FAULT_BODY_MAX) to read it; the held
+   * bytes are then forwarded unchanged, followed by the rest of the body.
+   */
+  function decideFault(request: FastifyRequest, reply: FastifyReply, registry: FaultRegistry, done: () => void): void {
+    const path = pathOf(request.url);
+    const hasSession = typeof request.headers['mcp-session-id'] === 'string';
+    const body = request.body;
+    if (!registry.needsBody || request.method !== 'POST' || !(body instanceof Readable)) {
+      const rule = registry.take({ httpMethod: request.method, path }, hasSession);
+      if (!rule) return done();
+      return applyFault(request, reply, rule, done);
+    }
+    const held: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (ended: boolean, err?: Error) => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      if (!ended) body.pause();
+      const rest = new PassThrough();
+      for (const c of held) rest.write(c);
+      if (err) rest.destroy(err);
+      else if (ended) rest.end();
+      else body.pipe(rest);
+      (request as { body: unknown }).body = rest;
+      const rpc = ended && !err ? rpcSummary(Buffer.concat(held)) : undefined;
+      const rule = registry.take({ httpMethod: request.method, path, rpc }, hasSession);
+      if (!rule) return done();
+      applyFault(request, reply, rule, done);
+    };
+    const onData = (chunk: Buffer) => {
+      held.push(chunk);
+      size += chunk.length;
+      if (size >= FAULT_BODY_MAX) settle(false);
+    };
+    const onEnd = () => settle(true);
+    const onError = (err: Error) => settle(true, err);
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+  }
+
+  function recordFault(xid: string, rule: FaultRule, after: string, text: string): void {
+    capture({
+      t: 'modification',
+      xid,
+      ts: now(),
+      what: 'fault-injection',
+      before: `rule ${rule.id}: ${describeMatch(rule.match)} → ${describeAction(rule.action)}${rule.once ? ' (once)' : ''}`,
+      after,
+      text,
+    });
+  }
+
+  function applyFault(request: FastifyRequest, reply: FastifyReply, rule: FaultRule, done: () => void): void {
+    const ctx = request.mcpscope!;
+    const what = `${request.method} ${pathOf(request.url)}`;
+    const action = rule.action;
+    switch (action.type) {
+      case 'delay': {
+        recordFault(ctx.xid, rule, `forwarded after ${action.ms} ms`, `Fault injection (rule ${rule.id}): mcpscope held ${what} for ${action.ms} ms before forwarding it to the upstream.`);
+        const onClose = () => {
+          // The client gave up while the request was held: forward nothing.
+          clearTimeout(timer);
+          ctx.responded = true;
+          capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: 'the client went away while mcpscope held the request (fault injection: delay); it was not forwarded' });
+        };
+        const timer = setTimeout(() => {
+          reply.raw.off('close', onClose);
+          done();
+        }, action.ms);
+        reply.raw.once('close', onClose);
+        return;
+      }
+      case 'drop-stream':
+        ctx.dropStream = { rule, afterEvents: action.afterEvents };
+        return done();
+      case 'status': {
+        const id = jsonRpcIdFrom(ctx.head);
+        const body = action.body ?? JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: `mcpscope fault injection: HTTP ${action.status} (rule ${rule.id})` } });
+        recordFault(ctx.xid, rule, `HTTP ${action.status}: ${body}`, `Fault injection (rule ${rule.id}): mcpscope answered ${what} with HTTP ${action.status} itself; the request was not forwarded to the upstream.`);
+        return answerLocally(request, reply, action.status, body);
+      }
+      case 'expire-session': {
+        const id = jsonRpcIdFrom(ctx.head);
+        const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'Session not found' } });
+        recordFault(ctx.xid, rule, `HTTP 404: ${body}`, `Fault injection (rule ${rule.id}): mcpscope answered ${what} with 404 for its session id (Mcp-Session-Id), as a server does for an expired session; the request was not forwarded. A client should start a new session (initialize again).`);
+        return answerLocally(request, reply, 404, body);
+      }
+    }
+  }
+
+  /** mcpscope answers the request itself (a fault): the body is read and recorded, nothing is forwarded. */
+  function answerLocally(request: FastifyRequest, reply: FastifyReply, status: number, text: string): void {
+    const ctx = request.mcpscope!;
+    ctx.responded = true;
+    const raw = reply.raw;
+    if (ctx.onEarlyClose) raw.off('close', ctx.onEarlyClose);
+    const body = request.body;
+    if (body instanceof Readable) body.resume();
+    reply.hijack();
+    const out = Buffer.from(text, 'utf8');
+    const headers = { 'content-type': 'application/json', 'content-length': String(out.length), 'x-mcpscope-fault': 'injected' };
+    capture({ t: 'response', xid: ctx.xid, ts: now(), status, headers });
+    capture({ t: 'response-chunk', xid: ctx.xid, ts: now(), chunk: out });
+    raw.writeHead(status, headers);
+    raw.end(out, () => capture({ t: 'response-end', xid: ctx.xid, ts: now() }));
+  }
+
+  /** Forwards an SSE response until `afterEvents` events have passed, then ends it (and the upstream request). */
+  function dropStreamAfter(ctx: ExchangeContext, source: Readable, raw: ServerResponse, drop: { rule: FaultRule; afterEvents: number }): void {
+    const xid = ctx.xid;
+    let events = 0;
+    let atLineStart = false;
+    let lastCr = false;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      source.off('data', onData);
+      source.off('end', onEnd);
+      raw.off('close', onClientClose);
+      recordFault(
+        xid,
+        drop.rule,
+        `stream ended after ${events} event${events === 1 ? '' : 's'}`,
+        `Fault injection (rule ${drop.rule.id}): mcpscope ended this SSE response after ${drop.afterEvents} event${drop.afterEvents === 1 ? '' : 's'}, as a dropped connection or proxy timeout would; it closed the upstream request too.`,
+      );
+      raw.end(() => capture({ t: 'response-end', xid, ts: now() }));
+      source.on('error', () => undefined);
+      ctx.abort.abort();
+      source.destroy();
+    };
+    /** Index just past the blank line that ends event number `afterEvents`, or -1. */
+    const cutIn = (chunk: Buffer): number => {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i];
+        if (b === 0x0a && lastCr) {
+          lastCr = false;
+          continue;
+        }
+        lastCr = b === 0x0d;
+        if (b === 0x0a || b === 0x0d) {
+          if (atLineStart) {
+            events += 1;
+            atLineStart = false;
+            if (events >= drop.afterEvents) return b === 0x0d && chunk[i + 1] === 0x0a ? i + 2 : i + 1;
+          } else atLineStart = true;
+        } else atLineStart = false;
+      }
+      return -1;
+    };
+    const onData = (chunk: Buffer) => {
+      const cut = cutIn(chunk);
+      if (cut < 0) {
+        if (!raw.write(chunk)) {
+          source.pause();
+          raw.once('drain', () => source.resume());
+        }
+        return;
+      }
+      raw.write(chunk.subarray(0, cut));
+      finish();
+    };
+    const onEnd = () => {
+      if (finished) return;
+      finished = true;
+      raw.off('close', onClientClose);
+      raw.end(() => capture({ t: 'response-end', xid, ts: now() }));
+    };
+    const onClientClose = () => {
+      if (finished) return;
+      finished = true;
+      capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      source.on('error', () => undefined);
+      source.destroy();
+    };
+    source.on('error', (err) => {
+      if (finished) return;
+      finished = true;
+      capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      raw.destroy();
+    });
+    if (drop.afterEvents === 0) return finish();
+    source.on('data', onData);
+    source.on('end', onEnd);
+    raw.once('close', onClientClose);
   }
 
   function upstreamFailed(reply: FastifyReply, error: Error): void {

@@ -14,6 +14,42 @@ import type {
 
 type Listener = (batch: readonly McpscopeEvent[]) => void;
 
+export interface EventStoreOptions {
+  /** Most events kept (default 500,000). Past it the oldest are evicted (see `evict`). */
+  maxEvents?: number;
+  /** Approximate bytes kept (default 512 MiB), estimated as message size + a constant per event. */
+  maxBytes?: number;
+  /** Share of the cap freed at once when it is exceeded (default 0.1): eviction is amortized O(1) per event. */
+  evictFraction?: number;
+}
+
+export interface StoreStats {
+  events: number;
+  bytes: number;
+  evictedEvents: number;
+  evictedSessions: number;
+  maxEvents: number;
+  maxBytes: number;
+}
+
+/** Fixed overhead counted per event on top of a message's size (object, index entries, hints). */
+export const EVENT_OVERHEAD_BYTES = 512;
+
+/** Cheap size estimate of an event: what its payload weighs plus a constant. */
+export function estimateEventBytes(e: McpscopeEvent): number {
+  switch (e.type) {
+    case 'message':
+      // jsonrpc (parsed) and raw (text) both hold the payload.
+      return EVENT_OVERHEAD_BYTES + e.size * (e.raw !== undefined ? 2 : 1);
+    case 'log':
+      return EVENT_OVERHEAD_BYTES + e.text.length;
+    case 'problem':
+      return EVENT_OVERHEAD_BYTES + e.text.length + (e.raw?.length ?? 0);
+    default:
+      return EVENT_OVERHEAD_BYTES;
+  }
+}
+
 export class EventStore {
   /** Random id of this store: feed clients learn from it that mcpscope restarted. */
   readonly instance = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
@@ -27,6 +63,35 @@ export class EventStore {
   readonly exchanges = new Map<string, ExchangeInfo>();
   private messagesBySession = new Map<string, MessageEvent[]>();
   private messagesBySeq = new Map<number, MessageEvent>();
+  readonly maxEvents: number;
+  readonly maxBytes: number;
+  private readonly evictFraction: number;
+  private bytes = 0;
+  /** Events and estimated bytes per session (key '' for events of no session). */
+  private perSession = new Map<string, { events: number; bytes: number }>();
+  private evictedEvents = 0;
+  private evictedSessions = 0;
+  private evicting = false;
+  /** Appends to wait before trying again when an eviction could not get under the cap (every event pinned). */
+  private holdOff = 0;
+
+  constructor(options: EventStoreOptions = {}) {
+    this.maxEvents = Math.max(10, options.maxEvents ?? 500_000);
+    this.maxBytes = Math.max(64 * 1024, options.maxBytes ?? 512 * 1024 * 1024);
+    this.evictFraction = Math.min(0.9, Math.max(0.01, options.evictFraction ?? 0.1));
+  }
+
+  /** Counts for the UI (`/api/stats`). */
+  stats(): StoreStats {
+    return {
+      events: this.log.length,
+      bytes: this.bytes,
+      evictedEvents: this.evictedEvents,
+      evictedSessions: this.evictedSessions,
+      maxEvents: this.maxEvents,
+      maxBytes: this.maxBytes,
+    };
+  }
 
   /** The seq the next appended event will get. */
   peekSeq(): number {
@@ -67,6 +132,15 @@ export class EventStore {
         break;
       }
     }
+    const size = estimateEventBytes(e);
+    this.bytes += size;
+    const key = eventSession(e) ?? '';
+    let acc = this.perSession.get(key);
+    if (!acc) this.perSession.set(key, (acc = { events: 0, bytes: 0 }));
+    acc.events += 1;
+    acc.bytes += size;
+    if (this.holdOff > 0) this.holdOff -= 1;
+    else if (!this.evicting && (this.log.length > this.maxEvents || this.bytes > this.maxBytes)) this.evict();
     return e as unknown as E & { seq: number };
   }
 
@@ -114,7 +188,134 @@ export class EventStore {
     return out;
   }
 
+  /**
+   * Frees `evictFraction` of the cap in one pass (so the O(n) pass is amortized over the many
+   * appends it makes room for): whole closed sessions first, oldest first, then the oldest events
+   * of open sessions (keeping every session's latest upsert, and an exchange's until it ended). Says so in a `log` event.
+   */
+  private evict(): void {
+    this.evicting = true;
+    try {
+      const targetEvents = Math.floor(this.maxEvents * (1 - this.evictFraction));
+      const targetBytes = Math.floor(this.maxBytes * (1 - this.evictFraction));
+      const bytesBefore = this.bytes;
+      let events = this.log.length;
+      let bytes = this.bytes;
+      const over = () => events > targetEvents || bytes > targetBytes;
+      const why = this.log.length > this.maxEvents ? `more than ${this.maxEvents} events` : `more than ${Math.round(this.maxBytes / 1048576)} MiB`;
+      // 1. Closed sessions, oldest first (Map order = creation order).
+      const dropSessions = new Set<string>();
+      for (const [id, s] of this.sessions) {
+        if (!over()) break;
+        if (s.status !== 'closed') continue;
+        const acc = this.perSession.get(id);
+        if (!acc) continue;
+        dropSessions.add(id);
+        events -= acc.events;
+        bytes -= acc.bytes;
+      }
+      // 2. Still over: the oldest remaining events, whatever their session.
+      let dropFront = 0;
+      if (over()) {
+        for (const e of this.log) {
+          if (!over()) break;
+          const sid = eventSession(e);
+          if (sid !== undefined && dropSessions.has(sid)) continue;
+          if (this.isPinned(e)) continue;
+          const size = estimateEventBytes(e);
+          dropFront += 1;
+          events -= 1;
+          bytes -= size;
+        }
+      }
+      if (dropSessions.size === 0 && dropFront === 0) return;
+
+      const kept: McpscopeEvent[] = [];
+      const touched = new Set<string>();
+      let removed = 0;
+      let frontLeft = dropFront;
+      for (const e of this.log) {
+        const sid = eventSession(e);
+        let drop = sid !== undefined && dropSessions.has(sid);
+        if (!drop && frontLeft > 0 && !this.isPinned(e)) {
+          drop = true;
+          frontLeft -= 1;
+          if (e.type === 'exchange' && this.isLatestUpsert(e)) {
+            // An ended exchange's last state goes with its events.
+            this.exchanges.delete(e.exchange.id);
+            this.latestUpsert.delete(`x:${e.exchange.id}`);
+          }
+          const size = estimateEventBytes(e);
+          const acc = this.perSession.get(sid ?? '');
+          if (acc) {
+            acc.events -= 1;
+            acc.bytes -= size;
+          }
+          this.bytes -= size;
+          if (e.type === 'message') touched.add(e.sessionId);
+        }
+        if (!drop) {
+          kept.push(e);
+          continue;
+        }
+        removed += 1;
+        if (e.type === 'message') this.messagesBySeq.delete(e.seq);
+      }
+      this.log = kept;
+      for (const id of dropSessions) {
+        const acc = this.perSession.get(id);
+        if (acc) this.bytes -= acc.bytes;
+        this.perSession.delete(id);
+        this.sessions.delete(id);
+        this.latestUpsert.delete(`s:${id}`);
+        this.messagesBySession.delete(id);
+      }
+      if (dropSessions.size > 0) {
+        for (const [xid, x] of this.exchanges) {
+          if (x.sessionId !== undefined && dropSessions.has(x.sessionId)) {
+            this.exchanges.delete(xid);
+            this.latestUpsert.delete(`x:${xid}`);
+          }
+        }
+      }
+      for (const id of touched) {
+        const list = this.messagesBySession.get(id);
+        if (list) this.messagesBySession.set(id, list.filter((m) => this.messagesBySeq.has(m.seq)));
+      }
+      this.evictedEvents += removed;
+      this.evictedSessions += dropSessions.size;
+      const parts = [
+        ...(dropSessions.size > 0 ? [`${dropSessions.size} closed session${dropSessions.size === 1 ? '' : 's'}`] : []),
+        ...(dropFront > 0 ? [`the ${dropFront} oldest events of open sessions`] : []),
+      ];
+      this.append({
+        type: 'log',
+        ts: Date.now(),
+        source: 'mcpscope',
+        text: `mcpscope evicted ${removed} events (${parts.join(' and ')}, about ${Math.round((bytesBefore - this.bytes) / 1024)} KiB) because the store held ${why} (--max-events ${this.maxEvents}, --max-memory ${Math.round(this.maxBytes / 1048576)}). The traffic itself was forwarded in full.`,
+      } as UnsequencedEvent);
+    } finally {
+      this.evicting = false;
+      if (this.log.length > this.maxEvents || this.bytes > this.maxBytes) this.holdOff = Math.ceil(this.maxEvents * this.evictFraction);
+    }
+  }
+
+  /** What front eviction never removes: a session's latest state, and an exchange's until it ended. */
+  private isPinned(e: McpscopeEvent): boolean {
+    if (e.type === 'session') return this.latestUpsert.get(`s:${e.session.id}`) === e.seq;
+    if (e.type === 'exchange') return e.exchange.endedAt === undefined && this.latestUpsert.get(`x:${e.exchange.id}`) === e.seq;
+    return false;
+  }
+
+  private isLatestUpsert(e: McpscopeEvent): boolean {
+    if (e.type === 'session') return this.latestUpsert.get(`s:${e.session.id}`) === e.seq;
+    if (e.type === 'exchange') return this.latestUpsert.get(`x:${e.exchange.id}`) === e.seq;
+    return false;
+  }
+
   clear(): void {
+    this.bytes = 0;
+    this.perSession.clear();
     this.log = [];
     this.batch = [];
     this.latestUpsert.clear();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BodyReader, type BodyFrame, type BodyReaderOptions } from '../../proxy/record/body-reader.js';
 
@@ -69,7 +70,9 @@ describe('BodyReader: opaque', () => {
   it('keeps a text prefix and no frames', () => {
     const { pushed, end } = read({ framing: 'opaque', maxBytes: 8 }, enc('grant_type=authorization_code&code=abc'), [3]);
     expect(pushed).toEqual([]);
-    expect(end).toEqual({ frames: [], text: 'grant_ty', truncated: true, bytes: 38 });
+    // Past the limit: the SHA-256 of the whole body comes with the prefix.
+    const sha256 = createHash('sha256').update('grant_type=authorization_code&code=abc').digest('hex');
+    expect(end).toEqual({ frames: [], text: 'grant_ty', truncated: true, bytes: 38, sha256 });
   });
 
   it('a short body is kept whole', () => {

@@ -1,9 +1,10 @@
 /**
- * Top bar: name, feed status, counts, pause/resume, clear, open a capture, export.
+ * Top bar: name, feed status, counts, pause/resume, clear, open a capture, fault injection, export.
  */
 import { useRef } from 'react';
 import type { FeedStatus } from '../state/types.js';
 import { ExportMenu } from './ExportMenu.js';
+import { FaultsPanel } from './FaultsPanel.js';
 
 export interface HeaderProps {
   status: FeedStatus;
@@ -121,6 +122,7 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
             if (files.length > 0) onOpenFiles(files);
           }}
         />
+        <FaultsPanel />
         <ExportMenu sessionId={exportSession} empty={stats.events === 0} />
       </div>
     </header>
