@@ -1,7 +1,7 @@
 /**
  * Top bar: name, feed status, counts, pause/resume, clear, open a capture, fault injection, export.
  */
-import { useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { FeedStatus } from '../state/types.js';
 import { ExportMenu } from './ExportMenu.js';
 import { FaultsPanel } from './FaultsPanel.js';
@@ -82,6 +82,7 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
         <span>
           <b>{stats.events.toLocaleString()}</b> events
         </span>
+        <EvictedNote />
         {stats.dropped > 0 ? (
           <span className="err-text" title="The UI fell behind the feed and these events were not delivered; reload to re-fetch them.">
             <b>{stats.dropped.toLocaleString()}</b> dropped
@@ -126,5 +127,42 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
         <ExportMenu sessionId={exportSession} empty={stats.events === 0} />
       </div>
     </header>
+  );
+}
+
+interface StoreStats {
+  events: number;
+  evictedEvents: number;
+  evictedSessions: number;
+  maxEvents: number;
+  maxBytes: number;
+}
+
+/** mcpscope's store is bounded: when it has evicted old events, say so (polls /api/stats). */
+function EvictedNote() {
+  const [stats, setStats] = useState<StoreStats | undefined>();
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      fetch('api/stats', { credentials: 'same-origin' })
+        .then((r) => (r.ok ? (r.json() as Promise<StoreStats>) : undefined))
+        .then((s) => live && s && setStats(s))
+        .catch(() => undefined);
+    void load();
+    const timer = setInterval(load, 5000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, []);
+  if (!stats || stats.evictedEvents === 0) return null;
+  return (
+    <span
+      className="warn-text"
+      data-testid="evicted"
+      title={`mcpscope keeps at most ${stats.maxEvents.toLocaleString()} events (${Math.round(stats.maxBytes / 2 ** 20)} MiB); the oldest closed sessions were evicted first. Raise --max-events / --max-memory to keep more, or use --record to keep everything on disk.`}
+    >
+      <b>{stats.evictedEvents.toLocaleString()}</b> evicted ({stats.evictedSessions.toLocaleString()} sessions)
+    </span>
   );
 }
