@@ -102,23 +102,30 @@ const OPTIONS = {
 /** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
 const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'help', 'version']);
 
-/** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
-async function wrap(own: string[], command: string[]): Promise<void> {
+/** Parses the main command's options; answers --help/--version itself (then returns undefined). */
+function parseOptions(args: string[]) {
   let parsed;
   try {
-    parsed = parseArgs({ args: own, allowPositionals: false, options: OPTIONS });
+    parsed = parseArgs({ args, allowPositionals: false, options: OPTIONS });
   } catch (err) {
     fail(`${(err as Error).message}\nRun mcpscope --help for the options.`);
   }
   const v = parsed.values;
   if (v.help) {
     process.stdout.write(HELP);
-    return;
+    return undefined;
   }
   if (v.version) {
     process.stdout.write(`${packageVersion()}\n`);
-    return;
+    return undefined;
   }
+  return v;
+}
+
+/** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
+async function wrap(own: string[], command: string[]): Promise<void> {
+  const v = parseOptions(own);
+  if (!v) return;
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
   if (misplaced.length > 0) fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets and --max-body do).`);
   if (command.length === 0 || command[0] === '') fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
@@ -146,24 +153,8 @@ async function main(): Promise<void> {
   }
   const dashes = process.argv.indexOf('--', 2);
   if (dashes >= 0) return wrap(process.argv.slice(2, dashes), process.argv.slice(dashes + 1));
-  let parsed;
-  try {
-    parsed = parseArgs({
-      allowPositionals: false,
-      options: OPTIONS,
-    });
-  } catch (err) {
-    fail(`${(err as Error).message}\nRun mcpscope --help for the options.`);
-  }
-  const v = parsed.values;
-  if (v.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (v.version) {
-    process.stdout.write(`${packageVersion()}\n`);
-    return;
-  }
+  const v = parseOptions(process.argv.slice(2));
+  if (!v) return;
 
   const host = v.host ?? '127.0.0.1';
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
