@@ -1,7 +1,7 @@
 /**
  * Soak: 1,000,000 JSON-RPC frames through a running mcpscope with a small store cap, sampling
  * the proxy process's memory every 50,000 frames. mcpscope runs from dist/ alone in a child
- * process (test/support/scope-child.mjs) so that its memory is measured in isolation; the
+ * process (test/support/scope-child.mjs, via bench/support.ts) so that its memory is measured in isolation; the
  * scripted upstream and the clients run here.
  *
  * Traffic: CONCURRENCY keep-alive clients, each running sessions of CALLS_PER_SESSION tools/call
@@ -12,13 +12,11 @@
  *   npm run bench:soak            (builds, runs, writes the Soak section of docs/performance.md)
  *   tsx bench/soak.ts [--frames N] [--max-events N] [--write]
  */
-import { spawn } from 'node:child_process';
 import { createServer, Agent, request, type IncomingMessage } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { startScopeChild } from './support.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -56,21 +54,8 @@ const upstreamOrigin = `http://127.0.0.1:${(upstream.address() as AddressInfo).p
 
 // ---------------------------------------------------------------- mcpscope, alone in a child
 
-const CHILD = fileURLToPath(new URL('../test/support/scope-child.mjs', import.meta.url));
-const child = spawn(process.execPath, ['--expose-gc', CHILD, `${upstreamOrigin}/mcp`], {
-  stdio: ['pipe', 'pipe', 'inherit'],
-  env: { ...process.env, SCOPE_CHILD_MAX_EVENTS: String(MAX_EVENTS) },
-});
-const answers = createInterface({ input: child.stdout! });
-const waiting: ((v: Record<string, unknown>) => void)[] = [];
-answers.on('line', (l) => waiting.shift()?.(JSON.parse(l) as Record<string, unknown>));
-const next = () => new Promise<Record<string, unknown>>((r) => waiting.push(r));
-const { proxy } = (await next()) as { proxy: string };
-const ask = (cmd: string) => {
-  const p = next();
-  child.stdin!.write(`${cmd}\n`);
-  return p;
-};
+const scope = await startScopeChild(`${upstreamOrigin}/mcp`, { env: { SCOPE_CHILD_MAX_EVENTS: String(MAX_EVENTS) } });
+const { proxy, ask } = scope;
 
 // ---------------------------------------------------------------- clients
 
@@ -168,9 +153,7 @@ await sampling;
 await new Promise((r) => setTimeout(r, 500));
 const after = (await ask('gc')) as { rss: number; heapUsed: number };
 const final = (await ask('stats')) as { store: { events: number; bytes: number; evictedEvents: number; evictedSessions: number } };
-const exited = new Promise((r) => child.once('exit', r));
-child.stdin!.write('close\n');
-await exited;
+await scope.close();
 upstream.close();
 agent.destroy();
 
