@@ -1,0 +1,37 @@
+// A mcpscope from the built dist/, alone in its process, for bench/proxy.ts (via bench/support.ts).
+//   node --expose-gc bench/scope-child.mjs <target>
+// Env: SCOPE_CHILD_UI=1 also runs the UI server (and so its WebSocket feed) on a free port with
+// token "bench". Prints {proxy, ui?, token?} when ready; then answers stdin lines:
+//   reset → {rss} after a GC, restarting the peak; stats → {rss, peakRss} (peak sampled every 5 ms between the two);
+//   close → closes and exits.
+import { createInterface } from 'node:readline';
+import { startMcpscope } from '../dist/proxy/mcpscope.js';
+
+const [target] = process.argv.slice(2);
+const withUi = process.env.SCOPE_CHILD_UI === '1';
+const scope = await startMcpscope({ target, port: 0, uiPort: withUi ? 0 : false, token: 'bench' });
+// The RSS sampler runs only between `reset` and `stats`, so that it costs nothing elsewhere.
+let peak = process.memoryUsage.rss();
+let sampler;
+const say = (v) => process.stdout.write(`${JSON.stringify(v)}\n`);
+say({ proxy: scope.proxy.origin, ui: scope.ui?.origin, token: withUi ? 'bench' : undefined });
+for await (const line of createInterface({ input: process.stdin })) {
+  const cmd = line.trim();
+  if (cmd === 'reset') {
+    globalThis.gc?.();
+    peak = process.memoryUsage.rss();
+    clearInterval(sampler);
+    sampler = setInterval(() => {
+      const r = process.memoryUsage.rss();
+      if (r > peak) peak = r;
+    }, 5);
+    say({ rss: peak });
+  } else if (cmd === 'stats') {
+    clearInterval(sampler);
+    const rss = process.memoryUsage.rss();
+    say({ rss, peakRss: Math.max(peak, rss) });
+  } else if (cmd === 'close') {
+    await scope.close();
+    process.exit(0);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Shared by the benches: an mcpscope from dist/ alone in a child process, driven over a line
+ * protocol on stdin/stdout (the child prints one JSON line when ready, then answers one JSON line
+ * per command). Used by bench/soak.ts (test/support/scope-child.mjs) and bench/proxy.ts
+ * (bench/scope-child.mjs, which can also run the UI and its WebSocket feed).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export interface ScopeChild {
+  /** The first line the child printed (at least `{proxy}`). */
+  ready: Record<string, unknown>;
+  /** The proxy origin, e.g. `http://127.0.0.1:54321`. */
+  proxy: string;
+  pid: number;
+  process: ChildProcess;
+  /** Sends one command line and resolves with the child's JSON answer. */
+  ask(cmd: string): Promise<Record<string, unknown>>;
+  /** Sends `close` and waits for the child to exit. */
+  close(): Promise<void>;
+}
+
+export interface ScopeChildOptions {
+  /** The child script; default test/support/scope-child.mjs. */
+  script?: string | URL;
+  /** Arguments after the target. */
+  args?: string[];
+  env?: Record<string, string>;
+  /** Node flags; default `--expose-gc`. */
+  nodeArgs?: string[];
+}
+
+export const DEFAULT_SCOPE_CHILD = new URL('../test/support/scope-child.mjs', import.meta.url);
+
+export async function startScopeChild(target: string, options: ScopeChildOptions = {}): Promise<ScopeChild> {
+  const script = fileURLToPath(options.script ?? DEFAULT_SCOPE_CHILD);
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? ['--expose-gc']), script, target, ...(options.args ?? [])], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...options.env },
+  });
+  const answers = createInterface({ input: child.stdout! });
+  const waiting: ((v: Record<string, unknown>) => void)[] = [];
+  answers.on('line', (l) => waiting.shift()?.(JSON.parse(l) as Record<string, unknown>));
+  const next = () => new Promise<Record<string, unknown>>((r) => waiting.push(r));
+  const ready = await next();
+  const ask = (cmd: string) => {
+    const p = next();
+    child.stdin!.write(`${cmd}\n`);
+    return p;
+  };
+  return {
+    ready,
+    proxy: ready.proxy as string,
+    pid: child.pid!,
+    process: child,
+    ask,
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.stdin!.write('close\n');
+      await exited;
+    },
+  };
+}
