@@ -4,12 +4,12 @@
  * on it, with the same API, exports and import as a live mcpscope. Runs until Ctrl-C.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { generateToken, packageVersion, UI_DIR } from '../mcpscope.js';
 import { startUiServer, type UiServer } from '../server/ui-server.js';
 import { EventStore } from '../store/event-store.js';
 import { fixtureRoutes } from '../fixtures/routes.js';
 import { appendImported, CaptureFormatError, readCapture } from '../fixtures/import-capture.js';
+import { parseOneFileArgs } from './one-file-args.js';
 
 /** Same default as the main command's UI port (proxy/cli.ts). */
 const DEFAULT_UI_PORT = 6480;
@@ -76,36 +76,14 @@ export async function openCapture(
 
 export async function main(argv: string[]): Promise<number> {
   const out = process.stderr;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'ui-port': { type: 'string' },
-        token: { type: 'string' },
-        host: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    out.write(`mcpscope open: ${(err as Error).message}\nRun mcpscope open --help for the options.\n`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const [file, ...extra] = parsed.positionals;
-  if (file === undefined || extra.length > 0) {
-    out.write(`mcpscope open: ${file === undefined ? 'which file? ' : 'one file at a time. '}Usage: mcpscope open <file> [--ui-port <n>] [--token <t>]\n`);
-    return 2;
-  }
+  const args = parseOneFileArgs(argv, { name: 'open', options: { 'ui-port': { type: 'string' }, token: { type: 'string' }, host: { type: 'string' } }, help: HELP, usage: 'mcpscope open <file> [--ui-port <n>] [--token <t>]', what: 'file' });
+  if (typeof args === 'number') return args;
+  const { values, file } = args;
   let uiPort: number | undefined;
-  if (parsed.values['ui-port'] !== undefined) {
-    uiPort = Number(parsed.values['ui-port']);
+  if (values['ui-port'] !== undefined) {
+    uiPort = Number(values['ui-port']);
     if (!Number.isInteger(uiPort) || uiPort < 0 || uiPort > 65535) {
-      out.write(`mcpscope open: --ui-port must be a port number from 0 to 65535, not ${JSON.stringify(parsed.values['ui-port'])}\n`);
+      out.write(`mcpscope open: --ui-port must be a port number from 0 to 65535, not ${JSON.stringify(values['ui-port'])}\n`);
       return 2;
     }
   }
@@ -114,8 +92,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     opened = await openCapture(file, {
       uiPort,
-      token: parsed.values.token,
-      host: parsed.values.host ?? '127.0.0.1',
+      token: values.token,
+      host: values.host ?? '127.0.0.1',
       onWarning: (w) => out.write(`mcpscope open: warning: ${w}\n`),
     });
   } catch (err) {

@@ -4,9 +4,9 @@
  * stdio entries edited since (or wrapped by hand) are rebuilt from the command line after `--`.
  * Prints the restored config, or with --write backs the file up and replaces it.
  */
-import { parseArgs } from 'node:util';
 import { ClientConfigError, unwrapConfig } from './client-config.js';
 import { backup, readConfig, readRecord, recordPath, removeFile, writeAtomic } from './client-config-files.js';
+import { parseOneFileArgs } from './one-file-args.js';
 
 const HELP = `mcpscope unwrap — undo mcpscope wrap
 
@@ -19,23 +19,10 @@ Usage
 
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (e) {
-    err.write(`mcpscope unwrap: ${(e as Error).message}\nRun mcpscope unwrap --help for the options.\n`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const [file, ...extra] = parsed.positionals;
-  if (file === undefined || extra.length > 0) {
-    err.write(`mcpscope unwrap: ${file === undefined ? 'which config file? ' : 'one config file at a time. '}Usage: mcpscope unwrap <config.json> [--write]\n`);
-    return 2;
-  }
-  const write = parsed.values.write ?? false;
+  const args = parseOneFileArgs(argv, { name: 'unwrap', options: { write: { type: 'boolean' } }, help: HELP, usage: 'mcpscope unwrap <config.json> [--write]', what: 'config file' });
+  if (typeof args === 'number') return args;
+  const { values, file } = args;
+  const write = values.write ?? false;
 
   let result: ReturnType<typeof unwrapConfig>;
   let hadRecord: boolean;

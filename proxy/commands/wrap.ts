@@ -5,9 +5,9 @@
  * and replaces it, recording what changed in `<config>.mcpscope.json` for `mcpscope unwrap`.
  * The transforms are in client-config.ts.
  */
-import { parseArgs } from 'node:util';
 import { ClientConfigError, DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
 import { backup, readConfig, readRecord, recordPath, writeAtomic } from './client-config-files.js';
+import { parseOneFileArgs } from './one-file-args.js';
 
 const HELP = `mcpscope wrap — route an MCP client's servers through mcpscope
 
@@ -27,28 +27,11 @@ Wrapping twice changes nothing the second time.
 
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    err.write(`mcpscope wrap: ${(e as Error).message}\nRun mcpscope wrap --help for the options.\n`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const [file, ...extra] = parsed.positionals;
-  if (file === undefined || extra.length > 0) {
-    err.write(`mcpscope wrap: ${file === undefined ? 'which config file? ' : 'one config file at a time. '}Usage: mcpscope wrap <config.json> [--write] [--ui-port <n>]\n`);
-    return 2;
-  }
+  const args = parseOneFileArgs(argv, { name: 'wrap', options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' } }, help: HELP, usage: 'mcpscope wrap <config.json> [--write] [--ui-port <n>]', what: 'config file' });
+  if (typeof args === 'number') return args;
+  const { values, file } = args;
   let uiPort = DEFAULT_UI_PORT;
-  const rawPort = parsed.values['ui-port'];
+  const rawPort = values['ui-port'];
   if (rawPort !== undefined) {
     uiPort = Number(rawPort);
     if (!/^\d+$/.test(rawPort) || uiPort < 1 || uiPort > 65535) {
@@ -56,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const write = parsed.values.write ?? false;
+  const write = values.write ?? false;
 
   let result: ReturnType<typeof wrapConfig>;
   try {
