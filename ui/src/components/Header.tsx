@@ -145,8 +145,13 @@ function EvictedNote() {
     let live = true;
     const load = () =>
       fetch('api/stats', { credentials: 'same-origin' })
-        .then((r) => (r.ok ? (r.json() as Promise<StoreStats>) : undefined))
-        .then((s) => live && s && setStats(s))
+        .then((r) => (r.ok ? (r.json() as Promise<Partial<StoreStats>>) : undefined))
+        .then((s) => {
+          // Only a well-formed answer counts (an older mcpscope, or `open`, may not have /api/stats).
+          if (live && s && typeof s.evictedEvents === 'number' && typeof s.evictedSessions === 'number' && typeof s.maxEvents === 'number' && typeof s.maxBytes === 'number') {
+            setStats(s as StoreStats);
+          }
+        })
         .catch(() => undefined);
     void load();
     const timer = setInterval(load, 5000);
