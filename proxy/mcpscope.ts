@@ -107,10 +107,10 @@ export function hashSessionId(id: string): string {
 }
 
 /**
- * Wraps a capture function so that request/response records carry hashed `mcp-session-id`
- * headers (a copy: the live headers, which are forwarded, stay as they are).
+ * A record with hashed `mcp-session-id` headers (a copy: the forwarded headers are untouched).
+ * Applied by the capture queue's consumer, off the hot path, before the recorder sees the record.
  */
-function hashingSessionIds(next: (r: WireRecord) => void): (r: WireRecord) => void {
+function hashingSessionIds(): (r: WireRecord) => WireRecord {
   const cache = new Map<string, string>();
   const hash = (v: string) => {
     let h = cache.get(v);
@@ -124,9 +124,9 @@ function hashingSessionIds(next: (r: WireRecord) => void): (r: WireRecord) => vo
   return (r) => {
     if ((r.t === 'request' || r.t === 'response') && r.headers['mcp-session-id'] !== undefined) {
       const v = r.headers['mcp-session-id'];
-      r = { ...r, headers: { ...r.headers, 'mcp-session-id': Array.isArray(v) ? v.map(hash) : hash(String(v)) } } as WireRecord;
+      return { ...r, headers: { ...r.headers, 'mcp-session-id': Array.isArray(v) ? v.map(hash) : hash(String(v)) } } as WireRecord;
     }
-    next(r);
+    return r;
   };
 }
 
@@ -138,9 +138,11 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const store = new EventStore({ maxEvents: options.maxEvents, maxBytes: options.maxMemoryBytes });
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
   const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes });
-  const queue = new CaptureQueue(recorder.handle);
+  const hashed = options.hashSessionIds ? hashingSessionIds() : undefined;
+  // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
+  const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed)) : recorder.handle);
   const faults = new FaultRegistry();
-  const capture = options.hashSessionIds ? hashingSessionIds((r: WireRecord) => queue.push(r)) : (r: WireRecord) => queue.push(r);
+  const capture = (r: WireRecord) => queue.push(r);
 
   // The record file first: a path that cannot be written fails the launch before anything listens.
   // It is redacted like every export, whatever --show-secrets says for the UI.
