@@ -7,11 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
+import type { McpscopeEvent } from '../../proxy/model/events.js';
+import { feedUntil } from '../support/feed.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 
@@ -65,28 +65,6 @@ function launch(args: string[]): Promise<Launched> {
   });
 }
 
-/** Collects feed events until `predicate` holds. */
-function feedUntil(uiUrl: string, predicate: (events: McpscopeEvent[]) => boolean, ms = 20_000): Promise<McpscopeEvent[]> {
-  const u = new URL(uiUrl);
-  const ws = new WebSocket(`ws://${u.host}/ws${u.search}`);
-  const events: McpscopeEvent[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      ws.close();
-      reject(new Error(`feed condition not met; ${events.length} events seen`));
-    }, ms);
-    ws.on('message', (data) => {
-      const m = JSON.parse(String(data)) as FeedMessage;
-      if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events);
-      if (predicate(events)) {
-        clearTimeout(timer);
-        ws.close();
-        resolve(events);
-      }
-    });
-    ws.on('error', reject);
-  });
-}
 
 describe('mcpscope CLI', () => {
   it('runs the embedded demo with no arguments: live traffic appears on the feed', async () => {

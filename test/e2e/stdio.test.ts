@@ -21,8 +21,9 @@ import { EventStore } from '../../proxy/store/event-store.js';
 import { connectIngest } from '../../proxy/stdio/ingest-client.js';
 import { encodeBatch } from '../../proxy/capture/wire-codec.js';
 import { commandLine } from '../../proxy/stdio/command-line.js';
-import type { FeedMessage, LogEvent, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
+import type { LogEvent, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
 import { everythingEntry } from '../support/peers.js';
+import { feedUntil } from '../support/feed.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 
@@ -175,28 +176,6 @@ async function api<T>(path: string, origin = scope.ui!.origin, token = scope.tok
   return (await res.json()) as T;
 }
 
-/** Collects feed events from a UI until `predicate` holds. */
-function feedUntil(uiUrl: string, predicate: (events: McpscopeEvent[]) => boolean, ms = 20_000): Promise<McpscopeEvent[]> {
-  const u = new URL(uiUrl);
-  const ws = new WebSocket(`ws://${u.host}/ws${u.search}`);
-  const events: McpscopeEvent[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      ws.close();
-      reject(new Error(`feed condition not met; ${events.length} events seen`));
-    }, ms);
-    ws.on('message', (data) => {
-      const m = JSON.parse(String(data)) as FeedMessage;
-      if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events);
-      if (predicate(events)) {
-        clearTimeout(timer);
-        ws.close();
-        resolve(events);
-      }
-    });
-    ws.on('error', reject);
-  });
-}
 
 /** A port that was free a moment ago (the wrapper must bind that exact port, so port 0 will not do). */
 async function freePort(): Promise<number> {
