@@ -11,7 +11,7 @@ import type { WireRecord } from './capture/wire-records.js';
 import { Recorder } from './record/recorder.js';
 import { createRedactor } from './record/redact.js';
 import { EventStore } from './store/event-store.js';
-import { startProxyServer, type ProxyServer } from './server/proxy-server.js';
+import { startProxyThread, type ProxyPort, type ProxyThread } from './server/proxy-thread.js';
 import { startUiServer, type UiFeedOptions, type UiServer } from './server/ui-server.js';
 import { fixtureRoutes } from './fixtures/routes.js';
 import type { McpscopeEvent } from './model/events.js';
@@ -66,14 +66,19 @@ export interface McpscopeOptions {
    * proxy/server/discovery.ts). The CLI turns it on.
    */
   discoveryFile?: boolean;
+  /**
+   * `false`: forward only — nothing is captured, recorded or shown. Not for users (the proxy is
+   * then a plain reverse proxy); the benchmark uses it to measure the pure forwarding cost.
+   */
+  record?: boolean;
 }
 
 /** An mcpscope, with or without a proxy port. */
 export interface McpscopeCore {
   /** The proxy port; only with a `target`. */
-  proxy?: ProxyServer;
-  /** Every proxy port: `proxy` first, then one per `moreTargets` entry. */
-  proxies: ProxyServer[];
+  proxy?: ProxyPort;
+  /** Every proxy port: `proxy` first, then one per `moreTargets` entry. They run on a thread of their own. */
+  proxies: ProxyPort[];
   ui?: UiServer;
   store: EventStore;
   recorder: Recorder;
@@ -82,8 +87,13 @@ export interface McpscopeCore {
   faults: FaultRegistry;
   /** Hands a wire record to the recorder (an O(1) push onto the capture queue). */
   capture(record: WireRecord): void;
-  /** Run the recorder on everything captured so far (tests; normally it runs on the next tick). */
+  /** Run the recorder on everything captured so far on this thread (normally it runs on the next tick). */
   flush(): void;
+  /**
+   * Bring over everything the proxy thread captured so far, then run the recorder on it (tests:
+   * after a client got its answer, `await settle()` and the store holds the exchange).
+   */
+  settle(): Promise<void>;
   /** Resolves with the first batch of events for which `predicate` holds over the whole store. */
   waitFor<T>(predicate: (store: EventStore) => T | undefined | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -91,7 +101,7 @@ export interface McpscopeCore {
 
 /** An mcpscope in front of a `target`. */
 export interface Mcpscope extends McpscopeCore {
-  proxy: ProxyServer;
+  proxy: ProxyPort;
 }
 
 /** The built UI: dist/ui, beside dist/proxy when compiled, or under dist/ when run from source (tests). */
@@ -142,7 +152,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
   const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed)) : recorder.handle);
   const faults = new FaultRegistry();
-  const capture = (r: WireRecord) => queue.push(r);
+  const capture = options.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
 
   // The record file first: a path that cannot be written fails the launch before anything listens.
   // It is redacted like every export, whatever --show-secrets says for the UI.
@@ -152,35 +162,34 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     stopRecording = recordToFile(store, options.recordFile, { redactor: createRedactor({ extraSecrets: [token] }) });
   }
 
-  const proxies: ProxyServer[] = [];
   const upstreams = [
     ...(options.target !== undefined ? [{ name: options.targetName, target: options.target, port: options.port }] : []),
     ...(options.moreTargets ?? []),
   ];
-  try {
-    let nextPort = options.port ?? 0;
-    for (const u of upstreams) {
-      const port = u.port ?? nextPort;
-      const p = await startProxyServer({
-        target: u.target,
-        name: u.name,
-        host: options.host,
-        port,
-        capture,
-        rewrite: options.rewrite,
-        allowOrigins: options.allowOrigins,
-        allowHosts: options.allowHosts,
-        faults,
-      });
-      proxies.push(p);
-      nextPort = port === 0 ? 0 : p.port + 1;
+  // The proxy ports run on their own thread: nothing on this one (recorder, store, UI, feed) can
+  // delay a forwarded byte.
+  let thread: ProxyThread | undefined;
+  if (upstreams.length > 0) {
+    try {
+      thread = await startProxyThread(
+        {
+          upstreams,
+          port: options.port,
+          host: options.host,
+          rewrite: options.rewrite,
+          allowOrigins: options.allowOrigins,
+          allowHosts: options.allowHosts,
+          record: options.record,
+        },
+        { capture, faults },
+      );
+    } catch (err) {
+      stopRecording?.();
+      throw err;
     }
-  } catch (err) {
-    await Promise.all(proxies.map((p) => p.close().catch(() => undefined)));
-    stopRecording?.();
-    throw err;
   }
-  const proxy: ProxyServer | undefined = proxies[0];
+  const proxies: ProxyPort[] = thread?.ports ?? [];
+  const proxy: ProxyPort | undefined = proxies[0];
 
   let ui: UiServer | undefined;
   if (options.uiPort !== false) {
@@ -199,7 +208,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         plugins: [
           fixtureRoutes({ store, token, version: packageVersion(), live: true }),
           // Fault injection rules (off until one is added): GET/POST/DELETE /api/faults.
-          faultRoutes(faults),
+          faultRoutes(faults, async () => thread?.settle()),
           // The store's size and what its cap evicted, for the UI.
           async (app) => {
             app.get('/api/stats', async () => store.stats());
@@ -209,7 +218,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       });
     } catch (err) {
       // (e.g. the UI port is taken): leave nothing listening or open behind.
-      await Promise.all(proxies.map((p) => p.close().catch(() => undefined)));
+      await thread?.close().catch(() => undefined);
       queue.close();
       stopRecording?.();
       throw err;
@@ -235,6 +244,10 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     faults,
     capture,
     flush: () => queue.flush(),
+    async settle() {
+      await thread?.settle();
+      queue.flush();
+    },
     waitFor<T>(predicate: (s: EventStore) => T | undefined | false, timeoutMs = 10_000): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         const check = (): boolean => {
@@ -260,7 +273,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     },
     async close() {
       removeDiscovery?.();
-      await Promise.all(proxies.map((p) => p.close()));
+      await thread?.close();
       queue.close();
       stopRecording?.();
       await ui?.close();

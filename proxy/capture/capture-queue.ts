@@ -6,6 +6,11 @@ export interface CaptureQueueOptions {
    * (the traffic itself is untouched — it was forwarded already) and an `overflow` record says so.
    */
   maxQueuedBytes?: number;
+  /**
+   * Chunk bytes handed to the consumer that it has not yet confirmed (the proxy thread's batches
+   * on their way to the main thread); they count against `maxQueuedBytes` too.
+   */
+  pendingBytes?: () => number;
 }
 
 /**
@@ -18,6 +23,7 @@ export class CaptureQueue {
   private queuedBytes = 0;
   private scheduled = false;
   private readonly maxQueuedBytes: number;
+  private readonly pendingBytes: () => number;
   /**
    * Byte streams (`${stream}|${xid}`: a request or response body, a stdio stream) that lost chunk bytes since the last drain → their `overflow` record, queued where
    * the first bytes went missing (so it reaches the consumer before the exchange's end, and before
@@ -31,6 +37,7 @@ export class CaptureQueue {
     options: CaptureQueueOptions = {},
   ) {
     this.maxQueuedBytes = options.maxQueuedBytes ?? 256 * 1024 * 1024;
+    this.pendingBytes = options.pendingBytes ?? (() => 0);
   }
 
   push(record: WireRecord): void {
@@ -46,7 +53,7 @@ export class CaptureQueue {
         overflow.droppedBytes += size;
         return;
       }
-      if (this.queuedBytes + size > this.maxQueuedBytes) {
+      if (this.queuedBytes + size + this.pendingBytes() > this.maxQueuedBytes) {
         const overflowRecord: Extract<WireRecord, { t: 'overflow' }> = { t: 'overflow', xid: record.xid, ts: Date.now(), droppedBytes: size };
         if (stream === 'c2s' || stream === 's2c' || stream === 'stderr') overflowRecord.stream = stream;
         this.dropped.set(key, overflowRecord);

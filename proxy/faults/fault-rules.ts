@@ -112,12 +112,33 @@ export function describeMatch(match: FaultMatch): string {
   return parts.length ? parts.join(', ') : 'any request';
 }
 
-/** The live rule set, shared by every proxy port of one mcpscope and the API that edits it. */
+/** A rule as the owner of a rule set hands it to a mirror: `serial` tells two additions of one id apart. */
+export interface FaultRuleEntry {
+  rule: FaultRule;
+  serial: number;
+}
+
+/**
+ * The live rule set, shared by every proxy port of one mcpscope and the API that edits it.
+ *
+ * The proxy runs on its own thread (proxy/server/proxy-thread.ts), so it decides with a mirror of
+ * this set: the owner (main thread, edited by the API) tells listeners of every change
+ * (`onChange` → `entries()`), the mirror adopts them (`mirror`) and reports each `once` rule it
+ * used (`onTaken`), which the owner then removes (`removeTaken`). A mirror never re-adopts a
+ * `once` rule it already used, even if the owner's next list still has it.
+ */
 export class FaultRegistry {
   private readonly rules = new Map<string, FaultRule>();
+  private readonly serials = new Map<string, number>();
   private counter = 0;
+  private serial = 0;
   /** Rules that name a JSON-RPC method or tool (they need the POST body). */
   private bodyRules = 0;
+  private readonly listeners = new Set<() => void>();
+  /** Mirror side: `${id}#${serial}` of the `once` rules this registry used. */
+  private readonly used = new Set<string>();
+  /** Called when a `once` rule is taken (the mirror tells the owner). */
+  onTaken?: (id: string, serial: number) => void;
 
   /** 0 when fault injection is off: the proxy's whole check. */
   get size(): number {
@@ -133,26 +154,48 @@ export class FaultRegistry {
     return [...this.rules.values()];
   }
 
+  entries(): FaultRuleEntry[] {
+    return [...this.rules.values()].map((rule) => ({ rule, serial: this.serials.get(rule.id)! }));
+  }
+
+  /** Calls `listener` after every change to the rule set; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   add(input: unknown): FaultRule {
     this.counter += 1;
     const rule = parseFaultRule(input, `fault-${this.counter}`);
-    this.remove(rule.id);
-    this.rules.set(rule.id, rule);
-    if (rule.match.method || rule.match.tool) this.bodyRules += 1;
+    this.put(rule, ++this.serial);
+    this.changed();
     return rule;
   }
 
   remove(id: string): boolean {
-    const rule = this.rules.get(id);
-    if (!rule) return false;
-    this.rules.delete(id);
-    if (rule.match.method || rule.match.tool) this.bodyRules -= 1;
-    return true;
+    const removed = this.drop(id);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  /** Owner side: a mirror used this `once` rule; remove it unless the id was added anew since. */
+  removeTaken(id: string, serial: number): void {
+    if (this.serials.get(id) === serial) this.remove(id);
   }
 
   clear(): void {
     this.rules.clear();
+    this.serials.clear();
     this.bodyRules = 0;
+    this.changed();
+  }
+
+  /** Mirror side: adopt the owner's rule set. */
+  mirror(entries: readonly FaultRuleEntry[]): void {
+    this.rules.clear();
+    this.serials.clear();
+    this.bodyRules = 0;
+    for (const { rule, serial } of entries) if (!this.used.has(`${rule.id}#${serial}`)) this.put(rule, serial);
   }
 
   /**
@@ -168,9 +211,34 @@ export class FaultRegistry {
         if (!req.rpc?.some((r) => (m.method === undefined || r.method === m.method) && (m.tool === undefined || r.tool === m.tool))) continue;
       }
       if (rule.action.type === 'expire-session' && !hasSession) continue;
-      if (rule.once) this.remove(rule.id);
+      if (rule.once) {
+        const serial = this.serials.get(rule.id)!;
+        this.used.add(`${rule.id}#${serial}`);
+        this.remove(rule.id);
+        this.onTaken?.(rule.id, serial);
+      }
       return rule;
     }
     return undefined;
+  }
+
+  private put(rule: FaultRule, serial: number): void {
+    this.drop(rule.id);
+    this.rules.set(rule.id, rule);
+    this.serials.set(rule.id, serial);
+    if (rule.match.method || rule.match.tool) this.bodyRules += 1;
+  }
+
+  private drop(id: string): boolean {
+    const rule = this.rules.get(id);
+    if (!rule) return false;
+    this.rules.delete(id);
+    this.serials.delete(id);
+    if (rule.match.method || rule.match.tool) this.bodyRules -= 1;
+    return true;
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
   }
 }

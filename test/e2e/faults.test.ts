@@ -44,13 +44,13 @@ async function api(s: Mcpscope, method: string, path: string, body?: unknown, to
   return fetch(`${s.ui!.origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
-function faultEvents(s: Mcpscope): ModificationEvent[] {
-  s.flush();
+async function faultEvents(s: Mcpscope): Promise<ModificationEvent[]> {
+  await s.settle();
   return s.store.snapshot().filter((e): e is ModificationEvent => e.type === 'modification' && e.what === 'fault-injection');
 }
 
-function statusesOf(s: Mcpscope): number[] {
-  s.flush();
+async function statusesOf(s: Mcpscope): Promise<number[]> {
+  await s.settle();
   return [...s.store.exchanges.values()].map((x) => (x as { status?: number }).status ?? 0);
 }
 
@@ -89,11 +89,11 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     expect((ok.content as { text: string }[])[0].text).toBe('again');
     expect(s.faults.size).toBe(0);
 
-    const faults = faultEvents(s);
+    const faults = await faultEvents(s);
     expect(faults).toHaveLength(1);
     expect(faults[0].after).toMatch(/^HTTP 503/);
     expect(faults[0].text).toMatch(/not forwarded/);
-    expect(statusesOf(s)).toContain(503);
+    expect((await statusesOf(s))).toContain(503);
   });
 
   it('delays the matching tool call by the given time', async () => {
@@ -109,7 +109,7 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     expect((r.content as { text: string }[])[0].text).toBe('late');
     expect(unaffected).toBeLessThan(500);
     expect(delayed).toBeGreaterThanOrEqual(590);
-    const faults = faultEvents(s);
+    const faults = await faultEvents(s);
     expect(faults).toHaveLength(1);
     expect(faults[0].text).toMatch(/600 ms/);
   });
@@ -127,7 +127,7 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
       (r) => ({ ok: true as const, r }),
       (e: Error) => ({ ok: false as const, e }),
     );
-    const faults = faultEvents(s);
+    const faults = await faultEvents(s);
     expect(faults).toHaveLength(1);
     expect(faults[0].after).toBe('stream ended after 2 events');
     // The POST's stream was cut after 2 events (2 progress notifications, no result)…
@@ -167,19 +167,19 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     const r = await again.client.callTool({ name: 'echo', arguments: { text: 'back' } });
     expect((r.content as { text: string }[])[0].text).toBe('back');
 
-    const faults = faultEvents(s);
+    const faults = await faultEvents(s);
     expect(faults).toHaveLength(1);
     expect(faults[0].after).toMatch(/^HTTP 404/);
     expect(faults[0].text).toMatch(/404 for its session id/);
     expect(faults[0].text).not.toContain(oldSession!);
-    expect(statusesOf(s)).toContain(404);
+    expect((await statusesOf(s))).toContain(404);
   });
 
   it('with no rules, nothing is recorded as a fault', async () => {
     const s = await setup();
     const { client } = await connect(s);
     await client.callTool({ name: 'echo', arguments: { text: 'plain' } });
-    expect(faultEvents(s)).toEqual([]);
+    expect((await faultEvents(s))).toEqual([]);
   });
 });
 
@@ -204,7 +204,7 @@ describe('drop-stream on raw SSE (scripted upstream)', () => {
       const res = await fetch(scope.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: '{}' });
       const text = await res.text();
       expect(text).toBe('event: message\r\ndata: {"n":1}\r\n\r\ndata: {"n":2}\r\n\r\n');
-      const faults = faultEvents(scope);
+      const faults = await faultEvents(scope);
       expect(faults).toHaveLength(1);
       expect(faults[0].after).toBe('stream ended after 2 events');
       // Not once: it applies to the next request too; removing it restores the whole stream.
@@ -239,7 +239,7 @@ describe('holding POST bodies while a method/tool rule exists', () => {
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({ size: body.length, sha: createHash('sha256').update(body).digest('hex') });
       }
-      expect(faultEvents(scope)).toEqual([]);
+      expect((await faultEvents(scope))).toEqual([]);
     } finally {
       await scope?.close();
       scope = undefined;

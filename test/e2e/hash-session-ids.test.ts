@@ -31,7 +31,7 @@ async function run(hashSessionIds: boolean): Promise<{ s: Mcpscope; sessionId: s
   expect((r.content as { text: string }[])[0].text).toBe('hello');
   const sessionId = transport.sessionId!;
   expect(sessionId).toBeTruthy();
-  s.flush();
+  await s.settle();
   const get = async (path: string) => (await fetch(`${s.ui!.origin}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
   const sessions = await get('/api/sessions');
   const id = (JSON.parse(sessions) as { id: string }[])[0].id;

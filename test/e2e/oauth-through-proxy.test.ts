@@ -221,8 +221,8 @@ function api(m: Mcpscope, path: string): Promise<Response> {
   return fetch(`${m.ui!.origin}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
 }
 
-function modifications(m: Mcpscope): ModificationEvent[] {
-  m.flush();
+async function modifications(m: Mcpscope): Promise<ModificationEvent[]> {
+  await m.settle();
   return m.store.snapshot().filter((e): e is ModificationEvent => e.type === 'modification');
 }
 
@@ -266,7 +266,7 @@ describe('OAuth through the proxy', () => {
     expect(hint?.text).toContain('/.well-known/oauth-protected-resource/mcp');
 
     // The modification events, with before and after.
-    const mods = modifications(m);
+    const mods = await modifications(m);
     const www = mods.find((e) => e.what === 'www-authenticate-rewrite');
     expect(www?.before).toContain(`resource_metadata="${upstream.origin}/.well-known/oauth-protected-resource/mcp"`);
     expect(www?.after).toContain(`resource_metadata="${m.proxy.origin}/.well-known/oauth-protected-resource/mcp"`);
@@ -328,7 +328,7 @@ describe('OAuth through the proxy', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`${m.proxy.origin}/done?code=LOCATIONCODE0123456789&state=LOCATIONSTATE0123456789`);
     await m.waitFor((s) => [...s.exchanges.values()].some((x) => x.url === '/login' && x.endedAt !== undefined));
-    const mod = modifications(m).find((e) => e.what === 'location-rewrite');
+    const mod = (await modifications(m)).find((e) => e.what === 'location-rewrite');
     expect(mod?.before).toBe(`${upstream.origin}/done?code=[redacted]&state=[redacted]`);
     expect(mod?.after).toBe(`${m.proxy.origin}/done?code=[redacted]&state=[redacted]`);
     const all = await (await api(m, '/api/export?format=ndjson')).text();
@@ -350,7 +350,7 @@ describe('OAuth through the proxy', () => {
     expect(meta.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
 
     await m.waitFor((s) => [...s.exchanges.values()].filter((x) => x.endedAt !== undefined).length >= 2);
-    const mods = modifications(m);
+    const mods = await modifications(m);
     expect(mods.map((e) => e.what)).toEqual(['oauth-metadata-rewrite']);
     expect(mods[0].text).toContain(`${upstream.origin}/foreign`);
     expect(mods[0].text).not.toContain('auth.example.com');
@@ -370,6 +370,6 @@ describe('OAuth through the proxy', () => {
     await expect(connectWithOAuth(m.proxy.url, oauth)).rejects.toThrow(/Protected resource .* does not match expected/);
     expect(oauth.authorizationUrls).toHaveLength(0);
     expect(oauth.saved).toBeUndefined();
-    expect(modifications(m)).toEqual([]);
+    expect(await modifications(m)).toEqual([]);
   });
 });

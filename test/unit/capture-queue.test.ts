@@ -91,6 +91,26 @@ describe('CaptureQueue: overflow', () => {
     expect(batches).toEqual([['request:a', 'request:b', 'response-chunk:a:6', 'overflow:a:7', 'overflow:b:9']]);
   });
 
+  it('bytes handed over but not yet confirmed (pendingBytes) count against the cap, and free it once confirmed', async () => {
+    const batches: string[][] = [];
+    let pending = 0;
+    const q = new CaptureQueue(
+      (b) => {
+        batches.push(b.map(view));
+        for (const r of b) if (r.t === 'response-chunk') pending += r.chunk.byteLength; // "posted, not acked"
+      },
+      { maxQueuedBytes: 10, pendingBytes: () => pending },
+    );
+    q.push(chunk('a', 8));
+    await tick(); // 8 bytes now in flight
+    q.push(chunk('b', 3)); // 8 + 3 > 10: dropped
+    await tick();
+    pending = 0; // the other side confirmed
+    q.push(chunk('c', 3));
+    await tick();
+    expect(batches).toEqual([['response-chunk:a:8'], ['overflow:b:3'], ['response-chunk:c:3']]);
+  });
+
   it('non-chunk records are never dropped, however full the queue is', async () => {
     const batches: string[][] = [];
     const q = new CaptureQueue((b) => batches.push(b.map(view)), { maxQueuedBytes: 0 });

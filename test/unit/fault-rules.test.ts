@@ -63,3 +63,63 @@ describe('FaultRegistry', () => {
     expect(r.size).toBe(1); // not once: stays
   });
 });
+
+describe('FaultRegistry: owner and mirror (the proxy thread decides with a mirror)', () => {
+  const any = { httpMethod: 'POST', path: '/mcp' };
+  const link = () => {
+    const owner = new FaultRegistry();
+    const mirror = new FaultRegistry();
+    const changes: number[] = [];
+    owner.onChange(() => {
+      changes.push(owner.size);
+      mirror.mirror(owner.entries());
+    });
+    mirror.onTaken = (id, serial) => owner.removeTaken(id, serial);
+    return { owner, mirror, changes };
+  };
+
+  it('tells listeners of every add, remove and clear; the mirror adopts the rules', () => {
+    const { owner, mirror, changes } = link();
+    owner.add({ id: 'a', action: { type: 'delay', ms: 1 } });
+    owner.add({ id: 'b', match: { tool: 'echo' }, action: { type: 'delay', ms: 1 } });
+    expect(mirror.list().map((r) => r.id)).toEqual(['a', 'b']);
+    expect(mirror.needsBody).toBe(true);
+    owner.remove('b');
+    expect(mirror.needsBody).toBe(false);
+    owner.clear();
+    expect(mirror.size).toBe(0);
+    expect(changes).toEqual([1, 2, 1, 0]);
+  });
+
+  it('a once rule used by the mirror leaves the owner, and is not re-adopted from a list sent before the owner heard', () => {
+    const owner = new FaultRegistry();
+    const mirror = new FaultRegistry();
+    owner.add({ id: 'once', action: { type: 'status', status: 503 }, once: true });
+    const before = owner.entries();
+    mirror.mirror(before);
+    const taken: [string, number][] = [];
+    mirror.onTaken = (id, serial) => taken.push([id, serial]);
+    expect(mirror.take(any, false)?.id).toBe('once');
+    // The owner's list crossed with the "taken" report: the mirror must not use the rule twice.
+    mirror.mirror(before);
+    expect(mirror.take(any, false)).toBeUndefined();
+    owner.removeTaken(...taken[0]!);
+    expect(owner.size).toBe(0);
+  });
+
+  it('a once rule re-added under the same id after use is a new rule: the stale report does not remove it, the mirror adopts it', () => {
+    const owner = new FaultRegistry();
+    const mirror = new FaultRegistry();
+    owner.add({ id: 'r', action: { type: 'status', status: 503 }, once: true });
+    mirror.mirror(owner.entries());
+    let report: [string, number] | undefined;
+    mirror.onTaken = (id, serial) => (report = [id, serial]);
+    mirror.take(any, false);
+    owner.remove('r');
+    owner.add({ id: 'r', action: { type: 'status', status: 500 }, once: true });
+    owner.removeTaken(...report!); // arrives late
+    expect(owner.list().map((r) => r.action)).toEqual([{ type: 'status', status: 500 }]);
+    mirror.mirror(owner.entries());
+    expect(mirror.take(any, false)?.action).toEqual({ type: 'status', status: 500 });
+  });
+});

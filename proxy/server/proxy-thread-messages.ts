@@ -1,0 +1,48 @@
+/**
+ * What the main thread and the proxy thread say to each other (proxy/server/proxy-thread.ts on
+ * the main side, proxy/server/proxy-worker.ts on the proxy's side).
+ */
+import type { PackedBatch } from '../capture/record-transfer.js';
+import type { FaultRuleEntry } from '../faults/fault-rules.js';
+
+/** How to start the proxy ports: plain data (it crosses to the worker as `workerData`). */
+export interface ProxyThreadConfig {
+  upstreams: { target: string; name?: string; port?: number }[];
+  /** Port of the first upstream that names none; each next one gets the previous port + 1 (0: any). */
+  port?: number;
+  host?: string;
+  rewrite?: boolean;
+  allowOrigins?: string[];
+  allowHosts?: string[];
+  /** Chunk bytes captured but not yet taken by the main thread, past which chunks are dropped (recorded as `overflow`). */
+  maxQueuedBytes?: number;
+  /** false: capture nothing (forwarding only; see McpscopeOptions.record). */
+  record?: boolean;
+}
+
+export interface ProxyEndpoint {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  /** The target URL as reached through the proxy (same path and query). */
+  url: string;
+  port: number;
+}
+
+/** Main thread → proxy thread. */
+export type ToProxyThread =
+  /** `bytes` chunk bytes of a batch were taken by the recorder's queue. */
+  | { type: 'ack'; bytes: number }
+  | { type: 'faults'; entries: FaultRuleEntry[] }
+  /** Send what is captured now and answer `synced` with the same `n`. */
+  | { type: 'sync'; n: number }
+  /** Close one port (`index`) or all of them (then the thread ends). */
+  | { type: 'close'; index?: number; n: number };
+
+/** Proxy thread → main thread. */
+export type FromProxyThread =
+  | { type: 'ready'; endpoints: ProxyEndpoint[] }
+  | { type: 'failed'; message: string; code?: string }
+  | { type: 'records'; batch: PackedBatch }
+  | { type: 'fault-taken'; id: string; serial: number }
+  | { type: 'synced'; n: number }
+  | { type: 'closed'; n: number };

@@ -1,0 +1,120 @@
+/**
+ * Starts the proxy ports on their own thread (proxy/server/proxy-worker.ts) and brings what they
+ * capture back to this thread's `capture` (the recorder's queue), batch by batch, in wire order.
+ * The proxied bytes never wait for this thread: a busy recorder, a large feed flush or a GC pause
+ * here delays the recording, not the traffic.
+ */
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { unpackRecords } from '../capture/record-transfer.js';
+import type { WireRecord } from '../capture/wire-records.js';
+import type { FaultRegistry } from '../faults/fault-rules.js';
+import type { FromProxyThread, ProxyEndpoint, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
+
+export type { ProxyEndpoint, ProxyThreadConfig };
+
+export interface ProxyPort extends ProxyEndpoint {
+  /** Stops this port (its open exchanges are closed). */
+  close(): Promise<void>;
+}
+
+export interface ProxyThread {
+  ports: ProxyPort[];
+  /** Resolves once every record captured so far on the proxy thread has been handed to `capture`. */
+  settle(): Promise<void>;
+  /** Stops every port and ends the thread. */
+  close(): Promise<void>;
+}
+
+function spawnWorker(config: ProxyThreadConfig): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    // Run from source (the tests, tsx): the worker compiles TypeScript with tsx, as its parent does.
+    const entry = new URL('./proxy-worker.ts', here).href;
+    // tsx's ES module API, found through its package.json (require.resolve would give the CommonJS one).
+    const pkgPath = createRequire(here).resolve('tsx/package.json');
+    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+    const tsx = new URL(pkg.exports['./esm/api']!.import.default, pathToFileURL(pkgPath)).href;
+    const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(code, { eval: true, workerData: config });
+  }
+  return new Worker(new URL('./proxy-worker.js', here), { workerData: config });
+}
+
+export async function startProxyThread(
+  config: ProxyThreadConfig,
+  deps: { capture: (record: WireRecord) => void; faults: FaultRegistry },
+): Promise<ProxyThread> {
+  const worker = spawnWorker(config);
+  const tell = (m: ToProxyThread) => worker.postMessage(m);
+  let n = 0;
+  const waiting = new Map<number, () => void>();
+  let exited = false;
+  const exit = new Promise<void>((resolve) => worker.once('exit', () => {
+    exited = true;
+    for (const done of waiting.values()) done();
+    waiting.clear();
+    resolve();
+  }));
+  const ask = (m: (n: number) => ToProxyThread): Promise<void> => {
+    if (exited) return Promise.resolve();
+    n += 1;
+    const p = new Promise<void>((resolve) => waiting.set(n, resolve));
+    tell(m(n));
+    return p;
+  };
+
+  const ready = new Promise<ProxyEndpoint[]>((resolve, reject) => {
+    worker.on('message', (m: FromProxyThread) => {
+      switch (m.type) {
+        case 'records': {
+          for (const r of unpackRecords(m.batch)) deps.capture(r);
+          tell({ type: 'ack', bytes: m.batch.bytes.byteLength });
+          break;
+        }
+        case 'fault-taken':
+          deps.faults.removeTaken(m.id, m.serial);
+          break;
+        case 'synced':
+        case 'closed':
+          waiting.get(m.n)?.();
+          waiting.delete(m.n);
+          break;
+        case 'ready':
+          resolve(m.endpoints);
+          break;
+        case 'failed':
+          reject(Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
+          break;
+      }
+    });
+    worker.once('error', (err) => {
+      reject(err);
+      process.emitWarning(`mcpscope: the proxy thread failed: ${err.stack ?? err}`);
+    });
+    void exit.then(() => reject(new Error('the proxy thread ended before its ports were listening')));
+  });
+
+  let endpoints: ProxyEndpoint[];
+  try {
+    endpoints = await ready;
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+  const stopSync = deps.faults.onChange(() => tell({ type: 'faults', entries: deps.faults.entries() }));
+  tell({ type: 'faults', entries: deps.faults.entries() });
+
+  return {
+    ports: endpoints.map((e, index) => ({ ...e, close: () => ask((n) => ({ type: 'close', index, n })) })),
+    settle: () => ask((n) => ({ type: 'sync', n })),
+    async close() {
+      stopSync();
+      await ask((n) => ({ type: 'close', n }));
+      await worker.terminate();
+      await exit;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The proxy thread: every proxy port of one mcpscope runs here, in a worker thread of its own,
+ * so that nothing the main thread does (parsing, correlation, the store, the UI server and its
+ * feed) can ever delay a forwarded byte. The hot path's capture is a push into this thread's
+ * CaptureQueue; once per event-loop turn its batch is packed (chunks copied into one buffer) and
+ * transferred to the main thread, where the recorder takes it. Batches the main thread has not
+ * yet taken count against the queue's byte cap: past it, chunks are dropped from capture (never
+ * from the traffic) and an `overflow` record says so.
+ *
+ * Started by proxy/server/proxy-thread.ts; the protocol is in proxy-thread-messages.ts.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { CaptureQueue } from '../capture/capture-queue.js';
+import { packRecords } from '../capture/record-transfer.js';
+import { FaultRegistry } from '../faults/fault-rules.js';
+import { startProxyServer, type ProxyServer } from './proxy-server.js';
+import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
+
+const port = parentPort!;
+const config = workerData as ProxyThreadConfig;
+const say = (m: FromProxyThread, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
+
+let inFlight = 0;
+const queue = new CaptureQueue(
+  (records) => {
+    const batch = packRecords(records);
+    inFlight += batch.bytes.byteLength;
+    say({ type: 'records', batch }, [batch.bytes]);
+  },
+  { maxQueuedBytes: config.maxQueuedBytes, pendingBytes: () => inFlight },
+);
+const capture = config.record === false ? () => undefined : queue.push.bind(queue);
+
+const faults = new FaultRegistry();
+faults.onTaken = (id, serial) => say({ type: 'fault-taken', id, serial });
+
+const servers: (ProxyServer | undefined)[] = [];
+
+async function start(): Promise<void> {
+  let nextPort = config.port ?? 0;
+  for (const u of config.upstreams) {
+    const p = u.port ?? nextPort;
+    const server = await startProxyServer({
+      target: u.target,
+      name: u.name,
+      host: config.host,
+      port: p,
+      capture,
+      rewrite: config.rewrite,
+      allowOrigins: config.allowOrigins,
+      allowHosts: config.allowHosts,
+      faults,
+    });
+    servers.push(server);
+    nextPort = p === 0 ? 0 : server.port + 1;
+  }
+}
+
+port.on('message', (m: ToProxyThread) => {
+  switch (m.type) {
+    case 'ack':
+      inFlight -= m.bytes;
+      break;
+    case 'faults':
+      faults.mirror(m.entries);
+      break;
+    case 'sync':
+      queue.flush();
+      say({ type: 'synced', n: m.n });
+      break;
+    case 'close': {
+      const closing = m.index === undefined ? servers.map((_, i) => i) : [m.index];
+      void Promise.all(
+        closing.map((i) => {
+          const s = servers[i];
+          servers[i] = undefined;
+          return s?.close().catch(() => undefined);
+        }),
+      ).then(() => {
+        queue.flush();
+        say({ type: 'closed', n: m.n });
+        if (servers.every((s) => s === undefined)) {
+          queue.close();
+          port.close();
+        }
+      });
+      break;
+    }
+  }
+});
+
+try {
+  await start();
+  say({ type: 'ready', endpoints: servers.map((s) => ({ origin: s!.origin, url: s!.url, port: s!.port })) });
+} catch (err) {
+  const e = err as NodeJS.ErrnoException;
+  await Promise.all(servers.map((s) => s?.close().catch(() => undefined)));
+  say({ type: 'failed', message: e.message, code: e.code });
+  port.close();
+}
