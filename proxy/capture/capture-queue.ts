@@ -11,6 +11,12 @@ export interface CaptureQueueOptions {
    * on their way to the main thread); they count against `maxQueuedBytes` too.
    */
   pendingBytes?: () => number;
+  /**
+   * Wait this long after the first record before handing a batch over (default 0: the next turn
+   * of the event loop). The proxy thread waits a few milliseconds so that an exchange's records
+   * cross to the main thread in one message rather than one per turn.
+   */
+  delayMs?: number;
 }
 
 /**
@@ -24,6 +30,7 @@ export class CaptureQueue {
   private scheduled = false;
   private readonly maxQueuedBytes: number;
   private readonly pendingBytes: () => number;
+  private readonly delayMs: number;
   /**
    * Byte streams (`${stream}|${xid}`: a request or response body, a stdio stream) that lost chunk bytes since the last drain → their `overflow` record, queued where
    * the first bytes went missing (so it reaches the consumer before the exchange's end, and before
@@ -38,6 +45,7 @@ export class CaptureQueue {
   ) {
     this.maxQueuedBytes = options.maxQueuedBytes ?? 256 * 1024 * 1024;
     this.pendingBytes = options.pendingBytes ?? (() => 0);
+    this.delayMs = options.delayMs ?? 0;
   }
 
   push(record: WireRecord): void {
@@ -85,7 +93,7 @@ export class CaptureQueue {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const drain = () => {
       this.scheduled = false;
       try {
         this.flush();
@@ -93,6 +101,8 @@ export class CaptureQueue {
         // The recorder must never take the proxy down. Report and keep going.
         process.emitWarning(`mcpscope recorder failed on a batch: ${(err as Error).stack ?? err}`);
       }
-    });
+    };
+    if (this.delayMs > 0) setTimeout(drain, this.delayMs);
+    else setImmediate(drain);
   }
 }

@@ -9,7 +9,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import httpProxy from '@fastify/http-proxy';
 import { Agent, type Dispatcher } from 'undici';
-import { PassThrough, pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import { finished, PassThrough, Readable, Transform, type TransformCallback } from 'node:stream';
+import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
@@ -78,7 +79,7 @@ interface ExchangeContext {
   /** The first bytes of the request body, kept only to name the JSON-RPC id in a 502 we must answer ourselves. */
   head: Buffer[];
   headBytes: number;
-  abort: AbortController;
+  abort: UpstreamAbort;
   responded: boolean;
   onEarlyClose?: () => void;
   /** A drop-stream fault to apply to this exchange's SSE response. */
@@ -111,6 +112,19 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Aborts one upstream request (undici takes an EventEmitter with `aborted` as its signal). Cheaper
+ * per request than an AbortController, which would also build a DOMException on every abort.
+ */
+class UpstreamAbort extends EventEmitter {
+  aborted = false;
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
 let exchangeCounter = 0;
 /** A fresh exchange id. Ids are process-wide so several proxies can share one store. */
 export function nextExchangeId(): string {
@@ -125,9 +139,9 @@ export function nextExchangeId(): string {
  * (a long JSON tool call, say) aborts the upstream request too.
  */
 function abortableDispatcher(agent: Agent) {
-  let current: AbortSignal | undefined;
+  let current: UpstreamAbort | undefined;
   return {
-    withSignal<T>(signal: AbortSignal, fn: () => T): T {
+    withSignal<T>(signal: UpstreamAbort, fn: () => T): T {
       current = signal;
       try {
         return fn();
@@ -250,7 +264,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     },
     handler: (request: FastifyRequest, reply: FastifyReply, dest: string, handlerOptions: unknown) => {
       const ctx = request.mcpscope!;
-      return dispatch.withSignal(ctx.abort.signal, () => reply.from(dest, handlerOptions as never));
+      return dispatch.withSignal(ctx.abort, () => reply.from(dest, handlerOptions as never));
     },
     replyOptions: {
       // Forward the query string byte for byte (the default re-encodes it).
@@ -271,7 +285,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
 
   function startCapture(request: FastifyRequest, reply: FastifyReply): void {
     const xid = nextExchangeId();
-    const ctx: ExchangeContext = { xid, head: [], headBytes: 0, abort: new AbortController(), responded: false };
+    const ctx: ExchangeContext = { xid, head: [], headBytes: 0, abort: new UpstreamAbort(), responded: false };
     request.mcpscope = ctx;
     capture({
       t: 'request',
@@ -309,8 +323,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
           cb();
         },
       });
-      pipeline(body, tap, (err) => {
-        if (err) capture({ t: 'abort', xid, ts: now(), side: 'client', reason: `the client stopped sending the request body (${err.message})` });
+      // pipe + finished rather than pipeline(): the same outcome without an AbortController per request.
+      body.pipe(tap);
+      finished(body, (err) => {
+        if (!err) return;
+        capture({ t: 'abort', xid, ts: now(), side: 'client', reason: `the client stopped sending the request body (${err.message})` });
+        tap.destroy(err);
       });
       (request as { body: unknown }).body = tap;
     } else {
@@ -345,7 +363,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     reply.hijack();
     const raw: ServerResponse = reply.raw;
     if (ctx.onEarlyClose) raw.off('close', ctx.onEarlyClose);
-    // fastify, pipeline() and end-of-stream each watch 'close' on this one response.
+    // fastify, the body relay and end-of-stream each watch 'close' on this one response.
     raw.setMaxListeners(32);
 
     res.stream.on('data', (chunk: Buffer) => {
@@ -370,20 +388,35 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     pipeBody(xid, stages, raw);
   }
 
-  /** Streams the body stages into the client's response and records how it ended. */
+  /**
+   * Streams the body stages into the client's response and records how it ended. What
+   * pipeline() would do, by hand (it costs an AbortController per response): an upstream that
+   * breaks off breaks the client's response; a client that goes away closes the upstream request.
+   */
   function pipeBody(xid: string, stages: (Readable | Transform)[], raw: ServerResponse): void {
-    // Who broke the stream off first decides how it is recorded.
-    let clientGone = false;
-    raw.once('close', () => {
-      if (!raw.writableFinished) clientGone = true;
-    });
-    pipeline([...stages, raw] as unknown as [Readable, ServerResponse], (err) => {
-      if (!err) {
-        capture({ t: 'response-end', xid, ts: now() });
-      } else if (clientGone) {
-        capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
-      } else {
-        capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+    let ended = false;
+    const end = (record: WireRecord) => {
+      if (ended) return;
+      ended = true;
+      capture(record);
+    };
+    const source = stages[0] as Readable;
+    let last: Readable = source;
+    for (const stage of stages.slice(1)) last = last.pipe(stage as Transform);
+    last.pipe(raw);
+    const breakOff = (err: Error) => {
+      end({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      for (const s of stages) s.destroy();
+      raw.destroy();
+    };
+    for (const s of stages) s.once('error', breakOff);
+    finished(raw, (err) => {
+      if (!err) return end({ t: 'response-end', xid, ts: now() });
+      // Closed before it finished: the client went away (unless the upstream broke off first).
+      end({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      for (const s of stages) {
+        s.on('error', () => undefined);
+        s.destroy();
       }
     });
   }
@@ -762,7 +795,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   function upstreamFailed(reply: FastifyReply, error: Error): void {
     const ctx = reply.request.mcpscope;
     const { code, cause } = describeUpstreamError(error);
-    const clientGone = ctx?.abort.signal.aborted ?? false;
+    const clientGone = ctx?.abort.aborted ?? false;
     const status = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' ? 504 : 502;
     const message = clientGone
       ? 'the client went away before the upstream answered; mcpscope aborted the upstream request'

@@ -2,7 +2,7 @@
  * The proxy thread: every proxy port of one mcpscope runs here, in a worker thread of its own,
  * so that nothing the main thread does (parsing, correlation, the store, the UI server and its
  * feed) can ever delay a forwarded byte. The hot path's capture is a push into this thread's
- * CaptureQueue; once per event-loop turn its batch is packed (chunks copied into one buffer) and
+ * CaptureQueue; every few milliseconds its batch is packed (chunks copied into one buffer) and
  * transferred to the main thread, where the recorder takes it. Batches the main thread has not
  * yet taken count against the queue's byte cap: past it, chunks are dropped from capture (never
  * from the traffic) and an `overflow` record says so.
@@ -27,7 +27,9 @@ const queue = new CaptureQueue(
     inFlight += batch.bytes.byteLength;
     say({ type: 'records', batch }, [batch.bytes]);
   },
-  { maxQueuedBytes: config.maxQueuedBytes, pendingBytes: () => inFlight },
+  // Records wait up to 5 ms so that an exchange's records usually cross in one message: each
+  // postMessage costs both threads a wake-up, and the recording is not in a hurry.
+  { maxQueuedBytes: config.maxQueuedBytes, pendingBytes: () => inFlight, delayMs: 5 },
 );
 const capture = config.record === false ? () => undefined : queue.push.bind(queue);
 

@@ -37,6 +37,7 @@ describe('store cap through the proxy', () => {
       expect(await r.json()).toEqual({ jsonrpc: '2.0', id: i, result: { echoed: { name: 'echo', arguments: { i } } } });
     }
     await scope.waitFor((s) => s.stats().evictedEvents > 0);
+    await scope.settle(); // everything the proxy thread captured is recorded
     const res = await fetch(`${scope.ui!.origin}/api/stats`, { headers: { 'x-mcpscope-token': TOKEN } });
     expect(res.status).toBe(200);
     const stats = (await res.json()) as Record<string, number>;

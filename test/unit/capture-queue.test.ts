@@ -30,6 +30,26 @@ describe('CaptureQueue: batching', () => {
     expect(batches).toEqual([['request:a', 'request-chunk:a:3', 'request:b', 'response-end:a'], ['response-end:b']]);
   });
 
+  it('with delayMs, waits that long after the first record and hands over everything pushed meanwhile in one batch', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const batches: string[][] = [];
+      const q = new CaptureQueue((b) => batches.push(b.map(view)), { delayMs: 5 });
+      q.push(req('a'));
+      await tick();
+      vi.advanceTimersByTime(4);
+      q.push(end('a'));
+      expect(batches).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(batches).toEqual([['request:a', 'response-end:a']]);
+      q.push(req('b'));
+      q.flush(); // flush() does not wait
+      expect(batches).toEqual([['request:a', 'response-end:a'], ['request:b']]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('hands over the very chunk objects (no copies)', async () => {
     let got: WireRecord[] = [];
     const q = new CaptureQueue((b) => (got = b));
