@@ -6,88 +6,53 @@
  *   npm run bench            (builds, runs, writes the Proxy overhead section of docs/performance.md)
  *   tsx bench/proxy.ts [--rounds N] [--write]
  *
- * The upstream is a minimal stateful SDK server (McpServer + StreamableHTTPServerTransport, one
- * per session) in this process; a request header picks JSON or SSE responses per session.
- * "mcpscope" = the UI server on with a UI-like WebSocket consumer connected to /ws (what a user
- * runs); workload 5 compares it with mcpscope started with `uiPort: false` (no UI, no feed). The
- * recorder (capture into the store) runs in both: mcpscope has no switch to turn capture off.
+ *   tsx bench/proxy.ts --only latency,streaming   (some workloads, for profiling; never with --write)
+ *   BENCH_CPU_PROF=<dir> …                        (the mcpscope children write V8 CPU profiles there)
+ *
+ * Every party has its own process, as on a developer's machine: the upstream (bench/upstream.ts, a
+ * minimal stateful SDK server; a request header picks JSON or SSE responses per session), the
+ * clients (this process: SDK Client + StreamableHTTPClientTransport), each proxy, and a UI-like
+ * feed consumer (bench/feed-consumer.mjs). Paths:
+ *   direct                  the client talks to the upstream
+ *   mcpscope                what a user runs: capture, recorder, store, UI server, and the feed consumer connected
+ *   mcpscope forward-only   the same proxy with capture off (`record: false`): the hop's own cost
+ *   plain Node proxy        bench/node-proxy.mjs, node:http in and out, nothing else: what any Node proxy costs here
+ *   mitmproxy               `mitmdump --mode reverse:…` with its defaults, when installed
+ * Workload 5 (capture cost) compares mcpscope with mcpscope forward-only, back to back.
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import WebSocket from 'ws';
-import { z } from 'zod';
 import { startScopeChild, type ScopeChild } from './support.js';
+import { monotonicMs } from './clock.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const ROUNDS = arg('rounds', 5);
+// --only latency,throughput,streaming,large,capture: run some workloads (for profiling); never with --write.
+const onlyArg = process.argv.indexOf('--only');
+const ONLY = onlyArg >= 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
+const runs = (w: string) => !ONLY || ONLY.has(w);
+if (ONLY && process.argv.includes('--write')) throw new Error('--only and --write do not go together: the table would be partial');
 const LAT_CALLS = 400;
 const TP_CLIENTS = 20;
 const TP_CALLS = 100;
 const STREAM_EVENTS = 10_000;
+/** The paced stream's rate (events/s): below saturation, so its delays are the path's, not a queue's. */
+const STREAM_RATE = 5_000;
 const MiB = 1024 * 1024;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 // ---------------------------------------------------------------- the upstream (official SDK)
 
-function benchMcpServer(): McpServer {
-  const server = new McpServer({ name: 'bench', version: '1.0.0' });
-  server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-  server.registerTool('stream', { inputSchema: { n: z.number().int() } }, async ({ n }, extra) => {
-    const token = extra._meta?.progressToken;
-    for (let i = 1; i <= n; i++) {
-      // The write time travels in the message; client and server share this process's clock.
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n, message: String(performance.now()) } });
-      if (i % 10 === 0) await new Promise((r) => setImmediate(r));
-    }
-    return { content: [{ type: 'text', text: `sent ${n}` }] };
-  });
-  server.registerTool('big', { inputSchema: { bytes: z.number().int() } }, async ({ bytes }) => ({ content: [{ type: 'text', text: 'x'.repeat(bytes) }] }));
-  return server;
-}
-
-const transports = new Map<string, StreamableHTTPServerTransport>();
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-}
-const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
-  void (async () => {
-    const sid = req.headers['mcp-session-id'] as string | undefined;
-    const body = req.method === 'POST' ? await readBody(req) : undefined;
-    let t = sid ? transports.get(sid) : undefined;
-    if (!t && req.method === 'POST' && isInitializeRequest(body)) {
-      const json = req.headers['x-bench-json'] === '1';
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: json,
-        onsessioninitialized: (id) => void transports.set(id, transport),
-      });
-      transport.onclose = () => transport.sessionId && transports.delete(transport.sessionId);
-      await benchMcpServer().connect(transport);
-      t = transport;
-    }
-    if (!t) return void res.writeHead(404).end();
-    await t.handleRequest(req, res, body);
-  })().catch((e) => {
-    log(`upstream: ${(e as Error).message}`);
-    if (!res.headersSent) res.writeHead(500).end();
-  });
-});
-await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-const upstreamOrigin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+// Alone in its process (bench/upstream.ts), as a real MCP server is: the client, the proxy and the
+// server then each have their own event loop, as they would on a developer's machine.
+const upstreamChild = await startScopeChild('', { script: new URL('./upstream.ts', import.meta.url), nodeArgs: ['--import', 'tsx'] });
+const upstreamOrigin = upstreamChild.proxy;
 
 // ---------------------------------------------------------------- the paths
 
@@ -95,32 +60,32 @@ interface Path {
   name: string;
   url: string;
   scope?: ScopeChild;
+  /** How the child behind `scope` was started (workload 4 starts a fresh one the same way). */
+  childEnv?: Record<string, string>;
   pid?: number;
 }
 // BENCH_CPU_PROF=<dir>: the mcpscope children write V8 CPU profiles there when they exit.
 const prof = process.env.BENCH_CPU_PROF;
 const nodeArgs = ['--expose-gc', ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])];
 const childScript = new URL('./scope-child.mjs', import.meta.url);
-const scopeUi = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: { SCOPE_CHILD_UI: '1' } });
-const scopeNoUi = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: { SCOPE_CHILD_UI: '0' } });
+const uiEnv = { SCOPE_CHILD_UI: '1' };
+const bareEnv = { SCOPE_CHILD_UI: '0', SCOPE_CHILD_RECORD: '0' };
+const scopeUi = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: uiEnv });
+const scopeBare = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: bareEnv });
 
-// A UI-like consumer of the feed: parses every batch, as the UI does.
-let feedMessages = 0;
+// A UI-like consumer of the feed, parsing every message as the UI does — in its own process, as a
+// browser tab is (bench/feed-consumer.mjs).
 const uiOrigin = scopeUi.ready.ui as string;
-const ws = new WebSocket(`${uiOrigin.replace('http', 'ws')}/ws`, { headers: { authorization: 'Bearer bench', host: new URL(uiOrigin).host } });
-ws.on('message', (d) => {
-  JSON.parse(d.toString());
-  feedMessages += 1;
-});
-await new Promise<void>((resolve, reject) => {
-  ws.once('open', () => resolve());
-  ws.once('error', reject);
-});
+const feedConsumer = await startScopeChild(`${uiOrigin.replace('http', 'ws')}/ws`, { script: new URL('./feed-consumer.mjs', import.meta.url), nodeArgs: [], args: ['bench'] });
 
 const direct: Path = { name: 'direct', url: `${upstreamOrigin}/mcp` };
-const mcpscope: Path = { name: 'mcpscope', url: `${scopeUi.proxy}/mcp`, scope: scopeUi, pid: scopeUi.pid };
-const mcpscopeNoUi: Path = { name: 'mcpscope (no UI/feed)', url: `${scopeNoUi.proxy}/mcp`, scope: scopeNoUi, pid: scopeNoUi.pid };
-const paths: Path[] = [direct, mcpscope];
+const mcpscope: Path = { name: 'mcpscope', url: `${scopeUi.proxy}/mcp`, scope: scopeUi, childEnv: uiEnv, pid: scopeUi.pid };
+// Forwarding only (capture off): the cost of the proxy hop itself, without the recorder.
+const mcpscopeBare: Path = { name: 'mcpscope forward-only', url: `${scopeBare.proxy}/mcp`, scope: scopeBare, childEnv: bareEnv, pid: scopeBare.pid };
+// The same hop with nothing but node:http (bench/node-proxy.mjs): what any Node proxy costs here.
+const nodeProxy = await startScopeChild(`${upstreamOrigin}`, { script: new URL('./node-proxy.mjs', import.meta.url), nodeArgs: [] });
+const plainNode: Path = { name: 'plain Node proxy', url: `${nodeProxy.proxy}/mcp`, pid: nodeProxy.pid };
+const paths: Path[] = [direct, mcpscope, mcpscopeBare, plainNode];
 
 let mitm: ChildProcess | undefined;
 let mitmVersion = 'not installed';
@@ -189,15 +154,16 @@ async function throughput(p: Path): Promise<number> {
   return (TP_CLIENTS * TP_CALLS) / s;
 }
 
-async function streaming(p: Path): Promise<{ eps: number; p50: number; p99: number }> {
+/** One call streaming STREAM_EVENTS progress notifications; `rate` events/s, 0 = as fast as the server writes. */
+async function streaming(p: Path, rate = 0): Promise<{ eps: number; p50: number; p99: number }> {
   const c = await connect(p.url, false);
   const delays: number[] = [];
   let first = 0;
   let last = 0;
-  await c.callTool({ name: 'stream', arguments: { n: STREAM_EVENTS } }, undefined, {
+  await c.callTool({ name: 'stream', arguments: { n: STREAM_EVENTS, rate } }, undefined, {
     timeout: 120_000,
     onprogress: (pr) => {
-      const now = performance.now();
+      const now = monotonicMs();
       if (!first) first = now;
       last = now;
       delays.push(now - Number(pr.message));
@@ -222,7 +188,7 @@ async function large(p: Path, bytes: number): Promise<{ seconds: number; rssGrow
   let url = p.url;
   let fresh: ScopeChild | undefined;
   if (p.scope) {
-    fresh = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: { SCOPE_CHILD_UI: '1' } });
+    fresh = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: p.childEnv });
     url = `${fresh.proxy}/mcp`;
     const w = await connect(url, true);
     await echo(w, 0);
@@ -253,10 +219,11 @@ async function large(p: Path, bytes: number): Promise<{ seconds: number; rssGrow
 const lat: Record<string, Record<string, { p50: number; p99: number }[]>> = { json: {}, sse: {} };
 const tp: Record<string, number[]> = {};
 const st: Record<string, { eps: number; p50: number; p99: number }[]> = {};
+const sp: Record<string, { eps: number; p50: number; p99: number }[]> = {};
 const big: Record<string, Record<number, { seconds: number; rssGrowth?: number }[]>> = {};
 const push = <T>(o: Record<string, T[]>, k: string, v: T) => (o[k] ??= []).push(v);
 // Untimed warm-up of every path (JIT, connection pools).
-for (const p of [...paths, mcpscopeNoUi]) {
+for (const p of paths) {
   await latency(p, true);
   await throughput(p);
 }
@@ -264,13 +231,14 @@ const t0 = performance.now();
 
 for (let r = 1; r <= ROUNDS; r++) {
   const order = r % 2 ? paths : [...paths].reverse();
-  for (const mode of ['json', 'sse'] as const) for (const p of order) push(lat[mode]!, p.name, await latency(p, mode === 'json'));
-  for (const p of order) push(tp, p.name, await throughput(p));
-  for (const p of r % 2 ? [mcpscopeNoUi, mcpscope] : [mcpscope, mcpscopeNoUi]) push(tp, `cap:${p.name}`, await throughput(p));
-  for (const p of order) push(st, p.name, await streaming(p));
+  if (runs('latency')) for (const mode of ['json', 'sse'] as const) for (const p of order) push(lat[mode]!, p.name, await latency(p, mode === 'json'));
+  if (runs('throughput')) for (const p of order) push(tp, p.name, await throughput(p));
+  if (runs('capture')) for (const p of r % 2 ? [mcpscopeBare, mcpscope] : [mcpscope, mcpscopeBare]) push(tp, `cap:${p.name}`, await throughput(p));
+  if (runs('streaming')) for (const p of order) push(st, p.name, await streaming(p));
+  if (runs('streaming')) for (const p of order) push(sp, p.name, await streaming(p, STREAM_RATE));
   log(`round ${r}/${ROUNDS} done at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
-for (const bytes of [10 * MiB, 100 * MiB]) {
+for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
   for (let r = 0; r < 2; r++) {
     for (const p of paths) {
       (big[p.name] ??= {});
@@ -280,6 +248,7 @@ for (const bytes of [10 * MiB, 100 * MiB]) {
   log(`large ${bytes / MiB} MiB done at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 const elapsed = (performance.now() - t0) / 1000;
+const feedMessages = Number((await feedConsumer.ask('count')).messages);
 
 // ---------------------------------------------------------------- report
 
@@ -289,7 +258,7 @@ const rows: string[] = [];
 const row = (...c: string[]) => rows.push(`| ${c.join(' | ')} |`);
 const others = paths.filter((p) => p !== direct);
 
-for (const mode of ['json', 'sse'] as const) {
+for (const mode of runs('latency') ? (['json', 'sse'] as const) : []) {
   for (const q of ['p50', 'p99'] as const) {
     const d = median(lat[mode]![direct.name]!.map((x) => x[q]));
     const limit = q === 'p50' ? 1.1 : 1.25;
@@ -299,26 +268,33 @@ for (const mode of ['json', 'sse'] as const) {
     }
   }
 }
-const tpd = median(tp[direct.name]!);
-for (const p of others) {
+const tpd = runs('throughput') ? median(tp[direct.name]!) : NaN;
+for (const p of runs('throughput') ? others : []) {
   const v = median(tp[p.name]!);
   row('2 throughput 20×100 (calls/s)', p.name, f(tpd, 0), f(v, 0), `${f(v / tpd)}×`, '≥ 0.85×', p === mcpscope ? verdict(v / tpd >= 0.85) : '—');
 }
 const mitmTp = tp.mitmproxy ? median(tp.mitmproxy) : undefined;
 if (mitmTp !== undefined) row('2 throughput vs mitmproxy', 'mcpscope', f(mitmTp, 0), f(median(tp[mcpscope.name]!), 0), `${f(median(tp[mcpscope.name]!) / mitmTp)}×`, '> 1×', verdict(median(tp[mcpscope.name]!) > mitmTp));
-const sd = st[direct.name]!;
+const sd = st[direct.name] ?? [];
 const sdEps = median(sd.map((x) => x.eps));
-for (const p of others) {
+const spd = sp[direct.name] ?? [];
+for (const p of runs('streaming') ? others : []) {
   const s = st[p.name]!;
   const eps = median(s.map((x) => x.eps));
-  row('3 streaming 10k progress (events/s)', p.name, f(sdEps, 0), f(eps, 0), `${f(eps / sdEps)}×`, '≥ 0.90×', p === mcpscope ? verdict(eps / sdEps >= 0.9) : '—');
+  row('3 streaming 10k progress, flat out (events/s)', p.name, f(sdEps, 0), f(eps, 0), `${f(eps / sdEps)}×`, '≥ 0.90×', p === mcpscope ? verdict(eps / sdEps >= 0.9) : '—');
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(sd.map((x) => x[q]));
     const v = median(s.map((x) => x[q]));
-    row(`3 streaming delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), `+${f(v - dq, 3)} ms`, q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(v - dq <= 2) : '—');
+    row(`3 flat out: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), `${v - dq >= 0 ? '+' : '−'}${f(Math.abs(v - dq), 3)} ms`, '—', '—');
+  }
+  const paced = sp[p.name]!;
+  for (const q of ['p50', 'p99'] as const) {
+    const dq = median(spd.map((x) => x[q]));
+    const v = median(paced.map((x) => x[q]));
+    row(`3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), `${v - dq >= 0 ? '+' : '−'}${f(Math.abs(v - dq), 3)} ms`, q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(v - dq <= 2) : '—');
   }
 }
-for (const bytes of [10 * MiB, 100 * MiB]) {
+for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
   const d = median(big[direct.name]![bytes]!.map((x) => x.seconds));
   for (const p of others) {
     const xs = big[p.name]![bytes]!;
@@ -330,10 +306,10 @@ for (const bytes of [10 * MiB, 100 * MiB]) {
     }
   }
 }
-const capOff = median(tp[`cap:${mcpscopeNoUi.name}`]!);
-const capOn = median(tp[`cap:${mcpscope.name}`]!);
+const capOff = runs('capture') ? median(tp[`cap:${mcpscopeBare.name}`]!) : NaN;
+const capOn = runs('capture') ? median(tp[`cap:${mcpscope.name}`]!) : NaN;
 const cost = 1 - capOn / capOff;
-row('5 capture cost: UI+feed consumer vs no UI (calls/s)', 'mcpscope', f(capOff, 0), f(capOn, 0), `${cost >= 0 ? '' : '−'}${f(Math.abs(cost) * 100, 1)} % cost`, '≤ 10 %', verdict(cost <= 0.1));
+if (runs('capture')) row('5 capture cost: capture+UI+feed consumer vs forward-only (calls/s)', 'mcpscope', f(capOff, 0), f(capOn, 0), `${cost >= 0 ? '' : '−'}${f(Math.abs(cost) * 100, 1)} % cost`, '≤ 10 %', verdict(cost <= 0.1));
 
 const table = [
   '| workload | path | baseline | this path | ratio | target | verdict |',
@@ -344,8 +320,9 @@ const sdkVersion = JSON.parse(readFileSync(new URL('../node_modules/@modelcontex
 const scopeVersion = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
 const summary = [
-  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Baseline = direct, except workload 5 (baseline = mcpscope with \`uiPort: false\`: no UI server, no feed; capture into the store still runs — mcpscope has no switch to turn the recorder off) and the streaming delay row (difference to direct, not a ratio).`,
-  `"mcpscope" = from dist/ in its own process with its UI on and a UI-like WebSocket consumer on /ws parsing every feed message (${feedMessages.toLocaleString('en-US')} received). Upstream: a stateful SDK server (StreamableHTTPServerTransport, JSON or SSE responses per session) in the bench process, same as the clients (SDK Client + StreamableHTTPClientTransport). Throughput and capture cost use JSON responses; streaming uses SSE; Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
+  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) and the streaming delay rows (difference to direct, not a ratio).`,
+  `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process; "mcpscope" = from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy hop on this machine. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
+  hasMitm ? 'mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream\'s length.' : '',
   hasMitm ? '' : 'mitmproxy: not installed (apt-get install mitmproxy) — no mitmproxy column in this run.',
 ].filter(Boolean).join('\n');
 console.log(`${machine}\n\n${table}\n\n${summary}`);
@@ -367,8 +344,9 @@ if (process.argv.includes('--write')) {
   console.log('docs/performance.md: Proxy overhead section written');
 }
 
-ws.close();
-await Promise.all([scopeUi.close(), scopeNoUi.close()]);
+await feedConsumer.close();
+await upstreamChild.close();
+nodeProxy.process.kill();
+await Promise.all([scopeUi.close(), scopeBare.close()]);
 mitm?.kill();
-upstream.close();
 process.exit(0);

@@ -1,7 +1,7 @@
 // A mcpscope from the built dist/, alone in its process, for bench/proxy.ts (via bench/support.ts).
 //   node --expose-gc bench/scope-child.mjs <target>
 // Env: SCOPE_CHILD_UI=1 also runs the UI server (and so its WebSocket feed) on a free port with
-// token "bench". Prints {proxy, ui?, token?} when ready; then answers stdin lines:
+// token "bench". SCOPE_CHILD_RECORD=0 turns capture off (forwarding only). Prints {proxy, ui?, token?} when ready; then answers stdin lines:
 //   reset → {rss} after a GC, restarting the peak; stats → {rss, peakRss} (peak sampled every 5 ms between the two);
 //   close → closes and exits.
 import { createInterface } from 'node:readline';
@@ -9,7 +9,7 @@ import { startMcpscope } from '../dist/proxy/mcpscope.js';
 
 const [target] = process.argv.slice(2);
 const withUi = process.env.SCOPE_CHILD_UI === '1';
-const scope = await startMcpscope({ target, port: 0, uiPort: withUi ? 0 : false, token: 'bench' });
+const scope = await startMcpscope({ target, port: 0, uiPort: withUi ? 0 : false, token: 'bench', record: process.env.SCOPE_CHILD_RECORD !== '0' });
 // The RSS sampler runs only between `reset` and `stats`, so that it costs nothing elsewhere.
 let peak = process.memoryUsage.rss();
 let sampler;
