@@ -17,6 +17,8 @@ export interface CaptureQueueOptions {
    * cross to the main thread in one message rather than one per turn.
    */
   delayMs?: number;
+  /** With `delayMs`: once this many chunk bytes are queued, hand the batch over on the next turn instead. */
+  flushAtBytes?: number;
 }
 
 /**
@@ -31,6 +33,8 @@ export class CaptureQueue {
   private readonly maxQueuedBytes: number;
   private readonly pendingBytes: () => number;
   private readonly delayMs: number;
+  private readonly flushAtBytes: number;
+  private timer: NodeJS.Timeout | undefined;
   /**
    * Byte streams (`${stream}|${xid}`: a request or response body, a stdio stream) that lost chunk bytes since the last drain → their `overflow` record, queued where
    * the first bytes went missing (so it reaches the consumer before the exchange's end, and before
@@ -46,6 +50,7 @@ export class CaptureQueue {
     this.maxQueuedBytes = options.maxQueuedBytes ?? 256 * 1024 * 1024;
     this.pendingBytes = options.pendingBytes ?? (() => 0);
     this.delayMs = options.delayMs ?? 0;
+    this.flushAtBytes = options.flushAtBytes ?? Infinity;
   }
 
   push(record: WireRecord): void {
@@ -73,6 +78,12 @@ export class CaptureQueue {
     }
     this.queue.push(record);
     this.schedule();
+    if (this.timer !== undefined && this.queuedBytes >= this.flushAtBytes) {
+      // Enough bytes for one message: don't let them wait for the timer.
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      setImmediate(() => this.drain());
+    }
   }
 
   /** Runs the consumer now on whatever is queued (used by tests and on shutdown). */
@@ -93,16 +104,19 @@ export class CaptureQueue {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    const drain = () => {
-      this.scheduled = false;
-      try {
-        this.flush();
-      } catch (err) {
-        // The recorder must never take the proxy down. Report and keep going.
-        process.emitWarning(`mcpscope recorder failed on a batch: ${(err as Error).stack ?? err}`);
-      }
-    };
-    if (this.delayMs > 0) setTimeout(drain, this.delayMs);
-    else setImmediate(drain);
+    if (this.delayMs > 0) this.timer = setTimeout(() => this.drain(), this.delayMs);
+    else setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    try {
+      this.flush();
+    } catch (err) {
+      // The recorder must never take the proxy down. Report and keep going.
+      process.emitWarning(`mcpscope recorder failed on a batch: ${(err as Error).stack ?? err}`);
+    }
   }
 }

@@ -48,6 +48,12 @@ export interface BodyReaderOptions {
    * its prefix is kept (default: `maxBytes`): what was held for parsing is let go at once.
    */
   truncatedPrefixBytes?: number;
+  /**
+   * The body's declared size (Content-Length). A JSON/opaque body declared larger than
+   * `maxBytes` is known from its first byte not to be parsed: only its prefix is kept and the rest
+   * is hashed as it goes by, instead of holding `maxBytes` first.
+   */
+  declaredBytes?: number;
 }
 
 /** Decodes a copy of a compressed body, never to more than `limit` bytes (a small gzip bomb must not exhaust memory). */
@@ -78,6 +84,8 @@ export class BodyReader {
   private sse?: SseParser;
   /** Started when a JSON/opaque body first passes maxBytes: the kept prefix, then every later chunk. */
   private hash?: Hash;
+  /** Declared larger than maxBytes (identity encoding): prefix + hash from the start. */
+  private readonly oversize: boolean;
   private line: Buffer[] = [];
   private lineBytes = 0;
   private lineOffset = 0;
@@ -89,6 +97,7 @@ export class BodyReader {
     this.truncatedPrefixBytes = Math.min(options.truncatedPrefixBytes ?? options.maxBytes, options.maxBytes);
     // Compressed streams are decoded whole at the end (a copy; the client got the original bytes).
     if (this.framing === 'sse' && this.isIdentity) this.sse = new SseParser({ maxFrameBytes: this.maxBytes });
+    this.oversize = (this.framing === 'json' || this.framing === 'opaque') && this.isIdentity && (options.declaredBytes ?? 0) > this.maxBytes;
   }
 
   private get isIdentity(): boolean {
@@ -151,6 +160,17 @@ export class BodyReader {
   }
 
   private keep(chunk: Uint8Array): void {
+    if (this.oversize) {
+      this.startHash();
+      this.hash!.update(chunk);
+      if (this.kept < this.truncatedPrefixBytes) {
+        // Copied: the prefix must not hold on to the buffers its bytes came in.
+        const piece = chunk.subarray(0, this.truncatedPrefixBytes - this.kept);
+        this.chunks.push(Buffer.from(piece));
+        this.kept += piece.byteLength;
+      }
+      return;
+    }
     if (this.truncated || this.kept >= this.maxBytes) {
       this.startHash();
       this.hash!.update(chunk);

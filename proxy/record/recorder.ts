@@ -116,6 +116,12 @@ function header(h: HeaderMap, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Content-Length as a number, when it is one. */
+function declaredLength(h: HeaderMap): number | undefined {
+  const v = header(h, 'content-length');
+  return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+}
+
 function mediaType(value: string | undefined): string | undefined {
   if (!value) return undefined;
   return value.split(';')[0].trim().toLowerCase() || undefined;
@@ -269,7 +275,7 @@ export class Recorder {
     }
     if (r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH') {
       const framing: Framing = requestType === undefined || requestType === 'application/json' || requestType.endsWith('+json') ? 'json' : 'opaque';
-      ex.reqReader = new BodyReader({ framing, encoding: header(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES });
+      ex.reqReader = new BodyReader({ framing, encoding: header(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(r.headers) });
     }
     this.emitExchange(ex);
   }
@@ -367,7 +373,7 @@ export class Recorder {
       ex.resReader = new BodyReader({ framing: 'sse', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
     } else if (info.responseType === 'application/json' || info.responseType?.endsWith('+json')) {
       info.carrier = 'post-json';
-      ex.resReader = new BodyReader({ framing: 'json', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES });
+      ex.resReader = new BodyReader({ framing: 'json', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
     } else {
       ex.resReader = new BodyReader({ framing: 'opaque', encoding: header(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
     }

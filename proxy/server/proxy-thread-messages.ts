@@ -14,7 +14,7 @@ export interface ProxyThreadConfig {
   rewrite?: boolean;
   allowOrigins?: string[];
   allowHosts?: string[];
-  /** Chunk bytes captured but not yet taken by the main thread, past which chunks are dropped (recorded as `overflow`). */
+  /** Chunk bytes captured but not yet taken by the main thread, past which chunks are dropped (recorded as `overflow`). Default 16 MiB. */
   maxQueuedBytes?: number;
   /** false: capture nothing (forwarding only; see McpscopeOptions.record). */
   record?: boolean;

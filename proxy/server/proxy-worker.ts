@@ -20,6 +20,8 @@ const port = parentPort!;
 const config = workerData as ProxyThreadConfig;
 const say = (m: FromProxyThread, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
 
+/** Chunk bytes captured but not yet taken by the main thread, at most (default). */
+const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
 let inFlight = 0;
 const queue = new CaptureQueue(
   (records) => {
@@ -28,8 +30,11 @@ const queue = new CaptureQueue(
     say({ type: 'records', batch }, [batch.bytes]);
   },
   // Records wait up to 5 ms so that an exchange's records usually cross in one message: each
-  // postMessage costs both threads a wake-up, and the recording is not in a hurry.
-  { maxQueuedBytes: config.maxQueuedBytes, pendingBytes: () => inFlight, delayMs: 5 },
+  // postMessage costs both threads a wake-up, and the recording is not in a hurry. Big bodies
+  // cross in messages of about 64 KiB: many small buffers come and go more cheaply (in RSS) than
+  // a few large ones. The recorder may fall MAX_BEHIND_BYTES behind; past that, chunk bytes are
+  // left out of the capture (an `overflow` record says so), never out of the traffic.
+  { maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES, pendingBytes: () => inFlight, delayMs: 5, flushAtBytes: 64 * 1024 },
 );
 const capture = config.record === false ? () => undefined : queue.push.bind(queue);
 

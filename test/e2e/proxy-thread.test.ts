@@ -78,4 +78,15 @@ describe('the proxy thread', () => {
     expect(responses).toHaveLength(CALLS);
     expect(scope.store.exchanges.size).toBe(CALLS);
   });
+
+  it('record: false forwards and records nothing (the forward-only path of the benchmark)', async () => {
+    peer = new Worker(PEER, { eval: true });
+    const { upstream } = await new Promise<{ upstream: string }>((resolve) => peer!.once('message', resolve));
+    scope = await startMcpscope({ target: upstream, port: 0, uiPort: false, record: false });
+    const results = new Promise<{ done: { text: string }[] }>((resolve) => peer!.once('message', resolve));
+    peer.postMessage({ proxyUrl: scope.proxy.url, calls: 3, answered: new SharedArrayBuffer(4) });
+    expect((await results).done.map((d) => d.text)).toEqual(['pong 1', 'pong 2', 'pong 3']);
+    await scope.settle();
+    expect(scope.store.size).toBe(0);
+  });
 });

@@ -54,6 +54,23 @@ describe('BodyReader: json', () => {
     expect(end.frames).toEqual([{ text: body.slice(0, 10), offset: 0, length: bytes.length, truncated: true }]);
   });
 
+  it('declared (Content-Length) larger than maxBytes: the same result as finding out late, without holding maxBytes first', () => {
+    const options = { framing: 'json' as const, maxBytes: 20, truncatedPrefixBytes: 6 };
+    const late = read(options, bytes, [4, 30]).end;
+    const early = read({ ...options, declaredBytes: bytes.length }, bytes, [4, 30]);
+    expect(early.end).toEqual(late);
+    expect(early.end).toMatchObject({ truncated: true, text: body.slice(0, 6), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    // Byte by byte too.
+    expect(bytewise({ ...options, declaredBytes: bytes.length }, bytes).end).toEqual(late);
+  });
+
+  it('a declared size within maxBytes, or a compressed body, is read as usual', () => {
+    expect(read({ framing: 'json', maxBytes: 1024, declaredBytes: bytes.length }, bytes, [9]).end.text).toBe(body);
+    const gz = gzipSync(bytes);
+    const end = read({ framing: 'json', maxBytes: 1024, encoding: 'gzip', declaredBytes: 4096 }, gz, [3]).end;
+    expect(end).toMatchObject({ text: body, truncated: false });
+  });
+
   it('a body of exactly maxBytes is not truncated', () => {
     const { end } = read({ framing: 'json', maxBytes: bytes.length }, bytes, [5]);
     expect(end.truncated).toBe(false);
