@@ -26,11 +26,17 @@ export type WireRecord =
       targetName?: string;
     }
   | { t: 'request-chunk'; xid: string; ts: number; chunk: Uint8Array }
-  | { t: 'request-end'; xid: string; ts: number }
+  /**
+   * Body bytes forwarded but not handed to the recorder: past the size it parses (`--max-body`),
+   * a JSON or other non-SSE body is only counted and hashed, on the proxy thread.
+   */
+  | { t: 'request-skip' | 'response-skip'; xid: string; ts: number; bytes: number }
+  /** `sha256`: of the whole body, when some of it was skipped (see above). */
+  | { t: 'request-end'; xid: string; ts: number; sha256?: string }
   | { t: 'response'; xid: string; ts: number; status: number; headers: HeaderMap }
   /** A response body chunk as the upstream sent it (before any rewrite by the proxy). */
   | { t: 'response-chunk'; xid: string; ts: number; chunk: Uint8Array }
-  | { t: 'response-end'; xid: string; ts: number }
+  | { t: 'response-end'; xid: string; ts: number; sha256?: string }
   /** The exchange ended abnormally. `side` says who went away. */
   | { t: 'abort'; xid: string; ts: number; side: 'client' | 'upstream' | 'proxy'; reason: string }
   /** The upstream could not be reached at all; the proxy answered itself with `status`. */

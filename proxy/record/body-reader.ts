@@ -9,6 +9,9 @@ import { SseParser, type SseFrame } from '../parse/sse-parser.js';
 
 export type Framing = 'json' | 'sse' | 'ndjson' | 'opaque';
 
+/** The largest JSON body or SSE event parsed in full, unless `--max-body` says otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
 export interface BodyFrame {
   /** The frame's payload text: the JSON document, an SSE block's data, an NDJSON line. */
   text: string;
@@ -86,6 +89,8 @@ export class BodyReader {
   private hash?: Hash;
   /** Declared larger than maxBytes (identity encoding): prefix + hash from the start. */
   private readonly oversize: boolean;
+  /** Some bytes were counted but not seen (`skip`): only the proxy thread's digest is right. */
+  private skipped = false;
   private line: Buffer[] = [];
   private lineBytes = 0;
   private lineOffset = 0;
@@ -116,7 +121,22 @@ export class BodyReader {
     return [];
   }
 
-  end(): BodyEnd {
+  /**
+   * Bytes that passed but were not handed over (the proxy thread hands a body over only up to
+   * the size it is parsed to, and hashes the rest): they count, and the body is truncated.
+   */
+  skip(bytes: number): void {
+    this.total += bytes;
+    this.truncated = true;
+    this.skipped = true;
+    if (this.truncatedPrefixBytes < this.kept) {
+      this.chunks = [Buffer.from(Buffer.concat(this.chunks, this.truncatedPrefixBytes))];
+      this.kept = this.truncatedPrefixBytes;
+    }
+  }
+
+  /** `digest`: the SHA-256 of the whole body, from whoever saw all of it (after a `skip`). */
+  end(digest?: string): BodyEnd {
     if (this.sse) {
       const incomplete = this.sse.end();
       return { frames: [], incomplete, truncated: false, bytes: this.total };
@@ -148,7 +168,8 @@ export class BodyReader {
     const text = decodeError ? `[could not decode ${this.encoding}: ${decodeError}]` : decoder.decode(data.subarray(0, this.maxBytes));
     const truncated = this.truncated || tooLarge || data.length > this.maxBytes;
     // The wire bytes were all kept when only their decoded form was too large: hash them now.
-    const sha256 = truncated ? (this.hash ?? createHash('sha256').update(wire)).digest('hex') : undefined;
+    // After a skip only the given digest is right; without one, none is claimed.
+    const sha256 = !truncated ? undefined : digest ?? (this.skipped ? undefined : (this.hash ?? createHash('sha256').update(wire)).digest('hex'));
     this.hash = undefined;
     const extra = sha256 !== undefined ? { sha256 } : {};
     if (this.framing === 'json') {

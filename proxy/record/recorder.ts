@@ -28,7 +28,7 @@ import { errorInfo } from '../annotate/error-codes.js';
 import { messageHints, messageName, progressOf } from '../annotate/message-hints.js';
 import { httpHints } from '../annotate/http-hints.js';
 import type { EventStore } from '../store/event-store.js';
-import { BodyReader, type BodyFrame, type Framing } from './body-reader.js';
+import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyFrame, type Framing } from './body-reader.js';
 import type { Redactor } from './redact.js';
 import { commandLine } from '../stdio/command-line.js';
 
@@ -151,7 +151,7 @@ export class Recorder {
   constructor(options: RecorderOptions) {
     this.store = options.store;
     this.redactor = options.redactor;
-    this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxRawBytes = options.maxRawBytes ?? 256 * 1024;
   }
 
@@ -181,8 +181,12 @@ export class Recorder {
         ex.info.requestBytes += r.chunk.byteLength;
         ex.reqReader?.push(r.chunk);
         return;
+      case 'request-skip':
+        ex.info.requestBytes += r.bytes;
+        ex.reqReader?.skip(r.bytes);
+        return;
       case 'request-end':
-        return this.onRequestEnd(ex, r.ts);
+        return this.onRequestEnd(ex, r.ts, r.sha256);
       case 'response':
         return this.onResponse(ex, r.ts, r.status, r.headers);
       case 'response-chunk': {
@@ -192,8 +196,13 @@ export class Recorder {
         for (const f of ex.resReader.push(r.chunk)) this.onResponseFrame(ex, f, r.ts);
         return;
       }
+      case 'response-skip':
+        ex.info.responseBytes += r.bytes;
+        this.markExchange(ex);
+        ex.resReader?.skip(r.bytes);
+        return;
       case 'response-end':
-        return this.onResponseEnd(ex, r.ts);
+        return this.onResponseEnd(ex, r.ts, r.sha256);
       case 'abort':
         return this.onAbort(ex, r.ts, r.side, r.reason);
       case 'upstream-error':
@@ -280,11 +289,11 @@ export class Recorder {
     this.emitExchange(ex);
   }
 
-  private onRequestEnd(ex: ExchangeState, ts: number): void {
+  private onRequestEnd(ex: ExchangeState, ts: number, sha256?: string): void {
     const reader = ex.reqReader;
     ex.reqReader = undefined;
     if (!reader) return;
-    const end = reader.end();
+    const end = reader.end(sha256);
     if (end.bytes === 0) return;
     if (end.sha256 !== undefined) this.noteTruncatedBody(ex, 'request', end.bytes, end.sha256);
     const frame = end.frames[0];
@@ -453,8 +462,8 @@ export class Recorder {
     this.emitFrame(this.ownerOf(ex), 's2c', carrier, f, cls, ts, sse.id);
   }
 
-  private onResponseEnd(ex: ExchangeState, ts: number): void {
-    this.finishResponse(ex, ts);
+  private onResponseEnd(ex: ExchangeState, ts: number, sha256?: string): void {
+    this.finishResponse(ex, ts, sha256);
     if (ex.info.listen !== undefined) this.onListenEnd(ex, 'server');
     ex.info.endedAt = ts;
     ex.ended = true;
@@ -463,11 +472,11 @@ export class Recorder {
     this.forget(ex);
   }
 
-  private finishResponse(ex: ExchangeState, ts: number): void {
+  private finishResponse(ex: ExchangeState, ts: number, sha256?: string): void {
     const reader = ex.resReader;
     ex.resReader = undefined;
     if (!reader) return;
-    const end = reader.end();
+    const end = reader.end(sha256);
     for (const f of end.frames) {
       if (f.sse) this.onResponseFrame(ex, f, ts);
       else if (end.bytes > 0) this.emitFrame(this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);

@@ -16,6 +16,8 @@ export interface ProxyThreadConfig {
   allowHosts?: string[];
   /** Chunk bytes captured but not yet taken by the main thread, past which chunks are dropped (recorded as `overflow`). Default 16 MiB. */
   maxQueuedBytes?: number;
+  /** Body bytes handed to the recorder at most; past them a non-SSE body is counted and hashed on the proxy thread. */
+  maxBodyBytes: number;
   /** false: capture nothing (forwarding only; see McpscopeOptions.record). */
   record?: boolean;
 }

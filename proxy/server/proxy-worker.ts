@@ -12,6 +12,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CaptureQueue } from '../capture/capture-queue.js';
 import { packRecords } from '../capture/record-transfer.js';
+import { BodyLimit } from '../capture/body-limit.js';
+import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
 import { startProxyServer, type ProxyServer } from './proxy-server.js';
 import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
@@ -36,7 +38,9 @@ const queue = new CaptureQueue(
   // left out of the capture (an `overflow` record says so), never out of the traffic.
   { maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES, pendingBytes: () => inFlight, delayMs: 5, flushAtBytes: 64 * 1024 },
 );
-const capture = config.record === false ? () => undefined : queue.push.bind(queue);
+// Past --max-body, a non-SSE body is counted and hashed here instead of being handed over.
+const limit = new BodyLimit(config.maxBodyBytes, (r) => queue.push(r));
+const capture = config.record === false ? () => undefined : (r: WireRecord) => limit.push(r);
 
 const faults = new FaultRegistry();
 faults.onTaken = (id, serial) => say({ type: 'fault-taken', id, serial });
