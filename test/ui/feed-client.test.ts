@@ -3,7 +3,7 @@
  * real socket is covered by the E2E suite).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BACKOFF_MAX_MS, FeedClient, MAX_HELD_EVENTS } from '../../ui/src/state/feed-client';
+import { BACKOFF_MAX_MS, FeedClient, INGEST_BUDGET_MS, INGEST_SLICE, MAX_HELD_EVENTS, SNAPSHOT_NOTIFY_MS } from '../../ui/src/state/feed-client';
 import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type FeedStatus } from '../../ui/src/state/types';
 import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events';
@@ -54,7 +54,7 @@ interface Harness {
   fetchImpl: ReturnType<typeof vi.fn>;
 }
 
-function harness(opts: { maxHeld?: number; fetchImpl?: ReturnType<typeof vi.fn> } = {}): Harness {
+function harness(opts: { maxHeld?: number; fetchImpl?: ReturnType<typeof vi.fn>; now?: () => number } = {}): Harness {
   FakeWebSocket.instances = [];
   const store = new TimelineStore();
   const frames: (() => void)[] = [];
@@ -67,6 +67,7 @@ function harness(opts: { maxHeld?: number; fetchImpl?: ReturnType<typeof vi.fn> 
     WebSocketImpl: FakeWebSocket as unknown as typeof WebSocket,
     fetchImpl: fetchImpl as unknown as typeof fetch,
     maxHeld: opts.maxHeld,
+    now: opts.now,
   });
   return {
     store,
@@ -141,6 +142,113 @@ describe('FeedClient: connecting and batching', () => {
     h.socket().onmessage?.({ data: JSON.stringify({ type: 'events', events: null }) });
     h.socket().serverSends(hello(1, 0));
     expect(h.client.status).toBe('live');
+  });
+});
+
+describe('FeedClient: ingest budget and snapshot notifications', () => {
+  /** `n` log events from seq `from` on. */
+  const logs = (n: number, from = 1) => {
+    const b = new EventBuilder(from);
+    for (let i = 0; i < n; i++) b.log(`line ${i}`);
+    return b.events;
+  };
+
+  it(`ingests for at most INGEST_BUDGET_MS (${INGEST_BUDGET_MS} ms) per frame and the rest on the next frames, in order`, () => {
+    let clock = 0;
+    const h = harness({ now: () => clock });
+    const ingest = h.store.ingest.bind(h.store);
+    // Every slice takes 40 % of the budget: a frame ingests three slices.
+    const slices = vi.spyOn(h.store, 'ingest').mockImplementation((events, options) => {
+      ingest(events, options);
+      clock += INGEST_BUDGET_MS * 0.4;
+    });
+    const listener = vi.fn();
+    h.store.subscribe(listener);
+    h.client.start();
+    h.socket().serverSends(hello(1, 0));
+    h.socket().serverSends({ type: 'snapshot', events: [], done: true });
+    const events = logs(INGEST_SLICE * 5 + 7);
+    h.socket().serverSends({ type: 'events', events });
+    h.runFrame();
+    expect(slices).toHaveBeenCalledTimes(3);
+    expect(h.store.stats.events).toBe(INGEST_SLICE * 3);
+    expect(h.client.held).toBe(INGEST_SLICE * 2 + 7);
+    // Live (no snapshot streaming): what a frame ingested is shown in that frame.
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(h.frames).toHaveLength(1);
+    h.runFrame();
+    expect(h.store.stats.events).toBe(events.length);
+    expect(h.client.held).toBe(0);
+    expect(listener).toHaveBeenCalledTimes(2);
+    expect(slices.mock.calls.map(([batch]) => batch.length)).toEqual([INGEST_SLICE, INGEST_SLICE, INGEST_SLICE, INGEST_SLICE, INGEST_SLICE, 7]);
+    expect(slices.mock.calls.flatMap(([batch]) => batch.map((e) => e.seq))).toEqual(events.map((e) => e.seq));
+    // Nothing left: no more frames.
+    expect(h.frames).toHaveLength(0);
+  });
+
+  it(`while the snapshot streams in, tells subscribers at once, then at most every SNAPSHOT_NOTIFY_MS (${SNAPSHOT_NOTIFY_MS} ms), then at once when done`, () => {
+    let clock = 1000;
+    const h = harness({ now: () => clock });
+    const listener = vi.fn();
+    h.store.subscribe(listener);
+    h.client.start();
+    const events = logs(50);
+    h.socket().serverSends(hello(1, 50));
+    // The first chunk is shown at once.
+    h.socket().serverSends({ type: 'snapshot', events: events.slice(0, 10), done: false });
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(1);
+    // The next one is ingested (the store has it) but not announced yet.
+    clock += SNAPSHOT_NOTIFY_MS / 2;
+    h.socket().serverSends({ type: 'snapshot', events: events.slice(10, 20), done: false });
+    h.runFrame();
+    expect(h.store.stats.events).toBe(20);
+    expect(listener).toHaveBeenCalledTimes(1);
+    // Frames keep coming until it is announced, even with nothing more received.
+    clock += SNAPSHOT_NOTIFY_MS / 2 - 1;
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(1);
+    clock += 1;
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(2);
+    h.runFrame();
+    expect(h.frames).toHaveLength(0);
+    // The last chunk is announced at once.
+    clock += 1;
+    h.socket().serverSends({ type: 'snapshot', events: events.slice(20, 30), done: false });
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(2);
+    h.socket().serverSends({ type: 'snapshot', events: events.slice(30, 40), done: true });
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(3);
+    expect(h.store.stats.events).toBe(40);
+    // Live events: every frame.
+    h.socket().serverSends({ type: 'events', events: events.slice(40, 45) });
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(4);
+    h.socket().serverSends({ type: 'events', events: events.slice(45) });
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(5);
+    expect(h.frames).toHaveLength(0);
+  });
+
+  it('shows what a snapshot cut short by a dropped connection brought, without waiting', () => {
+    const clock = 0;
+    const h = harness({ now: () => clock });
+    const listener = vi.fn();
+    h.store.subscribe(listener);
+    h.client.start();
+    const events = logs(20);
+    h.socket().serverSends(hello(1, 20));
+    h.socket().serverSends({ type: 'snapshot', events: events.slice(0, 10), done: false });
+    h.runFrame();
+    h.socket().serverSends({ type: 'snapshot', events: events.slice(10), done: false });
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(1);
+    h.socket().serverCloses();
+    h.runFrame();
+    expect(listener).toHaveBeenCalledTimes(2);
+    expect(h.store.stats.events).toBe(20);
   });
 });
 

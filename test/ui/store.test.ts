@@ -306,6 +306,32 @@ describe('TimelineStore: subscription and memoization', () => {
     expect(store.version).toBe(3);
   });
 
+  it('a quiet ingest bumps the version but calls subscribers only at the next notify()', () => {
+    const store = new TimelineStore();
+    const fn = vi.fn();
+    store.subscribe(fn);
+    const { events } = scenario();
+    expect(store.notifyPending).toBe(false);
+    store.ingest(events.slice(0, 10), { notify: false });
+    store.ingest(events.slice(10, 20), { notify: false });
+    expect(fn).not.toHaveBeenCalled();
+    expect(store.version).toBe(2);
+    expect(store.notifyPending).toBe(true);
+    // The data is there for anyone who reads it (a render for another reason sees it).
+    expect(store.stats.events).toBe(20);
+    expect(store.visibleRows(EMPTY_FILTERS).map((r) => r.key)).toEqual(loaded(events.slice(0, 20)).visibleRows(EMPTY_FILTERS).map((r) => r.key));
+    store.notify();
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(store.notifyPending).toBe(false);
+    store.notify();
+    expect(fn).toHaveBeenCalledTimes(1);
+    // A quiet change followed by a normal one: one call covers both.
+    store.ingest(events.slice(20, 30), { notify: false });
+    store.ingest(events.slice(30));
+    expect(fn).toHaveBeenCalledTimes(2);
+    expect(store.notifyPending).toBe(false);
+  });
+
   it('a failing listener does not stop the others', () => {
     const store = new TimelineStore();
     const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);

@@ -1,8 +1,10 @@
 /**
  * The WebSocket feed client: hello → snapshot → live batches into the store, batched once per
- * animation frame; reconnects by itself (250 ms doubling to 5 s) with `?since=<last seq>`;
- * notices a restarted mcpscope and reloads; fills `dropped` gaps from /api/events; pause holds
- * events (bounded) without disconnecting.
+ * animation frame (at most INGEST_BUDGET_MS of ingesting per frame; while the snapshot streams
+ * in, the UI hears of it at most every SNAPSHOT_NOTIFY_MS rather than every frame); reconnects by
+ * itself (250 ms doubling to 5 s) with `?since=<last seq>`; notices a restarted mcpscope and
+ * reloads; fills `dropped` gaps from /api/events; pause holds events (bounded) without
+ * disconnecting.
  */
 import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events.js';
 import type { TimelineStore } from './store.js';
@@ -18,6 +20,8 @@ export interface FeedClientOptions {
   fetchImpl?: typeof fetch;
   /** Most events held while paused (default MAX_HELD_EVENTS = 200,000). */
   maxHeld?: number;
+  /** Milliseconds clock for the ingest budget and the snapshot's re-render rate; default performance.now. */
+  now?: () => number;
 }
 
 /** The hello the server sent on the current connection. */
@@ -35,6 +39,15 @@ export interface FeedHello {
 export const MAX_HELD_EVENTS = 200_000;
 export const BACKOFF_INITIAL_MS = 250;
 export const BACKOFF_MAX_MS = 5_000;
+/** Most time one frame spends ingesting; what is left waits for the next frame. */
+export const INGEST_BUDGET_MS = 10;
+/** Events ingested between two looks at the clock. */
+export const INGEST_SLICE = 1_000;
+/**
+ * While a snapshot streams in, the store's subscribers (the UI) hear of new events at most this
+ * often — at once for the first chunk, and at once when the snapshot is done.
+ */
+export const SNAPSHOT_NOTIFY_MS = 200;
 
 type ConnState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
@@ -54,14 +67,18 @@ export class FeedClient {
   private readonly store: TimelineStore;
   private readonly options: FeedClientOptions;
   private readonly scheduleFn: (cb: () => void) => void;
+  private readonly now: () => number;
   private ws: WebSocket | undefined;
   private stopped = true;
   private _paused = false;
   private conn: ConnState = 'offline';
   private connDetail: string | undefined;
   private lastStatus: string | undefined;
-  /** Received, not yet ingested (held while paused or while a gap is being fetched). */
+  /** Received, not yet ingested: `pending` from `pendingFrom` on (held while paused or while a gap is being fetched). */
   private pending: McpscopeEvent[] = [];
+  private pendingFrom = 0;
+  /** When (`now`) the store's subscribers were last told of ingested events on this connection. */
+  private notifiedAt = -Infinity;
   private flushScheduled = false;
   /** Highest seq received from this server. */
   private seenSeq = 0;
@@ -85,6 +102,7 @@ export class FeedClient {
     this.store = store;
     this.options = options;
     this.scheduleFn = options.schedule ?? defaultSchedule;
+    this.now = options.now ?? (() => performance.now());
   }
 
   // ---- public API -------------------------------------------------------------------------
@@ -133,7 +151,7 @@ export class FeedClient {
 
   /** Events received but not yet in the store (held while paused). */
   get held(): number {
-    return this.pending.length;
+    return this.pending.length - this.pendingFrom;
   }
 
   /** The server's hello on the current connection (version, showSecrets…). */
@@ -175,7 +193,7 @@ export class FeedClient {
 
   private emitStatus(): void {
     const status = this.effectiveStatus();
-    const detail = status === 'paused' ? (this.pending.length > 0 ? `${this.pending.length} events held` : undefined) : this.connDetail;
+    const detail = status === 'paused' ? (this.held > 0 ? `${this.held} events held` : undefined) : this.connDetail;
     const key = `${status}\u0000${detail ?? ''}`;
     if (key === this.lastStatus) return;
     this.lastStatus = key;
@@ -227,6 +245,7 @@ export class FeedClient {
     this.connectedSince = since;
     this._hello = undefined;
     this._snapshotDone = false;
+    this.notifiedAt = -Infinity;
     ws.onmessage = (ev: { data: unknown }) => {
       if (this.ws === ws) this.onFeedMessage(ev.data);
     };
@@ -266,6 +285,7 @@ export class FeedClient {
   private restarted(): void {
     this.epoch++;
     this.pending = [];
+    this.pendingFrom = 0;
     this.overflow = undefined;
     this.blocked = 0;
     this.seenSeq = 0;
@@ -313,6 +333,7 @@ export class FeedClient {
       case 'cleared':
         this.epoch++;
         this.pending = [];
+        this.pendingFrom = 0;
         this.overflow = undefined;
         this.blocked = 0;
         this.store.clear();
@@ -358,9 +379,9 @@ export class FeedClient {
 
   /** While paused: keep at most MAX_HELD_EVENTS, the newest; remember what was let go. */
   private trimHeld(): void {
-    const excess = this.pending.length - (this.options.maxHeld ?? MAX_HELD_EVENTS);
+    const excess = this.held - (this.options.maxHeld ?? MAX_HELD_EVENTS);
     if (excess <= 0) return;
-    const gone = this.pending.splice(0, excess);
+    const gone = this.takePending(excess);
     let from = Infinity;
     let to = -Infinity;
     for (const e of gone) {
@@ -421,18 +442,53 @@ export class FeedClient {
 
   // ---- batching ---------------------------------------------------------------------------
 
+  /** Whether there are events to ingest and nothing holds them back. */
+  private canIngest(): boolean {
+    return !this._paused && this.blocked === 0 && this.held > 0;
+  }
+
+  /** Whether the snapshot of the current connection is still streaming in. */
+  private loadingSnapshot(): boolean {
+    return this.ws !== undefined && this._hello !== undefined && !this._snapshotDone;
+  }
+
   private scheduleFlush(): void {
-    if (this.flushScheduled || this._paused || this.blocked > 0 || this.pending.length === 0) return;
+    if (this.flushScheduled || !(this.canIngest() || this.store.notifyPending)) return;
     this.flushScheduled = true;
     this.scheduleFn(() => this.flush());
   }
 
-  /** Ingests everything received since the last frame, in one batch. */
+  /**
+   * One frame's work: ingests what was received, for at most INGEST_BUDGET_MS (the rest is left
+   * for the next frame), then tells the store's subscribers — while the snapshot streams in, at
+   * most every SNAPSHOT_NOTIFY_MS.
+   */
   private flush(): void {
     this.flushScheduled = false;
-    if (this._paused || this.blocked > 0 || this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.store.ingest(batch);
+    const start = this.now();
+    if (this.canIngest()) {
+      do this.store.ingest(this.takePending(INGEST_SLICE), { notify: false });
+      while (this.canIngest() && this.now() - start < INGEST_BUDGET_MS);
+    }
+    if (this.store.notifyPending && (!this.loadingSnapshot() || start - this.notifiedAt >= SNAPSHOT_NOTIFY_MS)) {
+      this.notifiedAt = start;
+      this.store.notify();
+    }
+    this.scheduleFlush();
+  }
+
+  /** Removes and returns the `n` oldest pending events. */
+  private takePending(n: number): McpscopeEvent[] {
+    const taken = this.pending.slice(this.pendingFrom, this.pendingFrom + n);
+    this.pendingFrom += taken.length;
+    if (this.pendingFrom === this.pending.length) {
+      this.pending = [];
+      this.pendingFrom = 0;
+    } else if (this.pendingFrom > this.pending.length / 2) {
+      // Let go of the taken ones once they are half the array (amortized O(1) per event).
+      this.pending = this.pending.slice(this.pendingFrom);
+      this.pendingFrom = 0;
+    }
+    return taken;
   }
 }

@@ -4,7 +4,8 @@
  *
  * - Events are kept as given (no copies). Rows are built once and then mutated in place when a
  *   response, progress or cancellation folds into them; every change bumps `version` (and the
- *   row's `rev`), which is what `useSyncExternalStore` watches.
+ *   row's `rev`), which is what `useSyncExternalStore` watches. Subscribers are called after
+ *   every change, except a quiet ingest (`notify: false`), which waits for the next `notify()`.
  * - Ingest is O(1) amortized per event in the normal (wire-order) case. Events that arrive late
  *   (a gap filled from /api/events after later events were already shown) are merged into the
  *   log and the derived state is rebuilt once for that batch. Duplicates (same seq) are ignored.
@@ -114,6 +115,8 @@ export class TimelineStore {
   private log: McpscopeEvent[] = [];
   private _lastSeq = 0;
   private _version = 0;
+  /** The version the subscribers were last called for. */
+  private notifiedVersion = 0;
   private listeners = new Set<() => void>();
   private droppedCount = 0;
   private refetchedCount = 0;
@@ -184,7 +187,27 @@ export class TimelineStore {
   /** For `useSyncExternalStore`'s getSnapshot. (Bound.) */
   readonly getVersion = (): number => this._version;
 
-  private changed(): void {
+  /** Whether the store changed since its subscribers were last called (after a quiet `ingest`). */
+  get notifyPending(): boolean {
+    return this.notifiedVersion !== this._version;
+  }
+
+  /** Calls the subscribers if the store changed since they were last called. */
+  notify(): void {
+    if (this.notifiedVersion === this._version) return;
+    this.notifiedVersion = this._version;
+    for (const fn of [...this.listeners]) {
+      try {
+        fn();
+      } catch (err) {
+        // A failing listener must not break ingestion or the other listeners.
+        console.error('mcpscope: a store listener failed', err);
+      }
+    }
+  }
+
+  /** Bumps the version; `notify: false` leaves calling the subscribers to a later `notify()`. */
+  private changed(notify = true): void {
     this._version++;
     if (this.batchTop !== Infinity) {
       this.touchLog.push({ version: this._version, top: this.batchTop });
@@ -195,14 +218,7 @@ export class TimelineStore {
         this.touchLog = this.touchLog.slice(cut);
       }
     }
-    for (const fn of [...this.listeners]) {
-      try {
-        fn();
-      } catch (err) {
-        // A failing listener must not break ingestion or the other listeners.
-        console.error('mcpscope: a store listener failed', err);
-      }
-    }
+    if (notify) this.notify();
   }
 
   // ---- ingestion --------------------------------------------------------------------------
@@ -239,8 +255,10 @@ export class TimelineStore {
   /**
    * Adds events. Wire order (increasing seq) is the fast path; anything else is sorted, duplicates
    * are skipped, and events older than the newest one kept are merged in (with one rebuild).
+   * With `notify: false` the subscribers are not called (the caller calls `notify()` later): a
+   * streaming snapshot is taken in without re-rendering for every chunk.
    */
-  ingest(events: readonly McpscopeEvent[]): void {
+  ingest(events: readonly McpscopeEvent[], { notify = true }: { notify?: boolean } = {}): void {
     if (!events || events.length === 0) return;
     let batch = events;
     if (!isSorted(batch)) batch = batch.filter(validSeq).sort((a, b) => a.seq - b.seq);
@@ -265,7 +283,7 @@ export class TimelineStore {
       this.mergeLate(late);
       this.rebuild();
     }
-    this.changed();
+    this.changed(notify);
   }
 
   /** Merges sorted, unique, not-yet-kept events into the log. */
