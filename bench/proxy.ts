@@ -99,7 +99,7 @@ const hasMitm = (() => {
 })();
 if (hasMitm) {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  mitmVersion = execSync('mitmdump --version').toString().split('\n')[0]!.trim();
+  mitmVersion = execSync('mitmdump --version').toString().split('\n')[0]!.replace(/^mitmproxy:\s*/i, '').trim();
   mitm = spawn('mitmdump', ['--mode', `reverse:${upstreamOrigin}`, '-p', String(port), '-q'], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}/mcp`;
   for (let i = 0; i < 100; i++) {
