@@ -6,13 +6,14 @@
 //   close → closes and exits.
 import { createInterface } from 'node:readline';
 import { startMcpscope } from '../dist/proxy/mcpscope.js';
+import { yieldCpuToProxyThread } from '../dist/proxy/server/proxy-thread.js';
 
 const [target] = process.argv.slice(2);
 const withUi = process.env.SCOPE_CHILD_UI === '1';
 const scope = await startMcpscope({ target, port: 0, uiPort: withUi ? 0 : false, token: 'bench', record: process.env.SCOPE_CHILD_RECORD !== '0' });
-// SCOPE_CHILD_NICE=n: renice this process's main thread (recorder, store, UI) after the proxy thread started — on Linux
-// setpriority applies to one thread, so the proxy thread keeps its priority (an experiment, docs/performance.md).
-if (process.env.SCOPE_CHILD_NICE) (await import('node:os')).setPriority(process.pid, Number(process.env.SCOPE_CHILD_NICE));
+// As the CLI does: the main thread (recorder, store, UI) yields the CPU to the proxy thread.
+// SCOPE_CHILD_NICE=0 leaves it as is (to measure the difference).
+if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(Number(process.env.SCOPE_CHILD_NICE ?? 10));
 // The RSS sampler runs only between `reset` and `stats`, so that it costs nothing elsewhere.
 let peak = process.memoryUsage.rss();
 let sampler;

@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { unpackRecords } from '../capture/record-transfer.js';
 import type { WireRecord } from '../capture/wire-records.js';
@@ -124,3 +125,23 @@ export async function startProxyThread(
     },
   };
 }
+
+/**
+ * On Linux, setpriority(2) applies to one thread: this lowers the calling thread — mcpscope's
+ * main thread, with the recorder, store, UI server and feed — by `by` nice levels, below the
+ * proxy thread, so that on a busy machine the forwarding gets the CPU first. The CLI calls it once
+ * the proxy thread runs. Library users (tests, `mcpscope/testing`) are left alone: it would lower
+ * their own program's main thread. Returns the new nice value, or undefined where it does not
+ * apply (other systems, where it would lower the whole process, proxy thread included).
+ */
+export function yieldCpuToProxyThread(by = 10): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const nice = Math.min(19, getPriority(0) + by);
+    setPriority(0, nice);
+    return nice;
+  } catch {
+    return undefined;
+  }
+}
+

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -130,6 +131,17 @@ describe('mcpscope CLI', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it.runIf(process.platform === 'linux')('lowers only its main thread (recorder, store, UI) below the proxy thread', async () => {
+    const app = await launch(['--port', '0', '--ui-port', '0']);
+    const pid = app.child.pid!;
+    // /proc/<pid>/task/<tid>/stat: the nice value is the 19th field (the 17th after "comm) ").
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    expect(niceOf(String(pid))).toBe(10);
+    // The proxy thread (started before) kept the priority it was born with.
+    const others = readdirSync(`/proc/${pid}/task`).filter((t) => t !== String(pid)).map(niceOf);
+    expect(others).toContain(0);
   });
 
   it('prints help, and refuses bad input in plain words', async () => {
