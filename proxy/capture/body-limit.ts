@@ -1,6 +1,6 @@
 /**
- * On the proxy thread, between the hot path's capture and the queue to the recorder: a JSON (or
- * any non-SSE) body is handed over only up to `limit` bytes — as much as the recorder parses
+ * On the proxy thread, in the capture queue's consumer (off the per-chunk path: it runs on the
+ * batch, every few milliseconds): a JSON (or any non-SSE) body is handed over only up to `limit` bytes — as much as the recorder parses
  * (`--max-body`). Past it, the bytes are counted (`*-skip` records) and hashed here, and the end
  * record carries the SHA-256 of the whole body. A 200 MB tool result then costs the recorder 16 MiB,
  * not 200, and cannot make it fall behind. SSE streams are handed over whole: every event counts.
@@ -21,12 +21,22 @@ export class BodyLimit {
   /** Exchanges whose response is an SSE stream (never limited). */
   private readonly sse = new Set<string>();
 
-  constructor(
-    private readonly limit: number,
-    private readonly next: (record: WireRecord) => void,
-  ) {}
+  private out: WireRecord[] = [];
 
-  push(r: WireRecord): void {
+  constructor(private readonly limit: number) {}
+
+  /** The batch as it goes to the recorder, in order: chunks cut at the limit, skips, digests. */
+  apply(records: readonly WireRecord[]): WireRecord[] {
+    this.out = [];
+    for (const r of records) this.push(r);
+    return this.out;
+  }
+
+  private next(r: WireRecord): void {
+    this.out.push(r);
+  }
+
+  private push(r: WireRecord): void {
     switch (r.t) {
       case 'response':
         if (isSse(r.headers)) this.sse.add(r.xid);

@@ -25,9 +25,12 @@ const say = (m: FromProxyThread, transfer?: ArrayBuffer[]) => port.postMessage(m
 /** Chunk bytes captured but not yet taken by the main thread, at most (default). */
 const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
 let inFlight = 0;
+// Past --max-body, a non-SSE body is counted and hashed here (on the batch, not per chunk)
+// instead of being handed over.
+const limit = new BodyLimit(config.maxBodyBytes);
 const queue = new CaptureQueue(
   (records) => {
-    const batch = packRecords(records);
+    const batch = packRecords(limit.apply(records));
     inFlight += batch.bytes.byteLength;
     say({ type: 'records', batch }, [batch.bytes]);
   },
@@ -38,9 +41,7 @@ const queue = new CaptureQueue(
   // left out of the capture (an `overflow` record says so), never out of the traffic.
   { maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES, pendingBytes: () => inFlight, delayMs: 5, flushAtBytes: 64 * 1024 },
 );
-// Past --max-body, a non-SSE body is counted and hashed here instead of being handed over.
-const limit = new BodyLimit(config.maxBodyBytes, (r) => queue.push(r));
-const capture = config.record === false ? () => undefined : (r: WireRecord) => limit.push(r);
+const capture = config.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
 
 const faults = new FaultRegistry();
 faults.onTaken = (id, serial) => say({ type: 'fault-taken', id, serial });

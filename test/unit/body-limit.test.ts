@@ -16,15 +16,19 @@ const chunks = (body: Uint8Array, cuts: number[], t: 'request-chunk' | 'response
   }
   return out;
 };
+/** Through one BodyLimit, one record per batch (the state carries across batches). */
 const run = (limit: number, records: WireRecord[]) => {
-  const out: WireRecord[] = [];
-  const l = new BodyLimit(limit, (r) => out.push(r));
-  for (const r of records) l.push(r);
-  return out;
+  const l = new BodyLimit(limit);
+  return records.flatMap((r) => l.apply([r]));
 };
 const shape = (rs: WireRecord[]) => rs.map((r) => ('chunk' in r ? `${r.t}:${r.chunk.byteLength}` : 'bytes' in r ? `${r.t}:${r.bytes}` : 'sha256' in r && r.sha256 ? `${r.t}+sha` : r.t));
 
 describe('BodyLimit (proxy thread): a body is handed over up to the limit, counted and hashed past it', () => {
+  it('a whole exchange in one batch gives the same records as one record per batch', () => {
+    const records = [res('application/json'), ...chunks(bytes(100), [4, 15, 60]), { t: 'response-end', xid: 'x1', ts: 3 } as WireRecord];
+    expect(shape(new BodyLimit(10).apply(records))).toEqual(shape(run(10, records)));
+  });
+
   it('a body within the limit passes untouched, its end without a digest', () => {
     const body = bytes(10);
     const out = run(10, [res('application/json'), ...chunks(body, [4]), { t: 'response-end', xid: 'x1', ts: 3 }]);
@@ -47,10 +51,9 @@ describe('BodyLimit (proxy thread): a body is handed over up to the limit, count
   });
 
   it('an abort forgets the exchange: nothing is held after it', () => {
-    const out: WireRecord[] = [];
-    const l = new BodyLimit(10, (r) => out.push(r));
-    for (const r of chunks(bytes(30), [])) l.push(r);
-    l.push({ t: 'abort', xid: 'x1', ts: 3, side: 'client', reason: 'gone' });
+    const l = new BodyLimit(10);
+    l.apply(chunks(bytes(30), []));
+    l.apply([{ t: 'abort', xid: 'x1', ts: 3, side: 'client', reason: 'gone' }]);
     expect((l as unknown as { bodies: Map<string, unknown> }).bodies.size).toBe(0);
   });
 
