@@ -80,6 +80,8 @@ export interface McpscopeCore {
   proxy?: ProxyPort;
   /** Every proxy port: `proxy` first, then one per `moreTargets` entry. They run on a thread of their own. */
   proxies: ProxyPort[];
+  /** The thread running the proxy ports (none without a target). */
+  proxyThread?: ProxyThread;
   ui?: UiServer;
   store: EventStore;
   recorder: Recorder;
@@ -183,7 +185,15 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           record: options.record,
           maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         },
-        { capture, faults },
+        {
+          capture,
+          faults,
+          onRestart: (text) => {
+            store.append({ type: 'log', ts: Date.now(), source: 'mcpscope', text });
+            store.commit();
+            process.emitWarning(`mcpscope: ${text}`);
+          },
+        },
       );
     } catch (err) {
       stopRecording?.();
@@ -239,6 +249,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   return {
     proxy,
     proxies,
+    proxyThread: thread,
     ui,
     store,
     recorder,

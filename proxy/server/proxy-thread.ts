@@ -27,6 +27,8 @@ export interface ProxyThread {
   settle(): Promise<void>;
   /** Stops every port and ends the thread. */
   close(): Promise<void>;
+  /** The worker running the ports now (tests end it to check the restart). */
+  readonly worker: Worker;
 }
 
 /**
@@ -50,10 +52,20 @@ function spawnWorker(config: ProxyThreadConfig): Worker {
   return new Worker(new URL('./proxy-worker.js', here), { workerData: config, resourceLimits: PROXY_THREAD_LIMITS });
 }
 
-export async function startProxyThread(
+interface Running {
+  worker: Worker;
+  endpoints: ProxyEndpoint[];
+  tell(m: ToProxyThread): void;
+  /** Sends a request carrying a fresh `n` and resolves on its answer (or when the thread is gone). */
+  ask(m: (n: number) => ToProxyThread): Promise<void>;
+  exit: Promise<void>;
+}
+
+/** Starts one proxy thread and waits until its ports listen (or it says why they cannot). */
+async function launch(
   config: ProxyThreadConfig,
   deps: { capture: (record: WireRecord) => void; faults: FaultRegistry },
-): Promise<ProxyThread> {
+): Promise<Running> {
   const worker = spawnWorker(config);
   const tell = (m: ToProxyThread) => worker.postMessage(m);
   let n = 0;
@@ -72,6 +84,8 @@ export async function startProxyThread(
     tell(m(n));
     return p;
   };
+  // After it is running, a failure is reported by its exit (see startProxyThread).
+  worker.on('error', () => undefined);
 
   const ready = new Promise<ProxyEndpoint[]>((resolve, reject) => {
     worker.on('message', (m: FromProxyThread) => {
@@ -97,31 +111,74 @@ export async function startProxyThread(
           break;
       }
     });
-    worker.once('error', (err) => {
-      reject(err);
-      process.emitWarning(`mcpscope: the proxy thread failed: ${err.stack ?? err}`);
-    });
+    worker.once('error', reject);
     void exit.then(() => reject(new Error('the proxy thread ended before its ports were listening')));
   });
 
-  let endpoints: ProxyEndpoint[];
   try {
-    endpoints = await ready;
+    const endpoints = await ready;
+    tell({ type: 'faults', entries: deps.faults.entries() });
+    return { worker, endpoints, tell, ask, exit };
   } catch (err) {
     await worker.terminate();
     throw err;
   }
-  const stopSync = deps.faults.onChange(() => tell({ type: 'faults', entries: deps.faults.entries() }));
-  tell({ type: 'faults', entries: deps.faults.entries() });
+}
 
+/**
+ * If the proxy thread ends while it should be running (a crash), it is started again on the same
+ * ports, once per failure, and `onRestart` says so in plain words (the CLI prints it; mcpscope
+ * records it as a log event). Exchanges in flight at that moment are lost to their clients.
+ */
+export async function startProxyThread(
+  config: ProxyThreadConfig,
+  deps: { capture: (record: WireRecord) => void; faults: FaultRegistry; onRestart?: (text: string) => void },
+): Promise<ProxyThread> {
+  let current = await launch(config, deps);
+  const endpoints = current.endpoints;
+  let closing = false;
+  const stopSync = deps.faults.onChange(() => current.tell({ type: 'faults', entries: deps.faults.entries() }));
+
+  const watch = (running: Running) => {
+    let failure: Error | undefined;
+    running.worker.once('error', (err) => (failure = err));
+    void running.exit.then(async () => {
+      if (closing || running !== current) return;
+      const why = failure ? `${failure.message}` : 'it stopped';
+      // The same ports, so that clients pointed at them keep working.
+      const again = { ...config, upstreams: config.upstreams.map((u, i) => ({ ...u, port: endpoints[i]!.port })) };
+      try {
+        current = await launch(again, deps);
+        watch(current);
+        deps.onRestart?.(`The proxy thread failed (${why}); mcpscope started it again on the same ports. Requests in flight at that moment were cut off.`);
+      } catch (err) {
+        deps.onRestart?.(`The proxy thread failed (${why}) and could not be started again: ${(err as Error).message}. The proxy ports are closed; restart mcpscope.`);
+      }
+    });
+  };
+  watch(current);
+
+  const closedPorts = new Set<number>();
   return {
-    ports: endpoints.map((e, index) => ({ ...e, close: () => ask((n) => ({ type: 'close', index, n })) })),
-    settle: () => ask((n) => ({ type: 'sync', n })),
+    ports: endpoints.map((e, index) => ({
+      ...e,
+      close: () => {
+        closedPorts.add(index);
+        // With its last port closed the thread ends by itself: that is not a failure.
+        if (closedPorts.size === endpoints.length) closing = true;
+        return current.ask((n) => ({ type: 'close', index, n }));
+      },
+    })),
+    settle: () => current.ask((n) => ({ type: 'sync', n })),
+    get worker() {
+      return current.worker;
+    },
     async close() {
+      closing = true;
       stopSync();
-      await ask((n) => ({ type: 'close', n }));
-      await worker.terminate();
-      await exit;
+      await current.ask((n) => ({ type: 'close', n }));
+      await current.worker.terminate();
+      await current.exit;
     },
   };
 }

@@ -89,4 +89,23 @@ describe('the proxy thread', () => {
     await scope.settle();
     expect(scope.store.size).toBe(0);
   });
+
+  it('a proxy thread that dies is started again on the same port, and the restart is recorded in plain words', async () => {
+    peer = new Worker(PEER, { eval: true });
+    const { upstream } = await new Promise<{ upstream: string }>((resolve) => peer!.once('message', resolve));
+    scope = await startMcpscope({ target: upstream, port: 0, uiPort: false });
+    const first = scope.proxyThread!.worker;
+    const warned = new Promise<string>((resolve) => process.once('warning', (w) => resolve(w.message)));
+    await first.terminate(); // as a crash would end it
+    const log = await scope.waitFor((s) => s.snapshot().find((e) => e.type === 'log' && /proxy thread/.test(e.text)));
+    expect(log.type === 'log' && log.text).toMatch(/started it again on the same ports/);
+    expect(await warned).toMatch(/started it again on the same ports/);
+    expect(scope.proxyThread!.worker).not.toBe(first);
+    // The same URL works again, and is recorded.
+    const results = new Promise<{ done: { text: string }[] }>((resolve) => peer!.once('message', resolve));
+    peer.postMessage({ proxyUrl: scope.proxy.url, calls: 2, answered: new SharedArrayBuffer(4) });
+    expect((await results).done.map((d) => d.text)).toEqual(['pong 1', 'pong 2']);
+    await scope.settle();
+    expect(scope.store.exchanges.size).toBe(2);
+  });
 });
