@@ -189,7 +189,12 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           capture,
           faults,
           onRestart: (text) => {
-            store.append({ type: 'log', ts: Date.now(), source: 'mcpscope', text });
+            // What the dead thread had in flight will never end by itself: end it here.
+            queue.flush();
+            const ts = Date.now();
+            for (const xid of recorder.openExchanges()) capture({ t: 'abort', xid, ts, side: 'proxy', reason: "mcpscope's proxy thread failed while this exchange was in flight" });
+            queue.flush();
+            store.append({ type: 'log', ts, source: 'mcpscope', text });
             store.commit();
             process.emitWarning(`mcpscope: ${text}`);
           },

@@ -270,7 +270,7 @@ export interface ProblemEvent {
   sessionId?: string;
   exchangeId?: string;
   level: 'warn' | 'error';
-  /** e.g. `invalid-json`, `not-jsonrpc`, `truncated-stream`, `upstream-unreachable`, `upstream-reset`, `capture-overflow`. */
+  /** e.g. `invalid-json`, `not-jsonrpc`, `truncated-stream`, `upstream-unreachable`, `upstream-reset`, `proxy-failed`, `capture-overflow`. */
   code: string;
   text: string;
   /** The offending bytes (a bounded prefix), when there are any. */

@@ -156,6 +156,11 @@ export class Recorder {
   }
 
   /** The CaptureQueue consumer. */
+  /** The HTTP exchanges not yet ended (their responses still streaming, or not yet begun). */
+  openExchanges(): string[] {
+    return [...this.exchanges].filter(([, ex]) => !ex.ended).map(([xid]) => xid);
+  }
+
   handle = (records: WireRecord[]): void => {
     for (const r of records) {
       try {
@@ -514,6 +519,8 @@ export class Recorder {
       ex.info.hints.push({ level: 'info', code: 'client-closed', text: 'The client closed this stream; mcpscope closed its upstream request as well, as a direct connection would.' });
       if (ex.info.listen !== undefined) this.onListenEnd(ex, 'client');
       else this.cancelByClose(ex);
+    } else if (side === 'proxy') {
+      this.problem(ex, 'error', 'proxy-failed', `${reason}. The client's connection was cut off there; a direct connection would not have been.`);
     } else {
       if (ex.info.listen !== undefined) this.onListenEnd(ex, 'upstream');
       this.problem(ex, 'error', 'upstream-reset', `${reason}. The client received everything up to that point, then the connection broke as it would have directly.`);

@@ -126,10 +126,16 @@ class UpstreamAbort extends EventEmitter {
 }
 
 let exchangeCounter = 0;
-/** A fresh exchange id. Ids are process-wide so several proxies can share one store. */
+let exchangePrefix = 'x';
+/** A fresh exchange id. Ids are process-wide (thread-wide) so several proxies can share one store. */
 export function nextExchangeId(): string {
   exchangeCounter += 1;
-  return `x${exchangeCounter}`;
+  return `${exchangePrefix}${exchangeCounter}`;
+}
+
+/** Ids from here on start with `prefix` (a restarted proxy thread must not reuse its predecessor's). */
+export function setExchangeIdPrefix(prefix: string): void {
+  exchangePrefix = prefix;
 }
 
 /**

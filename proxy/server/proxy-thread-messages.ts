@@ -18,6 +18,8 @@ export interface ProxyThreadConfig {
   maxQueuedBytes?: number;
   /** Body bytes handed to the recorder at most; past them a non-SSE body is counted and hashed on the proxy thread. */
   maxBodyBytes: number;
+  /** Exchange ids start with this (default `x`); a restarted thread gets a new one. */
+  idPrefix?: string;
   /** false: capture nothing (forwarding only; see McpscopeOptions.record). */
   record?: boolean;
 }

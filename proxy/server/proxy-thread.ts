@@ -137,6 +137,7 @@ export async function startProxyThread(
   let current = await launch(config, deps);
   const endpoints = current.endpoints;
   let closing = false;
+  let restarts = 0;
   const stopSync = deps.faults.onChange(() => current.tell({ type: 'faults', entries: deps.faults.entries() }));
 
   const watch = (running: Running) => {
@@ -146,7 +147,8 @@ export async function startProxyThread(
       if (closing || running !== current) return;
       const why = failure ? `${failure.message}` : 'it stopped';
       // The same ports, so that clients pointed at them keep working.
-      const again = { ...config, upstreams: config.upstreams.map((u, i) => ({ ...u, port: endpoints[i]!.port })) };
+      restarts += 1;
+      const again = { ...config, idPrefix: `r${restarts}x`, upstreams: config.upstreams.map((u, i) => ({ ...u, port: endpoints[i]!.port })) };
       try {
         current = await launch(again, deps);
         watch(current);

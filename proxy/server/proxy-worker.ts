@@ -15,11 +15,12 @@ import { packRecords } from '../capture/record-transfer.js';
 import { BodyLimit } from '../capture/body-limit.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
-import { startProxyServer, type ProxyServer } from './proxy-server.js';
+import { setExchangeIdPrefix, startProxyServer, type ProxyServer } from './proxy-server.js';
 import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
 
 const port = parentPort!;
 const config = workerData as ProxyThreadConfig;
+if (config.idPrefix) setExchangeIdPrefix(config.idPrefix);
 const say = (m: FromProxyThread, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
 
 /** Chunk bytes captured but not yet taken by the main thread, at most (default). */

@@ -16,7 +16,8 @@ const server = createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d));
   req.on('end', () => {
-    const id = JSON.parse(body).id;
+    const { id, method } = JSON.parse(body);
+    if (method === 'hang') return; // never answered
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'pong ' + id }] } }));
   });
@@ -95,8 +96,17 @@ describe('the proxy thread', () => {
     const { upstream } = await new Promise<{ upstream: string }>((resolve) => peer!.once('message', resolve));
     scope = await startMcpscope({ target: upstream, port: 0, uiPort: false });
     const first = scope.proxyThread!.worker;
+    // A call in flight when the thread dies: cut off, and recorded as such.
+    const hanging = fetch(scope.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'hang' }) }).then(
+      () => 'answered',
+      () => 'cut off',
+    );
+    await scope.waitFor((s) => s.exchanges.size === 1);
     const warned = new Promise<string>((resolve) => process.once('warning', (w) => resolve(w.message)));
     await first.terminate(); // as a crash would end it
+    expect(await hanging).toBe('cut off');
+    const cut = await scope.waitFor((s) => s.snapshot().find((e) => e.type === 'problem' && e.code === 'proxy-failed'));
+    expect(cut.type === 'problem' && cut.text).toMatch(/proxy thread failed while this exchange was in flight/);
     const log = await scope.waitFor((s) => s.snapshot().find((e) => e.type === 'log' && /proxy thread/.test(e.text)));
     expect(log.type === 'log' && log.text).toMatch(/started it again on the same ports/);
     expect(await warned).toMatch(/started it again on the same ports/);
@@ -106,6 +116,6 @@ describe('the proxy thread', () => {
     peer.postMessage({ proxyUrl: scope.proxy.url, calls: 2, answered: new SharedArrayBuffer(4) });
     expect((await results).done.map((d) => d.text)).toEqual(['pong 1', 'pong 2']);
     await scope.settle();
-    expect(scope.store.exchanges.size).toBe(2);
+    expect(scope.store.exchanges.size).toBe(3);
   });
 });
