@@ -681,7 +681,7 @@ describe('the WebSocket feed', () => {
 describe('a feed consumer that stops reading', () => {
   it('does not stall the proxy, drops instead of buffering without bound, and says so when it reads again', async () => {
     const upstream = await upstreamWith({ 'POST /mcp': jsonRpcEcho() });
-    const MAX_BUFFERED = 256 * 1024;
+    const MAX_BUFFERED = 512 * 1024;
     const scope = await scopeFor(`${upstream.origin}/mcp`, { feed: { maxBufferedBytes: MAX_BUFFERED, flushMs: 5 } });
     const url = `${scope.proxy.origin}/mcp`;
 
