@@ -27,7 +27,10 @@ export function forFeed(e: McpscopeEvent, limit = FEED_ELIDE_BYTES): McpscopeEve
 }
 
 export interface FeedOptions {
-  /** Stop sending to a socket whose unsent bytes exceed this; its events are dropped meanwhile. Default 8 MiB. */
+  /**
+   * Stop sending to a socket whose unsent bytes exceed this and that read nothing since the last
+   * send (or that holds four times this); its events are dropped meanwhile. Default 8 MiB.
+   */
   maxBufferedBytes?: number;
   /** Coalescing window for live events. Default 25 ms. */
   flushMs?: number;
@@ -44,6 +47,8 @@ interface Client {
   dropped: number;
   dropFrom: number;
   dropTo: number;
+  /** The socket's unsent bytes right after the last send: less now means it is reading. */
+  sentBuffered: number;
 }
 
 export class FeedHub {
@@ -74,7 +79,7 @@ export class FeedHub {
 
   /** Adopts an upgraded socket: hello, snapshot of everything after `since`, then live batches. */
   add(ws: WebSocket, since = 0): void {
-    const client: Client = { ws, queue: [], dropped: 0, dropFrom: 0, dropTo: 0 };
+    const client: Client = { ws, queue: [], dropped: 0, dropFrom: 0, dropTo: 0, sentBuffered: 0 };
     this.clients.add(client);
     ws.on('close', () => this.remove(client));
     ws.on('error', () => this.remove(client));
@@ -145,7 +150,11 @@ export class FeedHub {
     if (c.queue.length === 0) return;
     const events = c.queue;
     c.queue = [];
-    if (c.ws.bufferedAmount > this.maxBufferedBytes) {
+    // Over the limit, a consumer is dropped from if it read nothing since the last send (stalled),
+    // or if it is over four times the limit whatever it does (too slow): one that is reading but
+    // was handed a big batch (the server's own thread was busy) is not.
+    const buffered = c.ws.bufferedAmount;
+    if (buffered > this.maxBufferedBytes && (buffered >= c.sentBuffered || buffered > 4 * this.maxBufferedBytes)) {
       if (c.dropped === 0) c.dropFrom = events[0].seq;
       c.dropped += events.length;
       c.dropTo = events[events.length - 1].seq;
@@ -156,6 +165,7 @@ export class FeedHub {
       c.dropped = 0;
     }
     this.send(c, { type: 'events', events: events.map((e) => forFeed(e)) });
+    c.sentBuffered = c.ws.bufferedAmount;
   }
 
   private send(c: Client, message: FeedMessage): void {

@@ -1,0 +1,74 @@
+/** The feed's back-pressure rule, with a fake socket whose unsent bytes the test sets. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FeedHub } from '../../proxy/server/feed.js';
+import { EventStore } from '../../proxy/store/event-store.js';
+import type { FeedMessage } from '../../proxy/model/events.js';
+
+class FakeSocket {
+  readonly OPEN = 1;
+  readonly CLOSED = 3;
+  readyState = 1;
+  bufferedAmount = 0;
+  sent: FeedMessage[] = [];
+  /** What each send adds to bufferedAmount. */
+  perSend = 0;
+  on() {}
+  once() {}
+  send(data: string) {
+    this.sent.push(JSON.parse(data) as FeedMessage);
+    this.bufferedAmount += this.perSend;
+  }
+  close() {}
+  terminate() {}
+}
+
+const LIMIT = 1000;
+afterEach(() => vi.useRealTimers());
+
+function setup() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const store = new EventStore();
+  const hub = new FeedHub(store, { version: 't', showSecrets: false, maxBufferedBytes: LIMIT, flushMs: 5 });
+  const ws = new FakeSocket();
+  hub.add(ws as never);
+  ws.sent = [];
+  let n = 0;
+  const burst = () => {
+    store.append({ type: 'log', ts: 1, source: 'mcpscope', text: `event ${++n}` });
+    store.commit();
+    vi.advanceTimersByTime(5);
+  };
+  const kinds = () => ws.sent.map((m) => m.type);
+  return { ws, burst, kinds };
+}
+
+describe('FeedHub: who is dropped from', () => {
+  it('a consumer over the limit that read nothing since the last send: its events are dropped, then it is told how many', () => {
+    const { ws, burst, kinds } = setup();
+    ws.perSend = 600;
+    burst(); // 0 → 600: sent
+    burst(); // 600 ≤ limit: sent → 1200
+    burst(); // 1200 > limit, no progress: dropped
+    burst(); // dropped
+    expect(kinds()).toEqual(['events', 'events']);
+    ws.bufferedAmount = 0; // it read everything
+    burst();
+    expect(kinds()).toEqual(['events', 'events', 'dropped', 'events']);
+    expect(ws.sent[2]).toMatchObject({ type: 'dropped', count: 2 });
+  });
+
+  it('a consumer over the limit that is reading is sent to, up to four times the limit', () => {
+    const { ws, burst, kinds } = setup();
+    ws.perSend = 1500; // each batch alone is bigger than the limit
+    burst(); // 0 → 1500
+    for (let i = 0; i < 3; i++) {
+      ws.bufferedAmount -= 500; // it read some since the last send
+      burst(); // over the limit but progressing: sent
+    }
+    expect(kinds()).toEqual(['events', 'events', 'events', 'events']);
+    expect(ws.bufferedAmount).toBe(4500); // > 4 × limit from here on
+    ws.bufferedAmount -= 100;
+    burst(); // progressing, but past four times the limit: dropped
+    expect(kinds()).toEqual(['events', 'events', 'events', 'events']);
+  });
+});
