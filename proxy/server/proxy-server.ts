@@ -415,7 +415,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       for (const s of stages) s.destroy();
       raw.destroy();
     };
-    for (const s of stages) s.once('error', breakOff);
+    // `on`, not `once`: a second error from a stage must not go unhandled (breakOff is idempotent).
+    for (const s of stages) s.on('error', breakOff);
     finished(raw, (err) => {
       if (!err) return end({ t: 'response-end', xid, ts: now() });
       // Closed before it finished: the client went away (unless the upstream broke off first).
