@@ -91,3 +91,29 @@ export function writeAtomic(path: string, text: string): void {
 export function removeFile(path: string): void {
   rmSync(path, { force: true });
 }
+
+/**
+ * The first steps `wrap` and `unwrap` share: read the config and its wrap record, apply `change`,
+ * list the servers on stderr. A config that cannot be read or understood is said in plain words
+ * and gives exit code 1 (returned instead of a result).
+ */
+export function loadConfigChange<R extends { servers: { name: string; detail: string }[]; key: string }>(
+  command: string,
+  file: string,
+  change: (text: string, record: WrapRecord | undefined) => R,
+): R | 1 {
+  let result: R;
+  try {
+    result = change(readConfig(file), readRecord(file));
+  } catch (e) {
+    if (e instanceof ClientConfigError) {
+      process.stderr.write(`mcpscope ${command}: ${file}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  for (const s of result.servers) process.stderr.write(`  ${s.name}: ${s.detail}\n`);
+  if (result.servers.length === 0) process.stderr.write(`  (no servers under "${result.key}")\n`);
+  return result;
+}
+

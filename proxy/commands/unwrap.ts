@@ -4,8 +4,8 @@
  * stdio entries edited since (or wrapped by hand) are rebuilt from the command line after `--`.
  * Prints the restored config, or with --write backs the file up and replaces it.
  */
-import { ClientConfigError, unwrapConfig } from './client-config.js';
-import { backup, readConfig, readRecord, recordPath, removeFile, writeAtomic } from './client-config-files.js';
+import { unwrapConfig } from './client-config.js';
+import { backup, loadConfigChange, recordPath, removeFile, writeAtomic } from './client-config-files.js';
 import { parseOneFileArgs } from './one-file-args.js';
 
 const HELP = `mcpscope unwrap — undo mcpscope wrap
@@ -24,22 +24,12 @@ export async function main(argv: string[]): Promise<number> {
   const { values, file } = args;
   const write = values.write ?? false;
 
-  let result: ReturnType<typeof unwrapConfig>;
-  let hadRecord: boolean;
-  try {
-    const text = readConfig(file);
-    const record = readRecord(file);
+  let hadRecord = false;
+  const result = loadConfigChange('unwrap', file, (text, record) => {
     hadRecord = record !== undefined;
-    result = unwrapConfig(text, record);
-  } catch (e) {
-    if (e instanceof ClientConfigError) {
-      err.write(`mcpscope unwrap: ${file}: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-  for (const s of result.servers) err.write(`  ${s.name}: ${s.detail}\n`);
-  if (result.servers.length === 0) err.write(`  (no servers under "${result.key}")\n`);
+    return unwrapConfig(text, record);
+  });
+  if (result === 1) return 1;
 
   if (!write) {
     process.stdout.write(result.text);

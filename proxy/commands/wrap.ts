@@ -5,8 +5,8 @@
  * and replaces it, recording what changed in `<config>.mcpscope.json` for `mcpscope unwrap`.
  * The transforms are in client-config.ts.
  */
-import { ClientConfigError, DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
-import { backup, readConfig, readRecord, recordPath, writeAtomic } from './client-config-files.js';
+import { DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
+import { backup, loadConfigChange, recordPath, writeAtomic } from './client-config-files.js';
 import { parseOneFileArgs } from './one-file-args.js';
 
 const HELP = `mcpscope wrap — route an MCP client's servers through mcpscope
@@ -41,20 +41,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const write = values.write ?? false;
 
-  let result: ReturnType<typeof wrapConfig>;
-  try {
-    const text = readConfig(file);
-    result = wrapConfig(text, { uiPort, record: readRecord(file) });
-  } catch (e) {
-    if (e instanceof ClientConfigError) {
-      err.write(`mcpscope wrap: ${file}: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-
-  for (const s of result.servers) err.write(`  ${s.name}: ${s.detail}\n`);
-  if (result.servers.length === 0) err.write(`  (no servers under "${result.key}")\n`);
+  const result = loadConfigChange('wrap', file, (text, record) => wrapConfig(text, { uiPort, record }));
+  if (result === 1) return 1;
 
   if (!write) {
     process.stdout.write(result.text);
