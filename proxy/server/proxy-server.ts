@@ -1,8 +1,8 @@
 /**
  * The transparent reverse proxy (the hot path).
  *
- * fastify + @fastify/http-proxy forward every method and path to the target's origin 1:1. This
- * file's only jobs are: forward bytes unchanged and unbuffered, push a capture record for each
+ * fastify + @fastify/http-proxy route every method and path here; forwardUpstream sends each
+ * request to the target's origin 1:1 with undici, once (no retries). This file's only jobs are: forward bytes unchanged and unbuffered, push a capture record for each
  * thing that crosses (a reference to the chunk, nothing more), and apply the few documented
  * modifications (the legacy `endpoint` event). Parsing and correlation happen elsewhere, later.
  */
@@ -65,10 +65,13 @@ const HOP_BY_HOP = new Set([
 ]);
 
 function endToEndHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  const listed = typeof headers.connection === 'string' ? headers.connection.toLowerCase().split(',').map((s) => s.trim()) : [];
+  // Per request and per response: a plain loop, and the Connection list parsed only when present.
+  const connection = headers.connection;
+  const listed = typeof connection === 'string' && connection !== 'keep-alive' && connection !== 'close' ? connection.toLowerCase().split(',').map((s) => s.trim()) : undefined;
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.includes(name)) continue;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || (listed !== undefined && listed.includes(name))) continue;
     out[name] = value;
   }
   return out;
@@ -138,34 +141,6 @@ export function setExchangeIdPrefix(prefix: string): void {
   exchangePrefix = prefix;
 }
 
-/**
- * reply-from hands each upstream request to `dispatcher.request(opts, cb)` synchronously from
- * within `reply.from()`. We wrap an undici Agent so that each request gets the AbortSignal of the
- * client request being proxied: a client that goes away before the response head arrives
- * (a long JSON tool call, say) aborts the upstream request too.
- */
-function abortableDispatcher(agent: Agent) {
-  let current: UpstreamAbort | undefined;
-  return {
-    withSignal<T>(signal: UpstreamAbort, fn: () => T): T {
-      current = signal;
-      try {
-        return fn();
-      } finally {
-        current = undefined;
-      }
-    },
-    dispatcher: {
-      request(opts: Dispatcher.RequestOptions, cb: (err: Error | null, data?: Dispatcher.ResponseData) => void) {
-        const signal = current;
-        return agent.request({ ...opts, signal }, cb as never);
-      },
-      close: () => agent.close(),
-      destroy: () => agent.destroy(),
-    },
-  };
-}
-
 function jsonRpcIdFrom(head: Buffer[]): string | number | null {
   try {
     const parsed = JSON.parse(Buffer.concat(head).toString('utf8')) as unknown;
@@ -183,7 +158,7 @@ function jsonRpcIdFrom(head: Buffer[]): string | number | null {
 function describeUpstreamError(err: unknown): { code: string; cause: string } {
   let e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
   const isSocketCode = (c: unknown) => typeof c === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(c);
-  // reply-from wraps undici's error; the useful code is on the cause.
+  // An error may wrap the socket's; the useful code is on a cause.
   while (e && !isSocketCode(e.code) && e.cause) e = e.cause as typeof e;
   const code = isSocketCode(e?.code) ? (e!.code as string) : e?.name === 'AbortError' ? 'UND_ERR_ABORTED' : 'UNKNOWN';
   const words: Record<string, string> = {
@@ -204,6 +179,7 @@ function describeUpstreamError(err: unknown): { code: string; cause: string } {
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const target = new URL(options.target);
   const upstreamOrigin = target.origin;
+  const upstreamHost = target.host;
   const capture = options.capture;
   const rewrite = options.rewrite !== false;
   /** Paths a rewritten `resource_metadata` pointed at (metadata need not live under /.well-known). */
@@ -218,7 +194,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     connections: 256,
     pipelining: 1,
   });
-  const dispatch = abortableDispatcher(agent);
 
   const app = Fastify({
     logger: false,
@@ -259,7 +234,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     upstream: upstreamOrigin,
     prefix: '/',
     httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
-    undici: dispatch.dispatcher as never,
+    // reply-from (registered by @fastify/http-proxy) gets the same agent, but forwarding is ours
+    // (forwardUpstream): reply-from would retry a GET answered 503 up to ten times, and its
+    // header copying and URL cache cost a quarter of the hop's CPU for nothing we use.
+    undici: agent as never,
     disableRequestLogging: true,
     internalRewriteLocationHeader: false,
     preHandler: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
@@ -268,26 +246,38 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       if (faults === undefined || faults.size === 0) return done();
       decideFault(request, reply, faults, done);
     },
-    handler: (request: FastifyRequest, reply: FastifyReply, dest: string, handlerOptions: unknown) => {
-      const ctx = request.mcpscope!;
-      return dispatch.withSignal(ctx.abort, () => reply.from(dest, handlerOptions as never));
-    },
-    replyOptions: {
-      // Forward the query string byte for byte (the default re-encodes it).
-      // Hop-by-hop request headers (TE, Proxy-Connection, Keep-Alive…) belong to the client's hop only.
-      rewriteRequestHeaders: (_req: unknown, headers: Record<string, string | string[] | undefined>) => endToEndHeaders(headers),
-      queryString: (_search: string, reqUrl: string) => {
-        const q = reqUrl.indexOf('?');
-        return q >= 0 ? reqUrl.slice(q + 1) : '';
-      },
-      onResponse: (request: FastifyRequest, reply: FastifyReply, res: { statusCode: number; headers: IncomingHttpHeaders; stream: Readable }) => {
-        relayResponse(request, reply, res);
-      },
-      onError: (reply: FastifyReply, { error }: { error: Error }) => {
-        upstreamFailed(reply, error);
-      },
-    },
+    handler: (request: FastifyRequest, reply: FastifyReply) => forwardUpstream(request, reply),
   } as never);
+
+  /**
+   * Sends the request upstream as it came: same method, path and query byte for byte, the
+   * end-to-end headers with Host set to the upstream's, the body streamed. One attempt only: what
+   * the upstream answers, or how it fails, is what the client gets.
+   */
+  function forwardUpstream(request: FastifyRequest, reply: FastifyReply): void {
+    const ctx = request.mcpscope!;
+    const headers = endToEndHeaders(request.headers);
+    headers.host = upstreamHost;
+    const body = request.body instanceof Readable ? request.body : null;
+    const onAnswer = (err: Error | null, data?: Dispatcher.ResponseData) => {
+      if (err || !data) return upstreamFailed(reply, err ?? new Error('no response'));
+      if (ctx.abort.aborted) {
+        // The client left just as the head arrived: nobody to relay it to.
+        ctx.responded = true;
+        capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: 'the client went away before the upstream answered; mcpscope aborted the upstream request' });
+        data.body.on('error', () => undefined);
+        data.body.destroy();
+        return;
+      }
+      relayResponse(request, reply, { statusCode: data.statusCode, headers: data.headers as IncomingHttpHeaders, stream: data.body });
+    };
+    try {
+      agent.request({ origin: upstreamOrigin, path: request.url, method: request.method as Dispatcher.HttpMethod, headers, body, signal: ctx.abort }, onAnswer);
+    } catch (err) {
+      // A request undici refuses to send (an `Expect` header, say): answered like an unreachable upstream.
+      upstreamFailed(reply, err as Error);
+    }
+  }
 
   function startCapture(request: FastifyRequest, reply: FastifyReply): void {
     const xid = nextExchangeId();
@@ -357,7 +347,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     const contentType = String(res.headers['content-type'] ?? '').toLowerCase();
     const isSse = contentType.startsWith('text/event-stream');
     const pathname = pathOf(request.url);
-    if (rewrite && proxyOrigin) rewriteAuthHeaders(xid, pathname, res.statusCode, headers);
+    if (rewrite && proxyOrigin && (headers['www-authenticate'] !== undefined || headers['location'] !== undefined)) rewriteAuthHeaders(xid, pathname, res.statusCode, headers);
 
     const stages: (Readable | Transform)[] = [res.stream];
     if (isSse && rewrite && request.method === 'GET' && proxyOrigin) {

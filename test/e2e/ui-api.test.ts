@@ -989,6 +989,24 @@ describe('errors', () => {
     expect(upstream2.seen[0].headers['last-event-id']).toBe('42');
     expect(upstream2.seen[0].headers['mcp-session-id']).toBe('sid-1');
   });
+
+  it('relays an upstream 503 to a GET at once and never retries it (a client decides whether to retry, not the proxy)', async () => {
+    // @fastify/reply-from retries a GET answered 503 up to ten times; a debugging proxy must not.
+    const upstream = await upstreamWith({
+      'GET /mcp': (_req, res) => {
+        res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '0' });
+        res.end('busy');
+      },
+    });
+    const scope = await scopeFor(`${upstream.origin}/mcp`);
+    const res = await http(`${scope.proxy.origin}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'sid-1' } });
+    expect(res.status).toBe(503);
+    expect(res.text).toBe('busy');
+    expect(res.headers['retry-after']).toBe('0');
+    expect(upstream.seen.filter((r) => r.method === 'GET')).toHaveLength(1);
+    const exchange = await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.endedAt !== undefined));
+    expect(exchange.status).toBe(503);
+  });
 });
 
 // =============================================================================================
