@@ -164,7 +164,11 @@ export class FeedHub {
       this.send(c, { type: 'dropped', count: c.dropped, fromSeq: c.dropFrom, toSeq: c.dropTo });
       c.dropped = 0;
     }
-    this.send(c, { type: 'events', events: events.map((e) => forFeed(e)) });
+    // An exchange is upserted on its request, its response head and its end, often within one
+    // batch: only the latest upsert goes out (the snapshot skips superseded ones the same way).
+    const live: McpscopeEvent[] = [];
+    for (const e of events) if (!this.store.isSuperseded(e)) live.push(forFeed(e));
+    if (live.length > 0) this.send(c, { type: 'events', events: live });
     c.sentBuffered = c.ws.bufferedAmount;
   }
 

@@ -307,6 +307,16 @@ export class EventStore {
     return false;
   }
 
+  /**
+   * A session or exchange upsert that a later upsert of the same session or exchange replaced.
+   * The feed leaves these out of a live batch (the later one is in the same batch or a later one),
+   * as the snapshot does: an exchange is upserted two or three times within milliseconds.
+   */
+  isSuperseded(e: McpscopeEvent): boolean {
+    const latest = e.type === 'session' ? this.latestUpsert.get(`s:${e.session.id}`) : e.type === 'exchange' ? this.latestUpsert.get(`x:${e.exchange.id}`) : undefined;
+    return latest !== undefined && latest > e.seq;
+  }
+
   private isLatestUpsert(e: McpscopeEvent): boolean {
     if (e.type === 'session') return this.latestUpsert.get(`s:${e.session.id}`) === e.seq;
     if (e.type === 'exchange') return this.latestUpsert.get(`x:${e.exchange.id}`) === e.seq;

@@ -628,8 +628,13 @@ describe('the WebSocket feed', () => {
     const live = feed.liveEvents();
     expect(live.every((e) => e.seq > lastSeqBefore)).toBe(true);
     for (let i = 1; i < live.length; i++) expect(live[i].seq).toBeGreaterThan(live[i - 1].seq);
-    // Nothing from before the connection is sent twice, and nothing is lost in between.
-    expect(live[0].seq).toBe(lastSeqBefore + 1);
+    // Nothing from before the connection is sent twice, and nothing is lost in between: every
+    // later event is sent live, except an exchange/session upsert that a later one replaced
+    // before its batch went out.
+    const liveSeqs = new Set(live.map((e) => e.seq));
+    const after = scope.store.snapshot(lastSeqBefore);
+    expect(after.filter((e) => !liveSeqs.has(e.seq))).toEqual([]);
+    expect(live.filter((e) => !after.some((a) => a.seq === e.seq)).every((e) => scope.store.isSuperseded(e))).toBe(true);
     const liveMessages = messagesIn(live);
     expect(liveMessages.map((m) => [m.kind, m.method])).toEqual([
       ['request', 'tools/call'],
@@ -697,7 +702,9 @@ describe('a feed consumer that stops reading', () => {
     expect(feedClients()).toHaveLength(2);
     let peakBuffered = 0;
     let producedBytes = 0;
+    const produced: McpscopeEvent[] = [];
     const unsubscribe = scope.store.subscribe((batch) => {
+      produced.push(...batch);
       for (const e of batch) producedBytes += JSON.stringify(e).length;
       for (const ws of feedClients()) peakBuffered = Math.max(peakBuffered, ws.bufferedAmount);
     });
@@ -770,11 +777,18 @@ describe('a feed consumer that stops reading', () => {
     // Nothing after the dropped message is older than the gap it reports.
     const later = slow.messages.slice(droppedAt + 1).flatMap((m) => (m.type === 'events' ? m.events : []));
     expect(later.every((e) => e.seq > d.toSeq)).toBe(true);
-    // Every live event was either delivered or counted as dropped, none twice.
+    // Every live event was delivered, counted as dropped, or an exchange/session upsert that a
+    // later one replaced (a live batch carries only the latest); none twice.
     const live = slow.liveEvents();
-    expect(live.some((e) => e.seq >= d.fromSeq && e.seq <= d.toSeq)).toBe(false);
-    expect(live.length + d.count).toBe(finalSeq - hello.lastSeq);
+    const inGap = (seq: number) => seq >= d.fromSeq && seq <= d.toSeq;
+    expect(live.some((e) => inGap(e.seq))).toBe(false);
     expect(new Set(live.map((e) => e.seq)).size).toBe(live.length);
+    expect(produced.map((e) => e.seq)).toEqual(Array.from({ length: finalSeq - hello.lastSeq }, (_, i) => hello.lastSeq + 1 + i));
+    expect(produced.filter((e) => inGap(e.seq))).toHaveLength(d.count);
+    const liveSeqs = new Set(live.map((e) => e.seq));
+    const unsent = produced.filter((e) => !liveSeqs.has(e.seq) && !inGap(e.seq));
+    expect(unsent.filter((e) => !scope.store.isSuperseded(e))).toEqual([]);
+    expect(live.length + d.count + unsent.length).toBe(finalSeq - hello.lastSeq);
   });
 });
 

@@ -72,3 +72,37 @@ describe('FeedHub: who is dropped from', () => {
     expect(kinds()).toEqual(['events', 'events', 'events', 'events']);
   });
 });
+
+describe('FeedHub: live batches', () => {
+  it('send only the latest upsert of an exchange or session within a batch, and every other event', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const store = new EventStore();
+    const hub = new FeedHub(store, { version: 't', showSecrets: false, flushMs: 5 });
+    const ws = new FakeSocket();
+    hub.add(ws as never);
+    ws.sent = [];
+    const exchange = (id: string, extra: Record<string, unknown> = {}) =>
+      store.append({ type: 'exchange', ts: 1, exchange: { id, method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1, requestBytes: 0, responseBytes: 0, ...extra } });
+    exchange('x1');
+    store.append({ type: 'log', ts: 1, source: 'mcpscope', text: 'between' });
+    exchange('x1', { status: 200 });
+    exchange('x2');
+    exchange('x1', { status: 200, endedAt: 2 });
+    store.commit();
+    vi.advanceTimersByTime(5);
+    expect(ws.sent).toHaveLength(1);
+    const sent = ws.sent[0].type === 'events' ? ws.sent[0].events : [];
+    expect(sent.map((e) => (e.type === 'exchange' ? `${e.exchange.id}@${e.seq}` : e.type))).toEqual(['log', 'x2@4', 'x1@5']);
+    expect(sent.at(-1)).toMatchObject({ exchange: { endedAt: 2 } });
+
+    // An upsert whose successor comes in a later batch is left out of this one; the later one is sent then.
+    exchange('x3');
+    store.commit();
+    exchange('x3', { status: 202 });
+    vi.advanceTimersByTime(5);
+    store.commit();
+    vi.advanceTimersByTime(5);
+    const later = ws.sent.slice(1).flatMap((m) => (m.type === 'events' ? m.events : []));
+    expect(later.map((e) => (e.type === 'exchange' ? `${e.exchange.id}@${e.seq}` : e.type))).toEqual(['x3@7']);
+  });
+});
