@@ -142,16 +142,38 @@ async function latency(p: Path, json: boolean): Promise<{ p50: number; p99: numb
   return { p50: quantile(ts, 0.5), p99: quantile(ts, 0.99) };
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLK_TCK = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
+/** CPU time a process has used so far, all its threads, user + system, in µs (Linux). */
+function procCpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+}
+
+/** Proxy CPU per call during the timed throughput runs (µs), by path; `feed consumer` for mcpscope's UI-like consumer. */
+const cpuPerCall: Record<string, number[]> = {};
+/** False during the warm-up: its CPU figures are not kept. */
+let timed = false;
+
 async function throughput(p: Path): Promise<number> {
   const clients = await Promise.all(Array.from({ length: TP_CLIENTS }, () => connect(p.url, true)));
   await Promise.all(clients.map((c) => echo(c, 0)));
+  const cpuPids = [p.pid, p === mcpscope ? feedConsumer.pid : undefined];
+  const cpuBefore = cpuPids.map((pid) => (pid ? procCpuUs(pid) : 0));
   const t = performance.now();
   await Promise.all(clients.map(async (c) => {
     for (let i = 0; i < TP_CALLS; i++) await echo(c, i);
   }));
   const s = (performance.now() - t) / 1000;
+  // Read at once: what the proxy still does for these calls afterwards (the recorder catching up)
+  // is not counted here; the capture-cost workload measures its effect on calls/s.
+  const cpuAfter = cpuPids.map((pid) => (pid ? procCpuUs(pid) : 0));
+  const calls = TP_CLIENTS * TP_CALLS;
+  if (timed && p.pid) push(cpuPerCall, p.name, (cpuAfter[0]! - cpuBefore[0]!) / calls);
+  if (timed && cpuPids[1]) push(cpuPerCall, 'feed consumer', (cpuAfter[1]! - cpuBefore[1]!) / calls);
   await Promise.all(clients.map((c) => c.close()));
-  return (TP_CLIENTS * TP_CALLS) / s;
+  return calls / s;
 }
 
 /** One call streaming STREAM_EVENTS progress notifications; `rate` events/s, 0 = as fast as the server writes. */
@@ -228,6 +250,7 @@ for (const p of paths) {
   await throughput(p);
 }
 const t0 = performance.now();
+timed = true;
 
 for (let r = 1; r <= ROUNDS; r++) {
   const order = r % 2 ? paths : [...paths].reverse();
@@ -273,6 +296,15 @@ for (const p of runs('throughput') ? others : []) {
   const v = median(tp[p.name]!);
   row('2 throughput 20×100 (calls/s)', p.name, f(tpd, 0), f(v, 0), `${f(v / tpd)}×`, '≥ 0.85×', p === mcpscope ? verdict(v / tpd >= 0.85) : '—');
 }
+// CPU per call: the hop's own cost, read from /proc (all threads), steadier than calls/s on a busy machine.
+const cpuBase = cpuPerCall[plainNode.name] ? median(cpuPerCall[plainNode.name]!) : NaN;
+for (const p of runs('throughput') || runs('capture') ? others : []) {
+  const xs = cpuPerCall[p.name];
+  if (!xs) continue;
+  const v = median(xs);
+  row('2 proxy CPU per call, all its threads (µs)', p.name, f(cpuBase, 0), f(v, 0), `${f(v / cpuBase)}× plain Node`, '—', '—');
+}
+if (cpuPerCall['feed consumer']) row('2 UI-like feed consumer CPU per call (µs)', 'mcpscope', '—', f(median(cpuPerCall['feed consumer']!), 0), '—', '—', '—');
 const mitmTp = tp.mitmproxy ? median(tp.mitmproxy) : undefined;
 if (mitmTp !== undefined) row('2 throughput vs mitmproxy', 'mcpscope', f(mitmTp, 0), f(median(tp[mcpscope.name]!), 0), `${f(median(tp[mcpscope.name]!) / mitmTp)}×`, '> 1×', verdict(median(tp[mcpscope.name]!) > mitmTp));
 const sd = st[direct.name] ?? [];
@@ -320,7 +352,7 @@ const sdkVersion = JSON.parse(readFileSync(new URL('../node_modules/@modelcontex
 const scopeVersion = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
 const summary = [
-  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) and the streaming delay rows (difference to direct, not a ratio).`,
+  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) the streaming delay rows (difference to direct, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
   `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process; "mcpscope" = from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy hop on this machine. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
   hasMitm ? 'mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream\'s length.' : '',
   hasMitm ? '' : 'mitmproxy: not installed (apt-get install mitmproxy) — no mitmproxy column in this run.',

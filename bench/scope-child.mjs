@@ -11,9 +11,9 @@ import { yieldCpuToProxyThread } from '../dist/proxy/server/proxy-thread.js';
 const [target] = process.argv.slice(2);
 const withUi = process.env.SCOPE_CHILD_UI === '1';
 const scope = await startMcpscope({ target, port: 0, uiPort: withUi ? 0 : false, token: 'bench', record: process.env.SCOPE_CHILD_RECORD !== '0' });
-// As the CLI does: the main thread (recorder, store, UI) yields the CPU to the proxy thread.
+// As the CLI does: every thread but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it.
 // SCOPE_CHILD_NICE=0 leaves it as is (to measure the difference).
-if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(Number(process.env.SCOPE_CHILD_NICE ?? 10));
+if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(scope.proxyThread, Number(process.env.SCOPE_CHILD_NICE ?? 10));
 // The RSS sampler runs only between `reset` and `stats`, so that it costs nothing elsewhere.
 let peak = process.memoryUsage.rss();
 let sampler;

@@ -214,9 +214,9 @@ async function main(): Promise<void> {
     // Default ports taken (another mcpscope?): any free ports will do.
     scope = await startMcpscope({ ...options, port: 0, uiPort: 0 });
   }
-  // The recorder, store and UI yield the CPU to the proxy thread (Linux: this thread only).
+  // Everything but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it (Linux).
   const { yieldCpuToProxyThread } = await import('./server/proxy-thread.js');
-  yieldCpuToProxyThread();
+  yieldCpuToProxyThread(scope.proxyThread);
 
   const out = process.stderr;
   let banner = `\nmcpscope ${packageVersion()}\n`;

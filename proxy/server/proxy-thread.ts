@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { unpackRecords } from '../capture/record-transfer.js';
@@ -29,6 +29,8 @@ export interface ProxyThread {
   close(): Promise<void>;
   /** The worker running the ports now (tests end it to check the restart). */
   readonly worker: Worker;
+  /** Its kernel thread id (Linux), for yieldCpuToProxyThread. */
+  readonly tid: number | undefined;
 }
 
 /**
@@ -55,6 +57,7 @@ function spawnWorker(config: ProxyThreadConfig): Worker {
 interface Running {
   worker: Worker;
   endpoints: ProxyEndpoint[];
+  tid: number | undefined;
   tell(m: ToProxyThread): void;
   /** Sends a request carrying a fresh `n` and resolves on its answer (or when the thread is gone). */
   ask(m: (n: number) => ToProxyThread): Promise<void>;
@@ -87,6 +90,7 @@ async function launch(
   // After it is running, a failure is reported by its exit (see startProxyThread).
   worker.on('error', () => undefined);
 
+  let tid: number | undefined;
   const ready = new Promise<ProxyEndpoint[]>((resolve, reject) => {
     worker.on('message', (m: FromProxyThread) => {
       switch (m.type) {
@@ -104,6 +108,7 @@ async function launch(
           waiting.delete(m.n);
           break;
         case 'ready':
+          tid = m.tid;
           resolve(m.endpoints);
           break;
         case 'failed':
@@ -118,7 +123,7 @@ async function launch(
   try {
     const endpoints = await ready;
     tell({ type: 'faults', entries: deps.faults.entries() });
-    return { worker, endpoints, tell, ask, exit };
+    return { worker, endpoints, tid, tell, ask, exit };
   } catch (err) {
     await worker.terminate();
     throw err;
@@ -175,6 +180,9 @@ export async function startProxyThread(
     get worker() {
       return current.worker;
     },
+    get tid() {
+      return current.tid;
+    },
     async close() {
       closing = true;
       stopSync();
@@ -186,21 +194,32 @@ export async function startProxyThread(
 }
 
 /**
- * On Linux, setpriority(2) applies to one thread: this lowers the calling thread — mcpscope's
- * main thread, with the recorder, store, UI server and feed — by `by` nice levels, below the
- * proxy thread, so that on a busy machine the forwarding gets the CPU first. The CLI calls it once
- * the proxy thread runs. Library users (tests, `mcpscope/testing`) are left alone: it would lower
- * their own program's main thread. Returns the new nice value, or undefined where it does not
- * apply (other systems, where it would lower the whole process, proxy thread included).
+ * On Linux, setpriority(2) applies to one thread. This lowers every thread of mcpscope except the
+ * proxy thread by `by` nice levels: the main thread (recorder, store, UI server, feed), V8's
+ * helper threads (garbage collection, compilation) and libuv's pool, so that on a busy machine
+ * the forwarding gets the CPU first and the recording catches up when there is CPU to spare.
+ * Threads started later inherit the lowered priority from the main thread; a proxy thread started
+ * again after a failure does too (it then shares the lower priority: an unprivileged process
+ * cannot raise a thread back). The CLI calls it once the proxy thread runs. Library users (tests,
+ * `mcpscope/testing`) are left alone: it would lower their own program's threads.
+ * Returns the new nice value of the calling thread, or undefined where it does not apply (other
+ * systems, or no proxy thread id: lowering the whole process would lower the proxy thread too).
  */
-export function yieldCpuToProxyThread(by = 10): number | undefined {
-  if (process.platform !== 'linux') return undefined;
+export function yieldCpuToProxyThread(thread: Pick<ProxyThread, 'tid'> | undefined, by = 10): number | undefined {
+  if (process.platform !== 'linux' || thread?.tid === undefined) return undefined;
   try {
     const nice = Math.min(19, getPriority(0) + by);
-    setPriority(0, nice);
+    for (const task of readdirSync('/proc/self/task')) {
+      const tid = Number(task);
+      if (tid === thread.tid) continue;
+      try {
+        setPriority(tid, nice);
+      } catch {
+        /* a thread that ended meanwhile */
+      }
+    }
     return nice;
   } catch {
     return undefined;
   }
 }
-

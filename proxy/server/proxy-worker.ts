@@ -10,6 +10,7 @@
  * Started by proxy/server/proxy-thread.ts; the protocol is in proxy-thread-messages.ts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
 import { CaptureQueue } from '../capture/capture-queue.js';
 import { packRecords } from '../capture/record-transfer.js';
 import { BodyLimit } from '../capture/body-limit.js';
@@ -48,6 +49,16 @@ const faults = new FaultRegistry();
 faults.onTaken = (id, serial) => say({ type: 'fault-taken', id, serial });
 
 const servers: (ProxyServer | undefined)[] = [];
+
+/** This thread's kernel id (Linux: /proc/thread-self → <pid>/task/<tid>), or undefined elsewhere. */
+function threadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 async function start(): Promise<void> {
   let nextPort = config.port ?? 0;
@@ -104,7 +115,7 @@ port.on('message', (m: ToProxyThread) => {
 
 try {
   await start();
-  say({ type: 'ready', endpoints: servers.map((s) => ({ origin: s!.origin, url: s!.url, port: s!.port })) });
+  say({ type: 'ready', endpoints: servers.map((s) => ({ origin: s!.origin, url: s!.url, port: s!.port })), tid: threadId() });
 } catch (err) {
   const e = err as NodeJS.ErrnoException;
   await Promise.all(servers.map((s) => s?.close().catch(() => undefined)));

@@ -82,7 +82,7 @@ describe('FeedHub: live batches', () => {
     hub.add(ws as never);
     ws.sent = [];
     const exchange = (id: string, extra: Record<string, unknown> = {}) =>
-      store.append({ type: 'exchange', ts: 1, exchange: { id, method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1, requestBytes: 0, responseBytes: 0, ...extra } });
+      store.append({ type: 'exchange', ts: 1, exchange: { id, method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1, requestBytes: 0, responseBytes: 0, hints: [], ...extra } });
     exchange('x1');
     store.append({ type: 'log', ts: 1, source: 'mcpscope', text: 'between' });
     exchange('x1', { status: 200 });
