@@ -16,10 +16,21 @@ interface Body {
 const isSse = (headers: Record<string, string | string[] | undefined>): boolean =>
   String(headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
 
+/** Content-Length as a number, when it is one. */
+function declaredLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const v = headers['content-length'];
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
 export class BodyLimit {
   private readonly bodies = new Map<string, Body>();
   /** Exchanges whose response is an SSE stream (never limited). */
   private readonly sse = new Set<string>();
+  /**
+   * Bodies (`${side}|${xid}`) whose Content-Length is within the limit: HTTP framing cannot make
+   * them longer, so they are handed over as they come, with no hash kept (most MCP bodies).
+   */
+  private readonly small = new Set<string>();
 
   private out: WireRecord[] = [];
 
@@ -38,14 +49,19 @@ export class BodyLimit {
 
   private push(r: WireRecord): void {
     switch (r.t) {
-      case 'response':
-        if (isSse(r.headers)) this.sse.add(r.xid);
+      case 'request':
+      case 'response': {
+        if (r.t === 'response' && isSse(r.headers)) this.sse.add(r.xid);
+        const declared = declaredLength(r.headers);
+        if (declared !== undefined && declared <= this.limit) this.small.add(`${r.t}|${r.xid}`);
         return this.next(r);
+      }
       case 'request-chunk':
       case 'response-chunk': {
         const side = r.t === 'request-chunk' ? 'request' : 'response';
         if (side === 'response' && this.sse.has(r.xid)) return this.next(r);
         const key = `${side}|${r.xid}`;
+        if (this.small.has(key)) return this.next(r);
         let body = this.bodies.get(key);
         if (!body) this.bodies.set(key, (body = { hash: createHash('sha256'), bytes: 0 }));
         body.hash.update(r.chunk);
@@ -60,6 +76,7 @@ export class BodyLimit {
         const side = r.t === 'request-end' ? 'request' : 'response';
         const body = this.bodies.get(`${side}|${r.xid}`);
         this.bodies.delete(`${side}|${r.xid}`);
+        this.small.delete(`${side}|${r.xid}`);
         if (side === 'response') this.sse.delete(r.xid);
         return this.next(body && body.bytes > this.limit ? { ...r, sha256: body.hash.digest('hex') } : r);
       }
@@ -67,6 +84,8 @@ export class BodyLimit {
       case 'upstream-error':
         this.bodies.delete(`request|${r.xid}`);
         this.bodies.delete(`response|${r.xid}`);
+        this.small.delete(`request|${r.xid}`);
+        this.small.delete(`response|${r.xid}`);
         this.sse.delete(r.xid);
         return this.next(r);
       default:

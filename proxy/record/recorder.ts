@@ -1009,7 +1009,9 @@ function mayBeJson(text: string): boolean {
   return /^\s*[[{]/.test(text);
 }
 
+/** A copy of `o` without its undefined properties (built up, not `delete`d: that would leave a slow dictionary-mode object for the store, the feed and JSON.stringify). */
 function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+  const out = {} as T;
+  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+  return out;
 }

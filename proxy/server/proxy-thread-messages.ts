@@ -22,6 +22,13 @@ export interface ProxyThreadConfig {
   idPrefix?: string;
   /** false: capture nothing (forwarding only; see McpscopeOptions.record). */
   record?: boolean;
+  /**
+   * One BigInt64 cell, shared: chunk bytes the proxy thread has handed over that the main thread
+   * has not yet taken. The proxy thread adds a batch's bytes when it posts it; the main thread
+   * subtracts them when it takes it — no acknowledgement message, so no extra wake-up of the proxy
+   * thread per batch.
+   */
+  inFlight?: SharedArrayBuffer;
 }
 
 export interface ProxyEndpoint {
@@ -34,8 +41,6 @@ export interface ProxyEndpoint {
 
 /** Main thread → proxy thread. */
 export type ToProxyThread =
-  /** `bytes` chunk bytes of a batch were taken by the recorder's queue. */
-  | { type: 'ack'; bytes: number }
   | { type: 'faults'; entries: FaultRuleEntry[] }
   /** Send what is captured now and answer `synced` with the same `n`. */
   | { type: 'sync'; n: number }

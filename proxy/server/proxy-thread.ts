@@ -69,7 +69,8 @@ async function launch(
   config: ProxyThreadConfig,
   deps: { capture: (record: WireRecord) => void; faults: FaultRegistry },
 ): Promise<Running> {
-  const worker = spawnWorker(config);
+  const inFlight = new BigInt64Array(new SharedArrayBuffer(8));
+  const worker = spawnWorker({ ...config, inFlight: inFlight.buffer as SharedArrayBuffer });
   const tell = (m: ToProxyThread) => worker.postMessage(m);
   let n = 0;
   const waiting = new Map<number, () => void>();
@@ -96,7 +97,7 @@ async function launch(
       switch (m.type) {
         case 'records': {
           for (const r of unpackRecords(m.batch)) deps.capture(r);
-          tell({ type: 'ack', bytes: m.batch.bytes.byteLength });
+          Atomics.sub(inFlight, 0, BigInt(m.batch.bytes.byteLength));
           break;
         }
         case 'fault-taken':

@@ -26,14 +26,15 @@ const say = (m: FromProxyThread, transfer?: ArrayBuffer[]) => port.postMessage(m
 
 /** Chunk bytes captured but not yet taken by the main thread, at most (default). */
 const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
-let inFlight = 0;
+/** Chunk bytes posted to the main thread and not yet taken there (it subtracts what it takes). */
+const inFlight = new BigInt64Array(config.inFlight ?? new SharedArrayBuffer(8));
 // Past --max-body, a non-SSE body is counted and hashed here (on the batch, not per chunk)
 // instead of being handed over.
 const limit = new BodyLimit(config.maxBodyBytes);
 const queue = new CaptureQueue(
   (records) => {
     const batch = packRecords(limit.apply(records));
-    inFlight += batch.bytes.byteLength;
+    Atomics.add(inFlight, 0, BigInt(batch.bytes.byteLength));
     say({ type: 'records', batch }, [batch.bytes]);
   },
   // Records wait up to 5 ms so that an exchange's records usually cross in one message: each
@@ -41,7 +42,7 @@ const queue = new CaptureQueue(
   // cross in messages of about 64 KiB: many small buffers come and go more cheaply (in RSS) than
   // a few large ones. The recorder may fall MAX_BEHIND_BYTES behind; past that, chunk bytes are
   // left out of the capture (an `overflow` record says so), never out of the traffic.
-  { maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES, pendingBytes: () => inFlight, delayMs: 5, flushAtBytes: 64 * 1024 },
+  { maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES, pendingBytes: () => Number(Atomics.load(inFlight, 0)), delayMs: 5, flushAtBytes: 64 * 1024 },
 );
 const capture = config.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
 
@@ -82,9 +83,6 @@ async function start(): Promise<void> {
 
 port.on('message', (m: ToProxyThread) => {
   switch (m.type) {
-    case 'ack':
-      inFlight -= m.bytes;
-      break;
     case 'faults':
       faults.mirror(m.entries);
       break;

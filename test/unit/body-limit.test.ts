@@ -81,4 +81,23 @@ describe('BodyLimit (proxy thread): a body is handed over up to the limit, count
     expect(reader.end()).toMatchObject({ truncated: true, bytes: 100 });
     expect(reader.end().sha256).toBeUndefined();
   });
+
+  it('keeps no hash for a body whose Content-Length is within the limit (HTTP framing cannot make it longer), and still cuts and hashes one declared bigger', () => {
+    const l = new BodyLimit(10);
+    const held = () => (l as unknown as { bodies: Map<string, unknown> }).bodies.size;
+    const small = bytes(10);
+    const out = [
+      ...l.apply([{ t: 'request', xid: 'x1', ts: 1, method: 'POST', url: '/mcp', upstreamUrl: 'http://u/mcp', headers: { 'content-length': '10' }, proxyOrigin: 'http://p', target: 'http://u/mcp' }]),
+      ...l.apply(chunks(small, [4], 'request-chunk')),
+    ];
+    expect(held()).toBe(0);
+    out.push(...l.apply([{ t: 'request-end', xid: 'x1', ts: 2 }, { t: 'response', xid: 'x1', ts: 3, status: 200, headers: { 'content-type': 'application/json', 'content-length': '100' } }]));
+    const big = bytes(100);
+    out.push(...l.apply(chunks(big, [4, 60])));
+    expect(held()).toBe(1);
+    out.push(...l.apply([{ t: 'response-end', xid: 'x1', ts: 4 }]));
+    expect(shape(out)).toEqual(['request', 'request-chunk:4', 'request-chunk:6', 'request-end', 'response', 'response-chunk:4', 'response-chunk:6', 'response-skip:50', 'response-skip:40', 'response-end+sha']);
+    expect(out.at(-1)).toMatchObject({ sha256: sha(big) });
+    expect(held()).toBe(0);
+  });
 });

@@ -45,12 +45,13 @@ describe('EventStore: seq stamping', () => {
     expect(s.size).toBe(2);
   });
 
-  it('does not mutate the appended object', () => {
+  it('takes the appended object over: its seq is stamped on it, last, with no copy made', () => {
     const s = new EventStore();
     const ev = { type: 'log' as const, ts: 1, source: 'mcpscope' as const, text: 'x' };
     const stored = s.append(ev);
-    expect(stored).not.toBe(ev);
-    expect('seq' in ev).toBe(false);
+    expect(stored).toBe(ev);
+    expect(Object.keys(stored)).toEqual(['type', 'ts', 'source', 'text', 'seq']);
+    expect(s.snapshot()).toEqual([{ type: 'log', ts: 1, source: 'mcpscope', text: 'x', seq: 1 }]);
   });
 });
 

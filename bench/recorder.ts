@@ -1,0 +1,84 @@
+/**
+ * The recorder's own cost, without sockets: typical Streamable HTTP tools/call exchanges (the
+ * headers and bodies an SDK client and server send) fed to the Recorder in batches as the proxy
+ * thread hands them over, with a feed consumer attached (serialization included).
+ *   tsx bench/recorder.ts [--exchanges N] [--batch K]
+ * Prints µs of main-thread CPU per exchange. For profiling the recorder; not part of `npm run bench`.
+ */
+import { Recorder } from '../proxy/record/recorder.js';
+import { createRedactor } from '../proxy/record/redact.js';
+import { EventStore } from '../proxy/store/event-store.js';
+import { FeedHub } from '../proxy/server/feed.js';
+import type { WireRecord } from '../proxy/capture/wire-records.js';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const EXCHANGES = arg('exchanges', 50_000);
+const BATCH = arg('batch', 10);
+
+const store = new EventStore({ maxEvents: 200_000 });
+const recorder = new Recorder({ store, redactor: createRedactor({}) });
+let sentBytes = 0;
+const socket = { OPEN: 1, CLOSED: 3, readyState: 1, bufferedAmount: 0, on() {}, once() {}, close() {}, terminate() {}, send: (s: string) => void (sentBytes += s.length) };
+const hub = new FeedHub(store, { version: 'bench', showSecrets: false, flushMs: 25 });
+hub.add(socket as never);
+
+const session = '795126c6-b7d9-4900-9b09-45c85fe0fc06';
+const enc = (s: string) => Buffer.from(s, 'utf8');
+let clock = 1_000;
+const ts = () => (clock += 0.05);
+function exchange(i: number, xid: string): WireRecord[] {
+  const body = enc(JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { text: `hello ${i}` } }, jsonrpc: '2.0', id: i + 2 }));
+  const reply = enc(JSON.stringify({ result: { content: [{ type: 'text', text: `hello ${i}` }] }, jsonrpc: '2.0', id: i + 2 }));
+  const requestHeaders = {
+    host: '127.0.0.1:41119', connection: 'keep-alive', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25',
+    'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-language': '*',
+    'sec-fetch-mode': 'cors', 'user-agent': 'node', 'accept-encoding': 'gzip, deflate', 'content-length': String(body.length),
+  };
+  const responseHeaders = { 'content-type': 'application/json', 'mcp-session-id': session, 'content-length': String(reply.length), date: 'Sun, 22 Nov 2026 08:45:07 GMT', connection: 'keep-alive', 'keep-alive': 'timeout=5' };
+  return [
+    { t: 'request', xid, ts: ts(), method: 'POST', url: '/mcp', upstreamUrl: 'http://127.0.0.1:37089/mcp', headers: requestHeaders, proxyOrigin: 'http://127.0.0.1:41119', target: 'http://127.0.0.1:37089/mcp' },
+    { t: 'request-chunk', xid, ts: ts(), chunk: body },
+    { t: 'request-end', xid, ts: ts() },
+    { t: 'response', xid, ts: ts(), status: 200, headers: responseHeaders },
+    { t: 'response-chunk', xid, ts: ts(), chunk: reply },
+    { t: 'response-end', xid, ts: ts() },
+  ];
+}
+// The session's initialize first, so that the calls belong to a known session.
+const init = enc(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
+const initReply = enc(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'up', version: '1' } } }));
+recorder.handle([
+  { t: 'request', xid: 'i0', ts: ts(), method: 'POST', url: '/mcp', upstreamUrl: 'http://127.0.0.1:37089/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, proxyOrigin: 'http://127.0.0.1:41119', target: 'http://127.0.0.1:37089/mcp' },
+  { t: 'request-chunk', xid: 'i0', ts: ts(), chunk: init },
+  { t: 'request-end', xid: 'i0', ts: ts() },
+  { t: 'response', xid: 'i0', ts: ts(), status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': session } },
+  { t: 'response-chunk', xid: 'i0', ts: ts(), chunk: initReply },
+  { t: 'response-end', xid: 'i0', ts: ts() },
+]);
+
+// Records as the proxy thread hands them over: every BATCH exchanges' records in one handle();
+// half of each batch's exchanges end in the next one (a 5 ms batch cuts exchanges in two).
+const all: WireRecord[][] = [];
+for (let i = 0; i < EXCHANGES; i++) all.push(exchange(i, `x${i}`));
+const run = async (from: number, to: number) => {
+  for (let i = from; i < to; i += BATCH) {
+    const batch: WireRecord[] = [];
+    for (let j = i; j < Math.min(to, i + BATCH); j++) batch.push(...all[j]!.slice(0, 3));
+    for (let j = Math.max(from, i - BATCH); j < i; j++) batch.push(...all[j]!.slice(3));
+    recorder.handle(batch);
+    if ((i / BATCH) % 25 === 0) await new Promise((r) => setImmediate(r)); // let the feed flush
+  }
+};
+const warm = Math.floor(EXCHANGES / 5);
+await run(0, warm);
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+await run(warm, EXCHANGES);
+await new Promise((r) => setTimeout(r, 30)); // the feed's last flush
+const cpu = process.cpuUsage(cpu0);
+const n = EXCHANGES - warm;
+console.log(`${n} exchanges in batches of ${BATCH}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per exchange (${((performance.now() - t0 - 30) / n * 1000).toFixed(1)} µs wall), feed ${(sentBytes / EXCHANGES).toFixed(0)} bytes per exchange, ${store.size} events kept`);
+await hub.close();
