@@ -28,10 +28,16 @@ export function forFeed(e: McpscopeEvent, limit = FEED_ELIDE_BYTES): McpscopeEve
 
 export interface FeedOptions {
   /**
-   * Stop sending to a socket whose unsent bytes exceed this and that read nothing since the last
-   * send (or that holds four times this); its events are dropped meanwhile. Default 8 MiB.
+   * Stop sending to a socket whose unsent bytes exceed this and that has read nothing for
+   * `stallMs` (or that holds four times this); its events are dropped meanwhile. Default 8 MiB.
    */
   maxBufferedBytes?: number;
+  /**
+   * How long a socket over `maxBufferedBytes` may go without reading before it counts as stalled.
+   * Default 1000 ms: a consumer busy for a moment (a GC, a layout, a test process generating load)
+   * is not dropped from; 0 drops from one that read nothing since the last send.
+   */
+  stallMs?: number;
   /** Coalescing window for live events. Default 25 ms. */
   flushMs?: number;
   /** Events per snapshot message. Default 2000. */
@@ -49,6 +55,8 @@ interface Client {
   dropTo: number;
   /** The socket's unsent bytes right after the last send: less now means it is reading. */
   sentBuffered: number;
+  /** When it was last seen reading (or within the limit). */
+  progressAt: number;
 }
 
 export class FeedHub {
@@ -56,6 +64,7 @@ export class FeedHub {
   private unsubscribe: () => void;
   private readonly maxBufferedBytes: number;
   private readonly flushMs: number;
+  private readonly stallMs: number;
   private readonly snapshotChunk: number;
 
   constructor(
@@ -64,6 +73,7 @@ export class FeedHub {
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
     this.flushMs = options.flushMs ?? 25;
+    this.stallMs = options.stallMs ?? 1000;
     this.snapshotChunk = options.snapshotChunk ?? 2000;
     this.unsubscribe = store.subscribe((batch) => {
       for (const c of this.clients) {
@@ -79,7 +89,7 @@ export class FeedHub {
 
   /** Adopts an upgraded socket: hello, snapshot of everything after `since`, then live batches. */
   add(ws: WebSocket, since = 0): void {
-    const client: Client = { ws, queue: [], dropped: 0, dropFrom: 0, dropTo: 0, sentBuffered: 0 };
+    const client: Client = { ws, queue: [], dropped: 0, dropFrom: 0, dropTo: 0, sentBuffered: 0, progressAt: Date.now() };
     this.clients.add(client);
     ws.on('close', () => this.remove(client));
     ws.on('error', () => this.remove(client));
@@ -150,11 +160,15 @@ export class FeedHub {
     if (c.queue.length === 0) return;
     const events = c.queue;
     c.queue = [];
-    // Over the limit, a consumer is dropped from if it read nothing since the last send (stalled),
-    // or if it is over four times the limit whatever it does (too slow): one that is reading but
-    // was handed a big batch (the server's own thread was busy) is not.
+    // Over the limit, a consumer is dropped from if it has read nothing for stallMs (stalled), or
+    // if it is over four times the limit whatever it does (too slow): one that is reading, or was
+    // busy for a moment, but was handed a big batch (the server's own thread was busy) is not.
     const buffered = c.ws.bufferedAmount;
-    if (buffered > this.maxBufferedBytes && (buffered >= c.sentBuffered || buffered > 4 * this.maxBufferedBytes)) {
+    const now = Date.now();
+    const progressing = buffered < c.sentBuffered || buffered <= this.maxBufferedBytes;
+    if (progressing) c.progressAt = now;
+    const stalled = !progressing && now - c.progressAt >= this.stallMs;
+    if (buffered > this.maxBufferedBytes && (stalled || buffered > 4 * this.maxBufferedBytes)) {
       if (c.dropped === 0) c.dropFrom = events[0].seq;
       c.dropped += events.length;
       c.dropTo = events[events.length - 1].seq;

@@ -25,10 +25,10 @@ class FakeSocket {
 const LIMIT = 1000;
 afterEach(() => vi.useRealTimers());
 
-function setup() {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+function setup(stallMs = 0) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   const store = new EventStore();
-  const hub = new FeedHub(store, { version: 't', showSecrets: false, maxBufferedBytes: LIMIT, flushMs: 5 });
+  const hub = new FeedHub(store, { version: 't', showSecrets: false, maxBufferedBytes: LIMIT, flushMs: 5, stallMs });
   const ws = new FakeSocket();
   hub.add(ws as never);
   ws.sent = [];
@@ -70,6 +70,22 @@ describe('FeedHub: who is dropped from', () => {
     ws.bufferedAmount -= 100;
     burst(); // progressing, but past four times the limit: dropped
     expect(kinds()).toEqual(['events', 'events', 'events', 'events']);
+  });
+});
+
+describe('FeedHub: the stall window', () => {
+  it('sends to a consumer over the limit (under four times it) that reads nothing for less than stallMs, then drops from it until it reads', () => {
+    const { ws, burst, kinds } = setup(100);
+    ws.bufferedAmount = 1500; // over the limit, under 4 × limit; it never reads
+    for (let i = 0; i < 19; i++) burst(); // 5 … 95 ms since it was last seen within the limit
+    expect(kinds()).toEqual(Array(19).fill('events'));
+    burst(); // 100 ms: stalled
+    burst();
+    expect(ws.sent).toHaveLength(19);
+    ws.bufferedAmount = 900; // it read
+    burst();
+    expect(kinds().slice(19)).toEqual(['dropped', 'events']);
+    expect(ws.sent[19]).toMatchObject({ type: 'dropped', count: 2 });
   });
 });
 
