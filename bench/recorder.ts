@@ -2,8 +2,9 @@
  * The recorder's own cost, without sockets: typical Streamable HTTP tools/call exchanges (the
  * headers and bodies an SDK client and server send) fed to the Recorder in batches as the proxy
  * thread hands them over, with a feed consumer attached (serialization included).
- *   tsx bench/recorder.ts [--exchanges N] [--batch K]
- * Prints µs of main-thread CPU per exchange. For profiling the recorder; not part of `npm run bench`.
+ *   tsx bench/recorder.ts [--exchanges N] [--batch K]     JSON tools/call exchanges
+ *   tsx bench/recorder.ts --sse [--events N]                one tools/call streaming N progress notifications
+ * Prints µs of CPU per exchange (or per SSE event). For profiling the recorder; not part of `npm run bench`.
  */
 import { Recorder } from '../proxy/record/recorder.js';
 import { createRedactor } from '../proxy/record/redact.js';
@@ -58,6 +59,42 @@ recorder.handle([
   { t: 'response-chunk', xid: 'i0', ts: ts(), chunk: initReply },
   { t: 'response-end', xid: 'i0', ts: ts() },
 ]);
+
+if (process.argv.includes('--sse')) {
+  // One tools/call answered by an SSE stream of progress notifications, as the SDK server writes
+  // them, a few events per chunk, the chunks handed over in batches of 64 (5 ms at 13k events/s).
+  const EVENTS = arg('events', 100_000);
+  const xid = 'sse1';
+  const call = enc(JSON.stringify({ method: 'tools/call', params: { name: 'stream', arguments: { n: EVENTS, rate: 0 }, _meta: { progressToken: 7 } }, jsonrpc: '2.0', id: 1 }));
+  recorder.handle([
+    { t: 'request', xid, ts: ts(), method: 'POST', url: '/mcp', upstreamUrl: 'http://127.0.0.1:37089/mcp', headers: { 'content-type': 'application/json', 'mcp-session-id': session, 'content-length': String(call.length) }, proxyOrigin: 'http://127.0.0.1:41119', target: 'http://127.0.0.1:37089/mcp' },
+    { t: 'request-chunk', xid, ts: ts(), chunk: call },
+    { t: 'request-end', xid, ts: ts() },
+    { t: 'response', xid, ts: ts(), status: 200, headers: { 'content-type': 'text/event-stream', 'mcp-session-id': session, 'cache-control': 'no-cache', connection: 'keep-alive' } },
+  ]);
+  const chunks: WireRecord[] = [];
+  for (let i = 0; i < EVENTS; i += 3) {
+    let text = '';
+    for (let j = i; j < Math.min(EVENTS, i + 3); j++) text += `event: message\ndata: ${JSON.stringify({ method: 'notifications/progress', params: { progressToken: 7, progress: j + 1, total: EVENTS, message: String(1_700_000_000_000 + j) }, jsonrpc: '2.0' })}\n\n`;
+    chunks.push({ t: 'response-chunk', xid, ts: ts(), chunk: enc(text) });
+  }
+  const warmAt = Math.floor(chunks.length / 5);
+  const feedChunks = async (from: number, to: number) => {
+    for (let i = from; i < to; i += 64) {
+      recorder.handle(chunks.slice(i, Math.min(to, i + 64)));
+      if ((i / 64) % 8 === 0) await new Promise((r) => setImmediate(r));
+    }
+  };
+  await feedChunks(0, warmAt);
+  const c0 = process.cpuUsage();
+  await feedChunks(warmAt, chunks.length);
+  await new Promise((r) => setTimeout(r, 30));
+  const c = process.cpuUsage(c0);
+  const n = EVENTS - warmAt * 3;
+  console.log(`${n} SSE progress events: ${((c.user + c.system) / n).toFixed(1)} µs CPU per event, feed ${(sentBytes / EVENTS).toFixed(0)} bytes per event, ${store.size} events kept`);
+  await hub.close();
+  process.exit(0);
+}
 
 // Records as the proxy thread hands them over: every BATCH exchanges' records in one handle();
 // half of each batch's exchanges end in the next one (a 5 ms batch cuts exchanges in two).
