@@ -144,9 +144,9 @@ async function latency(p: Path, json: boolean): Promise<{ p50: number; p99: numb
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const CLK_TCK = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
-/** CPU time a process has used so far, all its threads, user + system, in µs (Linux). */
-function procCpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU time a process (or, with `tid`, one of its threads) has used so far, user + system, in µs (Linux). */
+function procCpuUs(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
 }
@@ -161,6 +161,9 @@ async function throughput(p: Path): Promise<number> {
   await Promise.all(clients.map((c) => echo(c, 0)));
   const cpuPids = [p.pid, p === mcpscope ? feedConsumer.pid : undefined];
   const cpuBefore = cpuPids.map((pid) => (pid ? procCpuUs(pid) : 0));
+  // mcpscope: its main thread (recorder, store, UI, feed) and its proxy thread, apart.
+  const proxyTid = p.scope?.ready.proxyTid as number | undefined;
+  const threadsBefore = p.pid && proxyTid ? [procCpuUs(p.pid, p.pid), procCpuUs(p.pid, proxyTid)] : undefined;
   const t = performance.now();
   await Promise.all(clients.map(async (c) => {
     for (let i = 0; i < TP_CALLS; i++) await echo(c, i);
@@ -169,7 +172,12 @@ async function throughput(p: Path): Promise<number> {
   // Read at once: what the proxy still does for these calls afterwards (the recorder catching up)
   // is not counted here; the capture-cost workload measures its effect on calls/s.
   const cpuAfter = cpuPids.map((pid) => (pid ? procCpuUs(pid) : 0));
+  const threadsAfter = threadsBefore ? [procCpuUs(p.pid!, p.pid), procCpuUs(p.pid!, proxyTid)] : undefined;
   const calls = TP_CLIENTS * TP_CALLS;
+  if (timed && threadsBefore && threadsAfter) {
+    push(cpuPerCall, `${p.name}: main thread`, (threadsAfter[0]! - threadsBefore[0]!) / calls);
+    push(cpuPerCall, `${p.name}: proxy thread`, (threadsAfter[1]! - threadsBefore[1]!) / calls);
+  }
   if (timed && p.pid) push(cpuPerCall, p.name, (cpuAfter[0]! - cpuBefore[0]!) / calls);
   if (timed && cpuPids[1]) push(cpuPerCall, 'feed consumer', (cpuAfter[1]! - cpuBefore[1]!) / calls);
   await Promise.all(clients.map((c) => c.close()));
@@ -276,6 +284,18 @@ const feedMessages = Number((await feedConsumer.ask('count')).messages);
 // ---------------------------------------------------------------- report
 
 const f = (n: number, d = 2) => n.toFixed(d);
+/**
+ * Paired by round: the median of `op(path, baseline)` over the rounds, and its range. Rounds are
+ * interleaved, so a slow spell of the machine affects both sides of a pair; a ratio of the two
+ * medians would mix rounds and carry that drift.
+ */
+function paired(xs: number[], base: number[], op: (x: number, b: number) => number = (x, b) => x / b): { mid: number; lo: number; hi: number } {
+  const vs = xs.map((x, i) => op(x, base[i]!)).filter((v) => Number.isFinite(v));
+  return { mid: median(vs), lo: Math.min(...vs), hi: Math.max(...vs) };
+}
+const ratio = (r: { mid: number; lo: number; hi: number }) => `${f(r.mid)}× (${f(r.lo)}–${f(r.hi)})`;
+const signed = (v: number, d = 3) => `${v >= 0 ? '+' : '−'}${f(Math.abs(v), d)}`;
+const delta = (r: { mid: number; lo: number; hi: number }) => `${signed(r.mid)} ms (${signed(r.lo)} … ${signed(r.hi)})`;
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 const rows: string[] = [];
 const row = (...c: string[]) => rows.push(`| ${c.join(' | ')} |`);
@@ -283,18 +303,20 @@ const others = paths.filter((p) => p !== direct);
 
 for (const mode of runs('latency') ? (['json', 'sse'] as const) : []) {
   for (const q of ['p50', 'p99'] as const) {
-    const d = median(lat[mode]![direct.name]!.map((x) => x[q]));
+    const ds = lat[mode]![direct.name]!.map((x) => x[q]);
+    const d = median(ds);
     const limit = q === 'p50' ? 1.1 : 1.25;
     for (const p of others) {
-      const v = median(lat[mode]![p.name]!.map((x) => x[q]));
-      row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, p.name, f(d, 3), f(v, 3), `${f(v / d)}×`, `≤ ${f(limit)}×`, p === mcpscope ? verdict(v / d <= limit) : '—');
+      const vs = lat[mode]![p.name]!.map((x) => x[q]);
+      const r = paired(vs, ds);
+      row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, p.name, f(d, 3), f(median(vs), 3), ratio(r), `≤ ${f(limit)}×`, p === mcpscope ? verdict(r.mid <= limit) : '—');
     }
   }
 }
 const tpd = runs('throughput') ? median(tp[direct.name]!) : NaN;
 for (const p of runs('throughput') ? others : []) {
-  const v = median(tp[p.name]!);
-  row('2 throughput 20×100 (calls/s)', p.name, f(tpd, 0), f(v, 0), `${f(v / tpd)}×`, '≥ 0.85×', p === mcpscope ? verdict(v / tpd >= 0.85) : '—');
+  const r = paired(tp[p.name]!, tp[direct.name]!);
+  row('2 throughput 20×100 (calls/s)', p.name, f(tpd, 0), f(median(tp[p.name]!), 0), ratio(r), '≥ 0.85×', p === mcpscope ? verdict(r.mid >= 0.85) : '—');
 }
 // CPU per call: the hop's own cost, read from /proc (all threads), steadier than calls/s on a busy machine.
 const cpuBase = cpuPerCall[plainNode.name] ? median(cpuPerCall[plainNode.name]!) : NaN;
@@ -303,27 +325,39 @@ for (const p of runs('throughput') || runs('capture') ? others : []) {
   if (!xs) continue;
   const v = median(xs);
   row('2 proxy CPU per call, all its threads (µs)', p.name, f(cpuBase, 0), f(v, 0), `${f(v / cpuBase)}× plain Node`, '—', '—');
+  const main = cpuPerCall[`${p.name}: main thread`];
+  const proxy = cpuPerCall[`${p.name}: proxy thread`];
+  if (main && proxy) {
+    const m = median(main);
+    const t = median(proxy);
+    row('2 … of which proxy thread / main thread / other threads (µs)', p.name, '—', `${f(t, 0)} / ${f(m, 0)} / ${f(Math.max(0, v - t - m), 0)}`, '—', '—', '—');
+  }
 }
 if (cpuPerCall['feed consumer']) row('2 UI-like feed consumer CPU per call (µs)', 'mcpscope', '—', f(median(cpuPerCall['feed consumer']!), 0), '—', '—', '—');
 const mitmTp = tp.mitmproxy ? median(tp.mitmproxy) : undefined;
-if (mitmTp !== undefined) row('2 throughput vs mitmproxy', 'mcpscope', f(mitmTp, 0), f(median(tp[mcpscope.name]!), 0), `${f(median(tp[mcpscope.name]!) / mitmTp)}×`, '> 1×', verdict(median(tp[mcpscope.name]!) > mitmTp));
+if (mitmTp !== undefined) {
+  const r = paired(tp[mcpscope.name]!, tp.mitmproxy!);
+  row('2 throughput vs mitmproxy', 'mcpscope', f(mitmTp, 0), f(median(tp[mcpscope.name]!), 0), ratio(r), '> 1×', verdict(r.mid > 1));
+}
 const sd = st[direct.name] ?? [];
 const sdEps = median(sd.map((x) => x.eps));
 const spd = sp[direct.name] ?? [];
 for (const p of runs('streaming') ? others : []) {
   const s = st[p.name]!;
   const eps = median(s.map((x) => x.eps));
-  row('3 streaming 10k progress, flat out (events/s)', p.name, f(sdEps, 0), f(eps, 0), `${f(eps / sdEps)}×`, '≥ 0.90×', p === mcpscope ? verdict(eps / sdEps >= 0.9) : '—');
+  const er = paired(s.map((x) => x.eps), sd.map((x) => x.eps));
+  row('3 streaming 10k progress, flat out (events/s)', p.name, f(sdEps, 0), f(eps, 0), ratio(er), '≥ 0.90×', p === mcpscope ? verdict(er.mid >= 0.9) : '—');
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(sd.map((x) => x[q]));
     const v = median(s.map((x) => x[q]));
-    row(`3 flat out: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), `${v - dq >= 0 ? '+' : '−'}${f(Math.abs(v - dq), 3)} ms`, '—', '—');
+    row(`3 flat out: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), delta(paired(s.map((x) => x[q]), sd.map((x) => x[q]), (x, b) => x - b)), '—', '—');
   }
   const paced = sp[p.name]!;
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(spd.map((x) => x[q]));
     const v = median(paced.map((x) => x[q]));
-    row(`3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), `${v - dq >= 0 ? '+' : '−'}${f(Math.abs(v - dq), 3)} ms`, q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(v - dq <= 2) : '—');
+    const dr = paired(paced.map((x) => x[q]), spd.map((x) => x[q]), (x, b) => x - b);
+    row(`3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), delta(dr), q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(dr.mid <= 2) : '—');
   }
 }
 for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
@@ -338,10 +372,13 @@ for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
     }
   }
 }
-const capOff = runs('capture') ? median(tp[`cap:${mcpscopeBare.name}`]!) : NaN;
-const capOn = runs('capture') ? median(tp[`cap:${mcpscope.name}`]!) : NaN;
-const cost = 1 - capOn / capOff;
-if (runs('capture')) row('5 capture cost: capture+UI+feed consumer vs forward-only (calls/s)', 'mcpscope', f(capOff, 0), f(capOn, 0), `${cost >= 0 ? '' : '−'}${f(Math.abs(cost) * 100, 1)} % cost`, '≤ 10 %', verdict(cost <= 0.1));
+if (runs('capture')) {
+  const offs = tp[`cap:${mcpscopeBare.name}`]!;
+  const ons = tp[`cap:${mcpscope.name}`]!;
+  const c = paired(ons, offs, (on, off) => (1 - on / off) * 100);
+  const pct = (v: number) => `${v >= 0 ? '' : '−'}${f(Math.abs(v), 1)} %`;
+  row('5 capture cost: capture+UI+feed consumer vs forward-only (calls/s)', 'mcpscope', f(median(offs), 0), f(median(ons), 0), `${pct(c.mid)} cost (${pct(c.lo)} … ${pct(c.hi)})`, '≤ 10 %', verdict(c.mid <= 10));
+}
 
 const table = [
   '| workload | path | baseline | this path | ratio | target | verdict |',
@@ -352,7 +389,7 @@ const sdkVersion = JSON.parse(readFileSync(new URL('../node_modules/@modelcontex
 const scopeVersion = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
 const summary = [
-  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) the streaming delay rows (difference to direct, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
+  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Ratios and differences are taken per round (each round runs every path back to back) and their median is shown, with the range over the rounds in brackets; the baseline and this-path columns are the plain medians. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) the streaming delay rows (difference to direct, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
   `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process; "mcpscope" = from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy hop on this machine. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
   hasMitm ? 'mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream\'s length.' : '',
   hasMitm ? '' : 'mitmproxy: not installed (apt-get install mitmproxy) — no mitmproxy column in this run.',

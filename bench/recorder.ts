@@ -19,7 +19,7 @@ const arg = (name: string, fallback: number) => {
 const EXCHANGES = arg('exchanges', 50_000);
 const BATCH = arg('batch', 10);
 
-const store = new EventStore({ maxEvents: 200_000 });
+const store = new EventStore({ maxEvents: arg('max-events', 500_000) });
 const recorder = new Recorder({ store, redactor: createRedactor({}) });
 let sentBytes = 0;
 const socket = { OPEN: 1, CLOSED: 3, readyState: 1, bufferedAmount: 0, on() {}, once() {}, close() {}, terminate() {}, send: (s: string) => void (sentBytes += s.length) };

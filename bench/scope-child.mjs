@@ -18,7 +18,7 @@ if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(scope.proxyThrea
 let peak = process.memoryUsage.rss();
 let sampler;
 const say = (v) => process.stdout.write(`${JSON.stringify(v)}\n`);
-say({ proxy: scope.proxy.origin, ui: scope.ui?.origin, token: withUi ? 'bench' : undefined });
+say({ proxy: scope.proxy.origin, ui: scope.ui?.origin, token: withUi ? 'bench' : undefined, proxyTid: scope.proxyThread?.tid });
 for await (const line of createInterface({ input: process.stdin })) {
   const cmd = line.trim();
   if (cmd === 'reset') {
