@@ -2,9 +2,10 @@
  * The transparent reverse proxy (the hot path).
  *
  * fastify + @fastify/http-proxy route every method and path here; forwardUpstream sends each
- * request to the target's origin 1:1 with undici, once (no retries). This file's only jobs are: forward bytes unchanged and unbuffered, push a capture record for each
- * thing that crosses (a reference to the chunk, nothing more), and apply the few documented
- * modifications (the legacy `endpoint` event). Parsing and correlation happen elsewhere, later.
+ * request to the target's origin 1:1 with undici, once (no retries). This file's only jobs are:
+ * forward bytes unchanged and unbuffered, push a capture record for each thing that crosses (a
+ * reference to the chunk, nothing more), and apply the few documented modifications (the legacy
+ * `endpoint` event, OAuth URLs). Parsing and correlation happen elsewhere, later.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import httpProxy from '@fastify/http-proxy';
