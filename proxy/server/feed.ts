@@ -8,23 +8,7 @@ import type { WebSocket } from 'ws';
 import type { FeedMessage, McpscopeEvent } from '../model/events.js';
 import { EVENT_SCHEMA_VERSION } from '../model/events.js';
 import type { EventStore } from '../store/event-store.js';
-
-/** Messages larger than this travel on the feed as stubs; the UI loads them in full on demand. */
-export const FEED_ELIDE_BYTES = 256 * 1024;
-
-/** The form of an event on the feed: large message payloads replaced by a stub (see MessageEvent.elided). */
-export function forFeed(e: McpscopeEvent, limit = FEED_ELIDE_BYTES): McpscopeEvent {
-  if (e.type !== 'message' || e.size <= limit) return e;
-  const full = e.jsonrpc as { id?: unknown; method?: unknown } | null;
-  const stub: Record<string, unknown> = { jsonrpc: '2.0' };
-  if (full && typeof full === 'object') {
-    if ('id' in full) stub.id = full.id;
-    if (typeof full.method === 'string') stub.method = full.method;
-  }
-  stub['…'] = `${e.size} bytes: open this message to load it in full`;
-  const { raw: _raw, ...rest } = e;
-  return { ...rest, jsonrpc: stub, elided: true };
-}
+import { toFeed } from '../model/feed-form.js';
 
 export interface FeedOptions {
   /**
@@ -107,7 +91,7 @@ export class FeedHub {
     const events = this.store.snapshot(since);
     for (let i = 0; i < events.length || i === 0; i += this.snapshotChunk) {
       const part = events.slice(i, i + this.snapshotChunk);
-      this.send(client, { type: 'snapshot', events: part.map((e) => forFeed(e)), done: i + this.snapshotChunk >= events.length });
+      this.send(client, { type: 'snapshot', events: part.map((e) => toFeed(e)), done: i + this.snapshotChunk >= events.length });
     }
   }
 
@@ -181,7 +165,7 @@ export class FeedHub {
     // An exchange is upserted on its request, its response head and its end, often within one
     // batch: only the latest upsert goes out (the snapshot skips superseded ones the same way).
     const live: McpscopeEvent[] = [];
-    for (const e of events) if (!this.store.isSuperseded(e)) live.push(forFeed(e));
+    for (const e of events) if (!this.store.isSuperseded(e)) live.push(toFeed(e));
     if (live.length > 0) this.send(c, { type: 'events', events: live });
     c.sentBuffered = c.ws.bufferedAmount;
   }

@@ -27,6 +27,7 @@ import { exportFileName } from '../../proxy/fixtures/routes.js';
 import { importCapture, readCapture } from '../../proxy/fixtures/import-capture.js';
 import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
 import type { FeedMessage, McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { fromFeed } from '../../proxy/model/feed-form.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
 import { harErrors } from '../support/har-schema.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
@@ -319,7 +320,7 @@ function collectFeed(uiUrl: string): { events: McpscopeEvent[]; until: (p: (even
   const waiters: { p: (e: McpscopeEvent[]) => unknown; resolve: () => void }[] = [];
   ws.on('message', (data) => {
     const m = JSON.parse(String(data)) as FeedMessage;
-    if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events);
+    if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events.map(fromFeed));
     for (const w of [...waiters]) if (w.p(events)) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
   });
   cleanups.push(() => ws.terminate());

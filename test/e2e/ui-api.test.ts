@@ -18,6 +18,7 @@ import { startMcpscope, type Mcpscope, type McpscopeOptions } from '../../proxy/
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { EVENT_SCHEMA_VERSION } from '../../proxy/model/events.js';
 import type { ExchangeInfo, FeedMessage, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
+import { fromFeed } from '../../proxy/model/feed-form.js';
 import { deferred, once, startScriptedUpstream, type Handler, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -161,7 +162,12 @@ class FeedClient {
    * (busy) test process keeps reading its socket while the test generates load.
    */
   get messages(): FeedMessage[] {
-    for (let i = this.parsed.length; i < this.raw.length; i++) this.parsed.push(JSON.parse(this.raw[i]) as FeedMessage);
+    for (let i = this.parsed.length; i < this.raw.length; i++) {
+      const m = JSON.parse(this.raw[i]) as FeedMessage;
+      // As the UI does: a message sent as its raw text gets its parsed form back.
+      if (m.type === 'snapshot' || m.type === 'events') m.events.forEach(fromFeed);
+      this.parsed.push(m);
+    }
     return this.parsed;
   }
 

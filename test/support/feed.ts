@@ -1,6 +1,7 @@
 /** Reads a running mcpscope's WebSocket feed the way the UI does (the UI URL carries the token). */
 import WebSocket from 'ws';
 import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
+import { fromFeed } from '../../proxy/model/feed-form.js';
 
 /** Collects feed events (snapshot and live) until `predicate` holds over all seen so far. */
 export function feedUntil(uiUrl: string, predicate: (events: McpscopeEvent[]) => boolean, ms = 20_000): Promise<McpscopeEvent[]> {
@@ -14,7 +15,7 @@ export function feedUntil(uiUrl: string, predicate: (events: McpscopeEvent[]) =>
     }, ms);
     ws.on('message', (data) => {
       const m = JSON.parse(String(data)) as FeedMessage;
-      if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events);
+      if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events.map(fromFeed));
       if (predicate(events)) {
         clearTimeout(timer);
         ws.close();

@@ -7,6 +7,7 @@
  * disconnecting.
  */
 import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events.js';
+import { fromFeed } from '../../../proxy/model/feed-form.js';
 import type { TimelineStore } from './store.js';
 import type { FeedStatus } from './types.js';
 
@@ -356,7 +357,7 @@ export class FeedClient {
         return false;
       }
       if (e.seq > this.seenSeq) this.seenSeq = e.seq;
-      this.pending.push(e);
+      this.pending.push(fromFeed(e));
     }
     if (this._paused) {
       this.trimHeld();
