@@ -6,7 +6,7 @@
  * not 200, and cannot make it fall behind. SSE streams are handed over whole: every event counts.
  */
 import { createHash, type Hash } from 'node:crypto';
-import type { WireRecord } from './wire-records.js';
+import { declaredLength, type WireRecord } from './wire-records.js';
 
 interface Body {
   hash: Hash;
@@ -15,12 +15,6 @@ interface Body {
 
 const isSse = (headers: Record<string, string | string[] | undefined>): boolean =>
   String(headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
-
-/** Content-Length as a number, when it is one. */
-function declaredLength(headers: Record<string, string | string[] | undefined>): number | undefined {
-  const v = headers['content-length'];
-  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
-}
 
 export class BodyLimit {
   private readonly bodies = new Map<string, Body>();

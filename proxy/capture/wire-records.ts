@@ -9,6 +9,18 @@
 
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
+/** A header's value (the first, when repeated). */
+export function headerValue(h: HeaderMap, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Content-Length as a number, when it is one. */
+export function declaredLength(h: HeaderMap): number | undefined {
+  const v = headerValue(h, 'content-length');
+  return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+}
+
 export type WireRecord =
   | {
       t: 'request';

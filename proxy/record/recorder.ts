@@ -20,7 +20,7 @@ import type {
   TransportKind,
   UnsequencedEvent,
 } from '../model/events.js';
-import type { HeaderMap, StdioStream, WireRecord } from '../capture/wire-records.js';
+import { declaredLength, headerValue, type HeaderMap, type StdioStream, type WireRecord } from '../capture/wire-records.js';
 import { classifyPayload, type ClassifyResult } from '../parse/jsonrpc.js';
 import { Correlator } from '../correlate/correlator.js';
 import { SessionRegistry, groupingKeyOf } from '../correlate/session-registry.js';
@@ -111,16 +111,7 @@ const TRUNCATED_PREFIX_BYTES = 64 * 1024;
 /** A stderr line longer than this is cut (the process's stderr still got every byte). */
 const STDERR_LINE_BYTES = 8192;
 
-function header(h: HeaderMap, name: string): string | undefined {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** Content-Length as a number, when it is one. */
-function declaredLength(h: HeaderMap): number | undefined {
-  const v = header(h, 'content-length');
-  return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
-}
+const header = headerValue;
 
 function mediaType(value: string | undefined): string | undefined {
   if (!value) return undefined;
