@@ -25,3 +25,5 @@ for await (const line of createInterface({ input: process.stdin })) {
     process.exit(0);
   }
 }
+// stdin closed: the bench that started this process is gone (even if it was killed outright); do not outlive it.
+process.exit(0);

@@ -20,4 +20,6 @@ const server = createServer((req, res) => {
   req.pipe(out);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ proxy: `http://127.0.0.1:${server.address().port}` })}\n`));
+// Any line, or stdin closing (the bench is gone, even if it was killed outright), ends it.
 process.stdin.on('data', () => process.exit(0));
+process.stdin.on('end', () => process.exit(0));

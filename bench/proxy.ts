@@ -25,7 +25,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startScopeChild, type ScopeChild } from './support.js';
+import { killOnExit, startScopeChild, type ScopeChild } from './support.js';
 import { monotonicMs } from './clock.js';
 
 const arg = (name: string, fallback: number) => {
@@ -101,6 +101,7 @@ if (hasMitm) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   mitmVersion = execSync('mitmdump --version').toString().split('\n')[0]!.replace(/^mitmproxy:\s*/i, '').trim();
   mitm = spawn('mitmdump', ['--mode', `reverse:${upstreamOrigin}`, '-p', String(port), '-q'], { stdio: 'ignore' });
+  killOnExit(mitm);
   const url = `http://127.0.0.1:${port}/mcp`;
   for (let i = 0; i < 100; i++) {
     try {

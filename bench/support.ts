@@ -33,12 +33,28 @@ export interface ScopeChildOptions {
 
 export const DEFAULT_SCOPE_CHILD = new URL('../test/support/scope-child.mjs', import.meta.url);
 
+/** Children still running: killed when the bench exits, however it exits (Ctrl-C, `timeout`, a throw). */
+const running = new Set<ChildProcess>();
+let cleanupInstalled = false;
+/** Kills `child` when this process exits (the benches' upstreams, proxies and consumers must not outlive them). */
+export function killOnExit(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.once('exit', () => {
+    for (const c of running) c.kill();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+}
+
 export async function startScopeChild(target: string, options: ScopeChildOptions = {}): Promise<ScopeChild> {
   const script = fileURLToPath(options.script ?? DEFAULT_SCOPE_CHILD);
   const child = spawn(process.execPath, [...(options.nodeArgs ?? ['--expose-gc']), script, target, ...(options.args ?? [])], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, ...options.env },
   });
+  killOnExit(child);
   const answers = createInterface({ input: child.stdout! });
   const waiting: ((v: Record<string, unknown>) => void)[] = [];
   answers.on('line', (l) => waiting.shift()?.(JSON.parse(l) as Record<string, unknown>));
