@@ -9,15 +9,18 @@
 
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
-/** A header's value (the first, when repeated). */
-export function headerValue(h: HeaderMap, name: string): string | undefined {
-  const v = h[name];
+/**
+ * The first value of a header, by its lower-case name (Node's header maps are lower-cased). Not
+ * annotate/http-hints.ts's `headerValue`, which matches any case and joins repeated values.
+ */
+export function firstHeader(h: HeaderMap | undefined, name: string): string | undefined {
+  const v = h?.[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** Content-Length as a number, when it is one. */
 export function declaredLength(h: HeaderMap): number | undefined {
-  const v = headerValue(h, 'content-length');
+  const v = firstHeader(h, 'content-length');
   return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
 }
 

@@ -20,7 +20,7 @@ import type {
   TransportKind,
   UnsequencedEvent,
 } from '../model/events.js';
-import { declaredLength, headerValue, type HeaderMap, type StdioStream, type WireRecord } from '../capture/wire-records.js';
+import { declaredLength, firstHeader, type HeaderMap, type StdioStream, type WireRecord } from '../capture/wire-records.js';
 import { classifyPayload, type ClassifyResult } from '../parse/jsonrpc.js';
 import { Correlator } from '../correlate/correlator.js';
 import { SessionRegistry, groupingKeyOf } from '../correlate/session-registry.js';
@@ -111,7 +111,6 @@ const TRUNCATED_PREFIX_BYTES = 64 * 1024;
 /** A stderr line longer than this is cut (the process's stderr still got every byte). */
 const STDERR_LINE_BYTES = 8192;
 
-const header = headerValue;
 
 function mediaType(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -232,7 +231,7 @@ export class Recorder {
   // ---------------------------------------------------------------- requests
 
   private onRequest(r: Extract<WireRecord, { t: 'request' }>): void {
-    const requestType = mediaType(header(r.headers, 'content-type'));
+    const requestType = mediaType(firstHeader(r.headers, 'content-type'));
     const info: ExchangeInfo = {
       id: r.xid,
       method: r.method,
@@ -259,8 +258,8 @@ export class Recorder {
     };
     this.exchanges.set(r.xid, ex);
 
-    const mcpSessionId = header(r.headers, 'mcp-session-id');
-    const lastEventId = header(r.headers, 'last-event-id');
+    const mcpSessionId = firstHeader(r.headers, 'mcp-session-id');
+    const lastEventId = firstHeader(r.headers, 'last-event-id');
     if (lastEventId !== undefined) info.lastEventId = lastEventId;
     if (mcpSessionId) {
       const session =
@@ -280,7 +279,7 @@ export class Recorder {
     }
     if (r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH') {
       const framing: Framing = requestType === undefined || requestType === 'application/json' || requestType.endsWith('+json') ? 'json' : 'opaque';
-      ex.reqReader = new BodyReader({ framing, encoding: header(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(r.headers) });
+      ex.reqReader = new BodyReader({ framing, encoding: firstHeader(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(r.headers) });
     }
     this.emitExchange(ex);
   }
@@ -346,10 +345,10 @@ export class Recorder {
     info.status = status;
     info.respondedAt = ts;
     info.responseHeaders = this.redactor.headers(headers);
-    info.responseType = mediaType(header(headers, 'content-type'));
+    info.responseType = mediaType(firstHeader(headers, 'content-type'));
     const isSse = info.responseType === 'text/event-stream';
-    const assigned = header(headers, 'mcp-session-id');
-    const sentSessionId = header(ex.requestHeaders, 'mcp-session-id');
+    const assigned = firstHeader(headers, 'mcp-session-id');
+    const sentSessionId = firstHeader(ex.requestHeaders, 'mcp-session-id');
 
     if (!ex.session && info.method === 'GET' && isSse && status < 300 && !sentSessionId) {
       // A GET event stream without a session id: the legacy HTTP+SSE transport's session stream.
@@ -375,12 +374,12 @@ export class Recorder {
 
     if (isSse) {
       info.carrier = session?.transport === 'legacy-sse' ? 'legacy-sse' : info.method === 'POST' ? 'post-sse' : 'get-sse';
-      ex.resReader = new BodyReader({ framing: 'sse', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
+      ex.resReader = new BodyReader({ framing: 'sse', encoding: firstHeader(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
     } else if (info.responseType === 'application/json' || info.responseType?.endsWith('+json')) {
       info.carrier = 'post-json';
-      ex.resReader = new BodyReader({ framing: 'json', encoding: header(headers, 'content-encoding'), maxBytes: this.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
+      ex.resReader = new BodyReader({ framing: 'json', encoding: firstHeader(headers, 'content-encoding'), maxBytes: this.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
     } else {
-      ex.resReader = new BodyReader({ framing: 'opaque', encoding: header(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
+      ex.resReader = new BodyReader({ framing: 'opaque', encoding: firstHeader(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
     }
 
     info.hints = httpHints({
@@ -523,7 +522,7 @@ export class Recorder {
 
   /** The protocol version an exchange speaks: its MCP-Protocol-Version header, its body's `_meta`, or its session's. */
   private versionOf(ex: ExchangeState): string | undefined {
-    return header(ex.requestHeaders, 'mcp-protocol-version')?.trim() ?? ex.bodyVersion ?? ex.session?.protocolVersion;
+    return firstHeader(ex.requestHeaders, 'mcp-protocol-version')?.trim() ?? ex.bodyVersion ?? ex.session?.protocolVersion;
   }
 
   /**
