@@ -15,7 +15,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -26,8 +25,8 @@ import { sessionEventsOf } from '../../proxy/fixtures/export-common.js';
 import { exportFileName } from '../../proxy/fixtures/routes.js';
 import { importCapture, readCapture } from '../../proxy/fixtures/import-capture.js';
 import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
-import type { FeedMessage, McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
-import { fromFeed } from '../../proxy/model/feed-form.js';
+import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { collectFeed } from '../support/feed.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
 import { harErrors } from '../support/har-schema.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
@@ -312,30 +311,6 @@ function printed(l: Launched, patterns: RegExp[], ms = 20_000): Promise<string[]
   });
 }
 
-/** Collects every event the feed delivers; `until` resolves when the predicate holds. */
-function collectFeed(uiUrl: string): { events: McpscopeEvent[]; until: (p: (events: McpscopeEvent[]) => unknown, ms?: number) => Promise<void>; close: () => void } {
-  const u = new URL(uiUrl);
-  const ws = new WebSocket(`ws://${u.host}/ws${u.search}`);
-  const events: McpscopeEvent[] = [];
-  const waiters: { p: (e: McpscopeEvent[]) => unknown; resolve: () => void }[] = [];
-  ws.on('message', (data) => {
-    const m = JSON.parse(String(data)) as FeedMessage;
-    if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events.map(fromFeed));
-    for (const w of [...waiters]) if (w.p(events)) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
-  });
-  cleanups.push(() => ws.terminate());
-  return {
-    events,
-    until: (p, ms = 20_000) =>
-      new Promise<void>((resolve, reject) => {
-        if (p(events)) return resolve();
-        const timer = setTimeout(() => reject(new Error(`feed condition not met; ${events.length} events seen`)), ms);
-        waiters.push({ p, resolve: () => (clearTimeout(timer), resolve()) });
-      }),
-    close: () => ws.terminate(),
-  };
-}
-
 /** Resolves once `predicate(file contents)` holds, re-checking on every change of the file (no polling sleeps). */
 function fileUntil(path: string, predicate: (text: string) => boolean, ms = 20_000): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -366,6 +341,7 @@ describe('mcpscope --record, SIGKILL, mcpscope open', () => {
     const app = run(['--target', peer.url, '--port', '0', '--ui-port', '0', '--token', TOKEN, '--record', file]);
     const [proxyUrl, uiUrl] = await printed(app, [/proxy\s+(http:\/\/\S+)/, /UI\s+(http:\/\/\S+)/]);
     const feed = collectFeed(uiUrl);
+    cleanups.push(() => feed.close());
 
     // Mid-session: the client never terminates its session before the kill.
     const { close } = await scenario(proxyUrl, { terminate: false });
