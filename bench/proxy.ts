@@ -7,6 +7,7 @@
  *   tsx bench/proxy.ts [--rounds N] [--write]
  *
  *   tsx bench/proxy.ts --only latency,streaming   (some workloads, for profiling; never with --write)
+ *   tsx bench/proxy.ts --no-mitm                  (without mitmproxy; never with --write)
  *   BENCH_CPU_PROF=<dir> …                        (the mcpscope children write V8 CPU profiles there)
  *
  * Every party has its own process, as on a developer's machine: the upstream (bench/upstream.ts, a
@@ -37,7 +38,7 @@ const ROUNDS = arg('rounds', 5);
 const onlyArg = process.argv.indexOf('--only');
 const ONLY = onlyArg >= 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
 const runs = (w: string) => !ONLY || ONLY.has(w);
-if (ONLY && process.argv.includes('--write')) throw new Error('--only and --write do not go together: the table would be partial');
+if ((ONLY || process.argv.includes('--no-mitm')) && process.argv.includes('--write')) throw new Error('--only / --no-mitm and --write do not go together: the table would be partial');
 const LAT_CALLS = 400;
 const TP_CLIENTS = 20;
 const TP_CALLS = 100;
@@ -66,7 +67,7 @@ interface Path {
 }
 // BENCH_CPU_PROF=<dir>: the mcpscope children write V8 CPU profiles there when they exit.
 const prof = process.env.BENCH_CPU_PROF;
-const nodeArgs = ['--expose-gc', ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])];
+const nodeArgs = ['--expose-gc', ...(process.env.BENCH_SCOPE_NODE_ARGS ? process.env.BENCH_SCOPE_NODE_ARGS.split(' ') : []), ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])];
 const childScript = new URL('./scope-child.mjs', import.meta.url);
 const uiEnv = { SCOPE_CHILD_UI: '1' };
 const bareEnv = { SCOPE_CHILD_UI: '0', SCOPE_CHILD_RECORD: '0' };
@@ -89,7 +90,8 @@ const paths: Path[] = [direct, mcpscope, mcpscopeBare, plainNode];
 
 let mitm: ChildProcess | undefined;
 let mitmVersion = 'not installed';
-const hasMitm = (() => {
+// --no-mitm: leave mitmproxy out (its 100 MiB run alone takes a minute); never with --write.
+const hasMitm = !process.argv.includes('--no-mitm') && (() => {
   try {
     execSync('command -v mitmdump', { stdio: 'ignore', shell: '/bin/sh' });
     return true;

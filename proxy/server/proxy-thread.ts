@@ -33,12 +33,6 @@ export interface ProxyThread {
   readonly tid: number | undefined;
 }
 
-/**
- * The proxy thread allocates little that lives: a small young generation keeps its heap (and so
- * mcpscope's RSS under a large body) small, at the price of more, cheaper scavenges.
- */
-const PROXY_THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
-
 function spawnWorker(config: ProxyThreadConfig): Worker {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
@@ -49,9 +43,12 @@ function spawnWorker(config: ProxyThreadConfig): Worker {
     const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
     const tsx = new URL(pkg.exports['./esm/api']!.import.default, pathToFileURL(pkgPath)).href;
     const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(code, { eval: true, workerData: config, resourceLimits: PROXY_THREAD_LIMITS });
+    return new Worker(code, { eval: true, workerData: config });
   }
-  return new Worker(new URL('./proxy-worker.js', here), { workerData: config, resourceLimits: PROXY_THREAD_LIMITS });
+  // V8's default heap limits. An 8 MiB young generation (tried in the first round, for RSS under
+  // a large body) cost 80–120 µs of CPU per proxied call in scavenges and did not change the
+  // 100 MiB body's RSS growth (docs/performance.md, third round).
+  return new Worker(new URL('./proxy-worker.js', here), { workerData: config });
 }
 
 interface Running {
