@@ -17,7 +17,8 @@
  *   direct                  the client talks to the upstream
  *   mcpscope                what a user runs: capture, recorder, store, UI server, and the feed consumer connected
  *   mcpscope forward-only   the same proxy with capture off (`record: false`): the hop's own cost
- *   plain Node proxy        bench/node-proxy.mjs, node:http in and out, nothing else: what any Node proxy costs here
+ *   plain Node proxy        bench/node-proxy.mjs, node:http in and out, nothing else: what any Node proxy that sees HTTP costs here
+ *   TCP relay               bench/tcp-relay.mjs, bytes between two sockets, no HTTP: what a process hop costs at all
  *   mitmproxy               `mitmdump --mode reverse:…` with its defaults, when installed
  * Workload 5 (capture cost) compares mcpscope with mcpscope forward-only, back to back.
  */
@@ -86,7 +87,10 @@ const mcpscopeBare: Path = { name: 'mcpscope forward-only', url: `${scopeBare.pr
 // The same hop with nothing but node:http (bench/node-proxy.mjs): what any Node proxy costs here.
 const nodeProxy = await startScopeChild(`${upstreamOrigin}`, { script: new URL('./node-proxy.mjs', import.meta.url), nodeArgs: [] });
 const plainNode: Path = { name: 'plain Node proxy', url: `${nodeProxy.proxy}/mcp`, pid: nodeProxy.pid };
-const paths: Path[] = [direct, mcpscope, mcpscopeBare, plainNode];
+// Bytes copied between two sockets, no HTTP at all (bench/tcp-relay.mjs): what a process hop costs here.
+const relay = await startScopeChild(`${upstreamOrigin}`, { script: new URL('./tcp-relay.mjs', import.meta.url), nodeArgs: [] });
+const tcpRelay: Path = { name: 'TCP relay', url: `${relay.proxy}/mcp`, pid: relay.pid };
+const paths: Path[] = [direct, mcpscope, mcpscopeBare, plainNode, tcpRelay];
 
 let mitm: ChildProcess | undefined;
 let mitmVersion = 'not installed';
@@ -393,7 +397,7 @@ const scopeVersion = JSON.parse(readFileSync(new URL('../package.json', import.m
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
 const summary = [
   `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Ratios and differences are taken per round (each round runs every path back to back) and their median is shown, with the range over the rounds in brackets; the baseline and this-path columns are the plain medians. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) the streaming delay rows (difference to direct, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
-  `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process; "mcpscope" = from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy hop on this machine. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
+  `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process; "mcpscope" = from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy that parses HTTP, as mcpscope must (Host and Origin checks, rewrites, one record per exchange); "TCP relay" = bench/tcp-relay.mjs (bytes copied between two sockets, no HTTP parsing): the cost of an extra process on the path at all. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
   hasMitm ? 'mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream\'s length.' : '',
   hasMitm ? '' : 'mitmproxy: not installed (apt-get install mitmproxy) — no mitmproxy column in this run.',
 ].filter(Boolean).join('\n');
@@ -419,6 +423,7 @@ if (process.argv.includes('--write')) {
 await feedConsumer.close();
 await upstreamChild.close();
 nodeProxy.process.kill();
+relay.process.kill();
 await Promise.all([scopeUi.close(), scopeBare.close()]);
 mitm?.kill();
 process.exit(0);
