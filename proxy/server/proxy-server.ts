@@ -204,6 +204,16 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     forceCloseConnections: true,
     // Paths are forwarded as received; fastify must not 404 on long ones.
     routerOptions: { maxParamLength: 10_000 },
+    // A path fastify's router cannot take (a malformed percent-encoding such as `/mcp%zz`, a
+    // segment past maxParamLength) would get fastify's own 400 without any hook running: the
+    // upstream never asked, nothing recorded. It is forwarded like any other request instead.
+    frameworkErrors: (_err: Error, request: FastifyRequest, reply: FastifyReply) => {
+      if (refusedByGuard(request, reply)) return;
+      // No route ran, so no body parser either: a request that declares a body streams it raw.
+      const h = request.headers;
+      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0')) (request as { body: unknown }).body = request.raw;
+      captureAndForward(request, reply);
+    },
   });
 
   let boundPort = 0;
@@ -212,6 +222,11 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   // DNS rebinding / cross-site guard: the upstream trusts requests from the proxy's machine,
   // so the proxy must not let a web page reach it.
   app.addHook('onRequest', (request, reply, done) => {
+    if (!refusedByGuard(request, reply)) done();
+  });
+
+  /** Answers (and records) a 403 when the Host or Origin header is not allowed; true if it did. */
+  function refusedByGuard(request: FastifyRequest, reply: FastifyReply): boolean {
     const hostHeader = request.headers.host;
     const origin = request.headers.origin;
     let reason: string | undefined;
@@ -220,7 +235,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     } else if (!isAllowedOrigin(origin, options.allowOrigins)) {
       reason = `Origin ${JSON.stringify(origin)} is not a loopback origin (cross-site protection). Start mcpscope with --allow-origin ${origin} if this page is yours.`;
     }
-    if (!reason) return done();
+    if (!reason) return false;
     const xid = nextExchangeId();
     const ts = now();
     capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: options.target, targetName: options.name });
@@ -229,7 +244,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       .code(403)
       .header('content-type', 'application/json')
       .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `mcpscope: ${reason}` } }));
-  });
+    return true;
+  }
 
   await app.register(httpProxy, {
     upstream: upstreamOrigin,
@@ -241,14 +257,24 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     undici: agent as never,
     disableRequestLogging: true,
     internalRewriteLocationHeader: false,
-    preHandler: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      startCapture(request, reply);
-      // Fault injection is off unless a rule exists: this check is the whole cost.
-      if (faults === undefined || faults.size === 0) return done();
-      decideFault(request, reply, faults, done);
+    // The request is forwarded from this hook, and @fastify/http-proxy's route handler is never
+    // reached: that handler re-encodes the query and answers paths with dot segments (`/a/../mcp`,
+    // `%2e%2e`) with a 400 of its own, which a debugging proxy in front of one server must not do
+    // (the server is what should see and answer them), and its URL checks cost ≈ 25 µs a request.
+    // @fastify/http-proxy still provides the routes for every method and the body pass-through.
+    preHandler: (request: FastifyRequest, reply: FastifyReply) => captureAndForward(request, reply),
+    handler: () => {
+      throw new Error('mcpscope forwards from its preHandler; this handler is never reached');
     },
-    handler: (request: FastifyRequest, reply: FastifyReply) => forwardUpstream(request, reply),
   } as never);
+
+  function captureAndForward(request: FastifyRequest, reply: FastifyReply): void {
+    startCapture(request, reply);
+    const forward = () => forwardUpstream(request, reply);
+    // Fault injection is off unless a rule exists: this check is the whole cost.
+    if (faults === undefined || faults.size === 0) return forward();
+    decideFault(request, reply, faults, forward);
+  }
 
   /**
    * Sends the request upstream as it came: same method, path and query byte for byte, the

@@ -1035,6 +1035,51 @@ describe('errors', () => {
     const exchange = await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.endedAt !== undefined));
     expect(exchange.status).toBe(503);
   });
+
+  it('forwards a path with dot segments or a malformed escape as it came, and the upstream answers it (the proxy judges no path)', async () => {
+    // @fastify/http-proxy answers dot segments with its own 400, and fastify a path it cannot
+    // decode; a debugging proxy in front of one server must let the server see (and answer)
+    // exactly what was sent.
+    const upstream = await upstreamWith({
+      'GET /a/../mcp': (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('server saw it'),
+    });
+    const scope = await scopeFor(`${upstream.origin}/mcp`);
+    const proxyUrl = new URL(scope.proxy.origin);
+    for (const path of ['/a/../mcp', '/a/%2e%2e/mcp', '/a/..%5cmcp', '/mcp%zz']) {
+      // By host, port and path: a URL string would have its dot segments resolved before sending.
+      const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request({ host: proxyUrl.hostname, port: proxyUrl.port, path, agent: false }, (r) => {
+          readAll(r).then((b) => resolve({ status: r.statusCode ?? 0, text: b.toString('utf8') }), reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(upstream.seen.at(-1)?.url).toBe(path);
+      expect(res).toEqual(path === '/a/../mcp' ? { status: 200, text: 'server saw it' } : { status: 404, text: 'no such route' });
+    }
+    const ended = await scope.waitFor((s) => {
+      const xs = [...s.exchanges.values()].filter((x) => x.endedAt !== undefined);
+      return xs.length === 4 ? xs : undefined;
+    });
+    expect(ended.map((x) => x.status).sort()).toEqual([200, 404, 404, 404]);
+
+    // A path fastify's router cannot decode still gets its body forwarded, and the Host guard.
+    const raw = (path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: proxyUrl.hostname, port: proxyUrl.port, path, method: body ? 'POST' : 'GET', headers, agent: false }, (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const seenBefore = upstream.seen.length;
+    expect(await raw('/mcp%zz', { 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":7,"method":"ping"}')).toBe(404);
+    expect(upstream.seen.at(-1)).toMatchObject({ method: 'POST', url: '/mcp%zz' });
+    expect(upstream.seen.at(-1)?.body.toString('utf8')).toBe('{"jsonrpc":"2.0","id":7,"method":"ping"}');
+    expect(await raw('/mcp%zz', { host: 'evil.example' })).toBe(403);
+    expect(upstream.seen.length).toBe(seenBefore + 1);
+  });
 });
 
 // =============================================================================================
