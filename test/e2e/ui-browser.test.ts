@@ -62,6 +62,30 @@ describe('timeline UI in Chromium', () => {
     expect(latency).toMatch(/\d+(\.\d+)?\s*(ms|s)/);
   });
 
+  it('animates only what the compositor can draw alone, while the feed is live and a call is pending', async () => {
+    // A paint-triggering animation (box-shadow, background-position) made an idle page with one
+    // pending call cost headless Chromium ≈ 25 % of a core; opacity/transform in steps ≈ 8 %.
+    const call = client.callTool({ name: 'slow_task', arguments: { steps: 2, delayMs: 400 } }, undefined, { onprogress: () => undefined });
+    try {
+      await page.locator('.pulse').first().waitFor();
+      // Endless animations only: a transition (the progress bar's width, 0.25 s per update) ends.
+      const animated = await page.evaluate(() =>
+        document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations === Infinity).map((a) => {
+          const effect = a.effect as KeyframeEffect;
+          const target = effect.target as Element;
+          return { on: `${target.className}${effect.pseudoElement ?? ''}`, properties: [...new Set(effect.getKeyframes().flatMap((k) => Object.keys(k)))] };
+        }),
+      );
+      // Both kinds are running: the live dot's ring and the pending row's pulse.
+      expect(animated.map((a) => a.on)).toEqual(expect.arrayContaining(['status-dot::after', 'pulse']));
+      const bookkeeping = new Set(['offset', 'computedOffset', 'easing', 'composite']);
+      const paintTriggering = animated.flatMap((a) => a.properties.filter((p) => !bookkeeping.has(p) && !['opacity', 'transform', 'visibility'].includes(p)).map((p) => `${a.on}: ${p}`));
+      expect(paintTriggering).toEqual([]);
+    } finally {
+      await call;
+    }
+  });
+
   it('nests a server→client request under the call that caused it', async () => {
     await client.callTool({ name: 'ask_llm', arguments: { question: 'sky colour?' } });
     const nested = rows(page).and(page.locator('[data-method="sampling/createMessage"]')).first();
