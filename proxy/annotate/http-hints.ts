@@ -34,13 +34,18 @@ export interface HttpHintInput {
 export function headerValue(headers: Headers | undefined, name: string): string | undefined {
   if (headers === undefined) return undefined;
   const wanted = name.toLowerCase();
-  for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() !== wanted) continue;
-    const v = headers[key];
-    if (v === undefined) continue;
-    return Array.isArray(v) ? v.join(', ') : String(v);
+  // Node and undici hand headers over with lower-case names: look that up first. Otherwise a scan
+  // that allocates nothing (this runs a dozen times per exchange).
+  let v = headers[wanted];
+  if (v === undefined) {
+    for (const key in headers) {
+      if (key.length !== wanted.length || key === wanted || key.toLowerCase() !== wanted) continue;
+      v = headers[key];
+      if (v !== undefined) break;
+    }
   }
-  return undefined;
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? v.join(', ') : String(v);
 }
 
 /** Media type without parameters, lower-cased: `text/event-stream; charset=utf-8` → `text/event-stream`. */

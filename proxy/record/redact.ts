@@ -104,8 +104,9 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
 
   function headers(h: HeaderMap): Record<string, string | string[]> {
     const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(h)) {
-      if (value === undefined) continue;
+    for (const name in h) {
+      const value = h[name];
+      if (value === undefined || !Object.prototype.hasOwnProperty.call(h, name)) continue;
       const lower = name.toLowerCase();
       if (enabled && SECRET_HEADERS.has(lower)) {
         out[lower] = Array.isArray(value)
@@ -140,7 +141,11 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
     }
     if (value && typeof value === 'object') {
       let copy: Record<string, unknown> | undefined;
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const o = value as Record<string, unknown>;
+      // for…in, not Object.entries: no pair arrays for every key of every message (own keys only).
+      for (const k in o) {
+        if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+        const v = o[k];
         let r: unknown;
         if (enabled && (SECRET_KEYS.has(k) || isOAuthCode(k, v, value)) && (typeof v === 'string' || typeof v === 'number')) r = REDACTED;
         else r = redactValue(v, depth + 1);

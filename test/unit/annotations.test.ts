@@ -863,6 +863,9 @@ describe('describeHeader / headerValue', () => {
   it('headerValue is case-insensitive and joins arrays', () => {
     expect(headerValue({ 'Content-Type': 'a' }, 'content-type')).toBe('a');
     expect(headerValue({ accept: ['a', 'b'] }, 'Accept')).toBe('a, b');
+    // The lower-case name is looked up first; an undefined entry there does not hide another case.
+    expect(headerValue({ 'mcp-method': undefined, 'MCP-Method': 'ping' }, 'mcp-method')).toBe('ping');
+    expect(headerValue({ 'x-a': 'a' }, 'x-b')).toBeUndefined();
     expect(headerValue({ accept: undefined }, 'accept')).toBeUndefined();
     expect(headerValue(undefined, 'accept')).toBeUndefined();
   });
