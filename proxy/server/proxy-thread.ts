@@ -33,6 +33,11 @@ export interface ProxyThread {
   readonly tid: number | undefined;
 }
 
+/**
+ * The worker runs on V8's default heap limits. An 8 MiB young generation (tried in the first
+ * round, for RSS under a large body) cost 80–120 µs of CPU per proxied call in scavenges and did
+ * not change the 100 MiB body's RSS growth (docs/performance.md, third round).
+ */
 function spawnWorker(config: ProxyThreadConfig): Worker {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
@@ -45,9 +50,6 @@ function spawnWorker(config: ProxyThreadConfig): Worker {
     const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
     return new Worker(code, { eval: true, workerData: config });
   }
-  // V8's default heap limits. An 8 MiB young generation (tried in the first round, for RSS under
-  // a large body) cost 80–120 µs of CPU per proxied call in scavenges and did not change the
-  // 100 MiB body's RSS growth (docs/performance.md, third round).
   return new Worker(new URL('./proxy-worker.js', here), { workerData: config });
 }
 
