@@ -62,7 +62,7 @@ describe('timeline UI in Chromium', () => {
     expect(latency).toMatch(/\d+(\.\d+)?\s*(ms|s)/);
   });
 
-  it('animates only what the compositor can draw alone, while the feed is live and a call is pending', async () => {
+  it('animates only what the compositor can draw alone while the feed is live and a call is pending, and nothing under prefers-reduced-motion', async () => {
     // A paint-triggering animation (box-shadow, background-position) made an idle page with one
     // pending call cost headless Chromium ≈ 25 % of a core; opacity/transform in steps ≈ 8 %.
     const call = client.callTool({ name: 'slow_task', arguments: { steps: 2, delayMs: 400 } }, undefined, { onprogress: () => undefined });
@@ -81,7 +81,11 @@ describe('timeline UI in Chromium', () => {
       const bookkeeping = new Set(['offset', 'computedOffset', 'easing', 'composite']);
       const paintTriggering = animated.flatMap((a) => a.properties.filter((p) => !bookkeeping.has(p) && !['opacity', 'transform', 'visibility'].includes(p)).map((p) => `${a.on}: ${p}`));
       expect(paintTriggering).toEqual([]);
+      // A user who asks for less motion gets none.
+      await page.emulateMedia({ reducedMotion: 'reduce' });
+      expect(await page.evaluate(() => document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations === Infinity).length)).toBe(0);
     } finally {
+      await page.emulateMedia({ reducedMotion: null });
       await call;
     }
   });
