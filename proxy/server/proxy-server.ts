@@ -270,10 +270,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
 
   function captureAndForward(request: FastifyRequest, reply: FastifyReply): void {
     startCapture(request, reply);
-    const forward = () => forwardUpstream(request, reply);
     // Fault injection is off unless a rule exists: this check is the whole cost.
-    if (faults === undefined || faults.size === 0) return forward();
-    decideFault(request, reply, faults, forward);
+    if (faults === undefined || faults.size === 0) return forwardUpstream(request, reply);
+    decideFault(request, reply, faults, () => forwardUpstream(request, reply));
   }
 
   /**
