@@ -1,0 +1,64 @@
+/**
+ * The fastify app both proxies are built on: no timeouts of any kind (streams stay open as long
+ * as both peers want them), connections closed on shutdown, paths taken as they come, and
+ * @fastify/http-proxy's routes for every method with its raw body pass-through. Forwarding
+ * starts in the route's preHandler (`forward`), so @fastify/http-proxy's own handler — which
+ * re-encodes the query and answers dot-segment paths with a 400 of its own — is never reached: the
+ * server, not the proxy, answers every path. A path fastify's router cannot decode (`/mcp%zz`)
+ * comes through `frameworkErrors` to the same `forward`.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import httpProxy from '@fastify/http-proxy';
+import type { Dispatcher } from 'undici';
+
+export interface ProxyAppOptions {
+  /** The fixed upstream (reverse mode), or how to find a request's (forward mode). */
+  upstream: string | ((request: FastifyRequest) => string);
+  agent: Dispatcher;
+  /** Runs for every request, routed or not: guard, capture and forward. */
+  forward(request: FastifyRequest, reply: FastifyReply): void;
+  rewriteUrl?: FastifyServerOptions['rewriteUrl'];
+}
+
+export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 72_000,
+    forceCloseConnections: true,
+    // Paths are forwarded as received; fastify must not 404 on long ones.
+    routerOptions: { maxParamLength: 10_000 },
+    rewriteUrl: options.rewriteUrl,
+    // A path fastify's router cannot take (a malformed percent-encoding such as `/mcp%zz`, a
+    // segment past maxParamLength) would get fastify's own 400 without any hook running: the
+    // upstream never asked, nothing recorded. It is forwarded like any other request instead.
+    frameworkErrors: (_err: Error, request: FastifyRequest, reply: FastifyReply) => {
+      // No route ran, so no body parser either: a request that declares a body streams it raw.
+      const h = request.headers;
+      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0')) (request as { body: unknown }).body = request.raw;
+      options.forward(request, reply);
+    },
+  });
+  const fixed = typeof options.upstream === 'string' ? options.upstream : undefined;
+  const find = typeof options.upstream === 'function' ? options.upstream : undefined;
+  await app.register(httpProxy, {
+    upstream: fixed ?? '',
+    ...(find ? { replyOptions: { getUpstream: (request: FastifyRequest) => find(request) } } : {}),
+    prefix: '/',
+    httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
+    // reply-from (registered by @fastify/http-proxy) gets the same agent, but forwarding is ours
+    // (proxy/forwarding/forwarder.ts): reply-from would retry a GET answered 503 up to ten times,
+    // and its header copying and URL cache cost a quarter of the hop's CPU for nothing we use.
+    undici: options.agent as never,
+    disableRequestLogging: true,
+    internalRewriteLocationHeader: false,
+    // @fastify/http-proxy provides the routes for every method and the body pass-through; the
+    // request is forwarded from this hook (see the header comment).
+    preHandler: (request: FastifyRequest, reply: FastifyReply) => options.forward(request, reply),
+    handler: () => {
+      throw new Error('mcpscope forwards from its preHandler; this handler is never reached');
+    },
+  } as never);
+  return app;
+}

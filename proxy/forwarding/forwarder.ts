@@ -1,0 +1,244 @@
+/**
+ * The hot path shared by the reverse and the forward proxy: sends one request to its route's
+ * upstream 1:1 with undici (once, no retries), pushes a capture record for each thing that
+ * crosses (a reference to the chunk, nothing more), and relays the answer unbuffered. Parsing and
+ * correlation happen elsewhere, later (docs/architecture.md). The only byte changes are the
+ * route's documented rewrites (reverse mode, rewrites.ts) and fault injection when a rule exists.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import { finished, Readable, Transform, type TransformCallback } from 'node:stream';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
+import { now } from '../capture/clock.js';
+import type { FaultRegistry } from '../faults/fault-rules.js';
+import { createFaultActions } from '../faults/fault-actions.js';
+import { endToEndHeaders, pathOf } from './headers.js';
+import { nextExchangeId } from './exchange-ids.js';
+import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-context.js';
+import { describeUpstreamError, jsonRpcIdFrom } from './upstream-errors.js';
+import type { UpstreamResponse } from './rewrites.js';
+
+const REQUEST_HEAD_KEEP = 64 * 1024;
+
+export interface ForwarderOptions {
+  /** Receives every capture record, synchronously, on the hot path: must be O(1). */
+  capture: (record: WireRecord) => void;
+  /** The undici dispatcher every upstream request goes through (no timeouts, see the proxies). */
+  agent: Dispatcher;
+  /** Fault injection rules (proxy/faults/fault-rules.ts); none = off, one size check per request. */
+  faults?: FaultRegistry;
+}
+
+export interface Forwarder {
+  /** Records the request and sends it to `route`'s upstream; the answer is relayed to `reply`. */
+  captureAndForward(request: FastifyRequest, reply: FastifyReply, route: Route): void;
+}
+
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const { capture, agent, faults } = options;
+  const faultActions = faults ? createFaultActions(capture) : undefined;
+
+  function captureAndForward(request: FastifyRequest, reply: FastifyReply, route: Route): void {
+    startCapture(request, reply, route);
+    // Fault injection is off unless a rule exists: this check is the whole cost.
+    if (faults === undefined || faults.size === 0) return forwardUpstream(request, reply);
+    faultActions!.decide(request, reply, faults, () => forwardUpstream(request, reply));
+  }
+
+  /**
+   * Sends the request upstream as it came: same method, path and query byte for byte, the
+   * end-to-end headers (Host set to the route's when it names one), the body streamed. One
+   * attempt only: what the upstream answers, or how it fails, is what the client gets.
+   */
+  function forwardUpstream(request: FastifyRequest, reply: FastifyReply): void {
+    const ctx = request.mcpscope!;
+    const route = ctx.route;
+    const headers = endToEndHeaders(request.headers);
+    if (route.upstreamHost !== undefined) headers.host = route.upstreamHost;
+    if (route.forward) delete headers['proxy-authorization'];
+    const body = request.body instanceof Readable ? request.body : null;
+    const onAnswer = (err: Error | null, data?: Dispatcher.ResponseData) => {
+      if (err || !data) return upstreamFailed(reply, err ?? new Error('no response'));
+      if (ctx.abort.aborted) {
+        // The client left just as the head arrived: nobody to relay it to.
+        ctx.responded = true;
+        capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: 'the client went away before the upstream answered; mcpscope aborted the upstream request' });
+        data.body.on('error', () => undefined);
+        data.body.destroy();
+        return;
+      }
+      relayResponse(request, reply, { statusCode: data.statusCode, headers: data.headers as IncomingHttpHeaders, stream: data.body });
+    };
+    try {
+      agent.request({ origin: route.upstreamOrigin, path: request.url, method: request.method as Dispatcher.HttpMethod, headers, body, signal: ctx.abort }, onAnswer);
+    } catch (err) {
+      // A request undici refuses to send (an `Expect` header, say): answered like an unreachable upstream.
+      upstreamFailed(reply, err as Error);
+    }
+  }
+
+  function startCapture(request: FastifyRequest, reply: FastifyReply, route: Route): void {
+    const xid = nextExchangeId();
+    const ctx: ExchangeContext = { xid, route, head: [], headBytes: 0, abort: new UpstreamAbort(), responded: false };
+    request.mcpscope = ctx;
+    capture({
+      t: 'request',
+      xid,
+      ts: now(),
+      method: request.method,
+      url: request.url,
+      upstreamUrl: route.upstreamOrigin + request.url,
+      headers: request.headers as HeaderMap,
+      proxyOrigin: route.proxyOrigin,
+      target: route.target,
+      targetName: route.targetName,
+    });
+
+    // The client went away before the upstream's response head arrived (a long JSON tool call,
+    // say): abort the upstream request. After the head, the response pipeline does it.
+    ctx.onEarlyClose = () => {
+      if (!ctx.responded) ctx.abort.abort();
+    };
+    reply.raw.once('close', ctx.onEarlyClose);
+
+    const body = request.body;
+    if (body instanceof Readable) {
+      const tap = new Transform({
+        transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
+          capture({ t: 'request-chunk', xid, ts: now(), chunk });
+          if (ctx.headBytes < REQUEST_HEAD_KEEP) {
+            ctx.head.push(chunk);
+            ctx.headBytes += chunk.length;
+          }
+          cb(null, chunk);
+        },
+        flush(cb: TransformCallback) {
+          capture({ t: 'request-end', xid, ts: now() });
+          cb();
+        },
+      });
+      // pipe + finished rather than pipeline(): the same outcome without an AbortController per request.
+      body.pipe(tap);
+      finished(body, (err) => {
+        if (!err) return;
+        capture({ t: 'abort', xid, ts: now(), side: 'client', reason: `the client stopped sending the request body (${err.message})` });
+        tap.destroy(err);
+      });
+      (request as { body: unknown }).body = tap;
+    } else {
+      capture({ t: 'request-end', xid, ts: now() });
+    }
+  }
+
+  function relayResponse(request: FastifyRequest, reply: FastifyReply, res: UpstreamResponse): void {
+    const ctx = request.mcpscope!;
+    ctx.responded = true;
+    const xid = ctx.xid;
+    const route = ctx.route;
+    const rewrites = route.rewrites;
+    capture({ t: 'response', xid, ts: now(), status: res.statusCode, headers: res.headers as HeaderMap });
+
+    const headers = endToEndHeaders(res.headers);
+    const contentType = String(res.headers['content-type'] ?? '').toLowerCase();
+    const isSse = contentType.startsWith('text/event-stream');
+    const stages: (Readable | Transform)[] = [res.stream];
+    let pathname = '';
+    if (rewrites) {
+      pathname = pathOf(request.url);
+      if (headers['www-authenticate'] !== undefined || headers['location'] !== undefined) rewrites.headers(xid, pathname, res.statusCode, headers, route.proxyOrigin);
+      if (isSse && request.method === 'GET') {
+        stages.push(rewrites.endpointStage(xid, request.url, route.proxyOrigin));
+        // The body may change length; let Node frame it.
+        delete headers['content-length'];
+      }
+    }
+
+    reply.hijack();
+    const raw: ServerResponse = reply.raw;
+    if (ctx.onEarlyClose) raw.off('close', ctx.onEarlyClose);
+    // fastify, the body relay and end-of-stream each watch 'close' on this one response.
+    raw.setMaxListeners(32);
+
+    res.stream.on('data', (chunk: Buffer) => {
+      capture({ t: 'response-chunk', xid, ts: now(), chunk });
+    });
+
+    const metadataKind = rewrites ? rewrites.metadataKind(request.method, pathname, res, contentType) : null;
+    if (metadataKind) {
+      rewrites!.relayMetadata(xid, pathname, metadataKind, res, raw, headers, route.proxyOrigin, pipeBody);
+      return;
+    }
+
+    raw.writeHead(res.statusCode, headers);
+    // SSE: the client should see the stream open now, not when the first event comes.
+    if (isSse) raw.flushHeaders();
+    if (ctx.dropStream && isSse && stages.length === 1) {
+      faultActions!.dropStreamAfter(ctx, res.stream, raw, ctx.dropStream);
+      return;
+    }
+    pipeBody(xid, stages, raw);
+  }
+
+  /**
+   * Streams the body stages into the client's response and records how it ended. What
+   * pipeline() would do, by hand (it costs an AbortController per response): an upstream that
+   * breaks off breaks the client's response; a client that goes away closes the upstream request.
+   */
+  function pipeBody(xid: string, stages: (Readable | Transform)[], raw: ServerResponse): void {
+    let ended = false;
+    const end = (record: WireRecord) => {
+      if (ended) return;
+      ended = true;
+      capture(record);
+    };
+    const source = stages[0] as Readable;
+    let last: Readable = source;
+    for (let i = 1; i < stages.length; i++) last = last.pipe(stages[i] as Transform);
+    last.pipe(raw);
+    const breakOff = (err: Error) => {
+      end({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      for (const s of stages) s.destroy();
+      raw.destroy();
+    };
+    // `on`, not `once`: a second error from a stage must not go unhandled (breakOff is idempotent).
+    for (const s of stages) s.on('error', breakOff);
+    finished(raw, (err) => {
+      if (!err) return end({ t: 'response-end', xid, ts: now() });
+      // Closed before it finished: the client went away (unless the upstream broke off first).
+      end({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      for (const s of stages) {
+        s.on('error', () => undefined);
+        s.destroy();
+      }
+    });
+  }
+
+  function upstreamFailed(reply: FastifyReply, error: Error): void {
+    const ctx = reply.request.mcpscope;
+    const { code, cause } = describeUpstreamError(error);
+    const clientGone = ctx?.abort.aborted ?? false;
+    const status = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' ? 504 : 502;
+    const target = ctx?.route.target ?? '';
+    const message = clientGone
+      ? 'the client went away before the upstream answered; mcpscope aborted the upstream request'
+      : `mcpscope could not get a response from ${target}: ${cause}`;
+    if (ctx) {
+      ctx.responded = true;
+      if (clientGone) capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: message });
+      else capture({ t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
+    }
+    if (clientGone || reply.sent || reply.raw.headersSent) {
+      if (!reply.raw.writableEnded) reply.raw.destroy();
+      return;
+    }
+    const id = ctx ? jsonRpcIdFrom(ctx.head) : null;
+    void reply
+      .code(status)
+      .header('content-type', 'application/json')
+      .header('x-mcpscope-error', code)
+      .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message, data: { target, cause: code } } }));
+  }
+
+  return { captureAndForward };
+}
