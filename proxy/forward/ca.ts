@@ -18,28 +18,14 @@ import { isIP } from 'node:net';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import type * as X509 from '@peculiar/x509';
+// @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API: its README
+// asks for this polyfill to be loaded first.
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
 import { mcpscopeHome } from '../server/discovery.js';
 
-/**
- * @peculiar/x509 loads tsyringe, which refuses to load without the reflect-metadata polyfill's
- * `Reflect.getMetadata`. x509's build records no decorator metadata, so the lookups it makes while
- * its classes are defined answer undefined even with the polyfill: two functions answering
- * undefined stand in while it loads and are removed afterwards. Other modules that need x509
- * take it from here (`x509` below) rather than import it before this one.
- */
-async function loadX509(): Promise<typeof X509> {
-  const reflect = Reflect as unknown as Record<string, unknown>;
-  const added = ['getMetadata', 'getOwnMetadata'].filter((name) => typeof reflect[name] !== 'function');
-  for (const name of added) reflect[name] = () => undefined;
-  try {
-    return await import('@peculiar/x509');
-  } finally {
-    for (const name of added) delete reflect[name];
-  }
-}
+export { x509 };
 
-export const x509 = await loadX509();
 const crypto = globalThis.crypto;
 x509.cryptoProvider.set(crypto);
 
@@ -133,7 +119,7 @@ function fixKeyMode(keyPath: string, warn?: (text: string) => void): void {
 
 /** The certificate parses, is a CA, is in date, and belongs to the key. */
 async function checkPair(certPem: string, keyPem: string, certPath: string, keyPath: string, dir: string): Promise<void> {
-  let cert: X509.X509Certificate;
+  let cert: x509.X509Certificate;
   let key: CryptoKey;
   try {
     cert = new x509.X509Certificate(certPem);
@@ -227,7 +213,7 @@ function publishPair(ca: CaMaterial, certPath: string, keyPath: string): boolean
 /** Makes the certificates the forward proxy shows clients, one per host, signed by the CA. */
 export class LeafIssuer {
   private readonly ca: CaMaterial;
-  private setup: Promise<{ caCert: X509.X509Certificate; caKey: CryptoKey; keys: CryptoKeyPair; keyPem: string; aki: X509.Extension }> | undefined;
+  private setup: Promise<{ caCert: x509.X509Certificate; caKey: CryptoKey; keys: CryptoKeyPair; keyPem: string; aki: x509.Extension }> | undefined;
   /** Insertion order is use order (a hit moves its host to the end): the first key is the least recently used. */
   private readonly cache = new Map<string, Promise<CaMaterial>>();
 
