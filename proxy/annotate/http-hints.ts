@@ -8,7 +8,7 @@
 
 import type { Hint, MessageKind } from '../model/events.js';
 
-type Headers = Record<string, string | string[] | undefined>;
+export type Headers = Record<string, string | string[] | undefined>;
 
 export interface HttpHintInput {
   method: string;
@@ -55,7 +55,7 @@ function mediaType(v: string | undefined): string | undefined {
   return t ? t : undefined;
 }
 
-function clip(s: string, max = 60): string {
+export function clip(s: string, max = 60): string {
   const oneLine = s.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
@@ -66,7 +66,7 @@ function versionAtLeast(version: string | undefined, min: string): boolean {
 }
 
 /** Parameters of a `WWW-Authenticate: Bearer k="v", k2=v2` challenge (first challenge only, keys lower-cased). */
-function authParams(v: string): Record<string, string> {
+export function authParams(v: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))/g;
   let m: RegExpExecArray | null;
@@ -80,6 +80,48 @@ function authParams(v: string): Record<string, string> {
 const info = (code: string, text: string): Hint => ({ level: 'info', code, text });
 const warn = (code: string, text: string): Hint => ({ level: 'warn', code, text });
 const error = (code: string, text: string): Hint => ({ level: 'error', code, text });
+
+/**
+ * A 401 or 403 and its WWW-Authenticate challenge: where OAuth discovery starts, a step-up for
+ * more scopes, or a refusal. Shared with the plain-HTTP hints (proxy/annotate/oauth-hints.ts).
+ */
+export function challengeHints(status: number, req: Headers, res: Headers | undefined): Hint[] {
+  const hints: Hint[] = [];
+  const www = headerValue(res, 'www-authenticate');
+  const auth = www !== undefined ? authParams(www) : {};
+  if (status === 401) {
+    const rm = auth.resource_metadata;
+    const scope = auth.scope;
+    hints.push(
+      warn(
+        'auth-required',
+        rm !== undefined
+          ? `The server requires authorization: OAuth discovery starts at the resource metadata ${JSON.stringify(clip(rm, 80))}${scope ? ` (scope ${JSON.stringify(clip(scope, 40))})` : ''}.`
+          : 'The server requires authorization; with no resource_metadata in WWW-Authenticate the client tries /.well-known/oauth-protected-resource.',
+      ),
+    );
+  } else if (status === 403) {
+    if (auth.error === 'insufficient_scope') {
+      hints.push(
+        warn(
+          'insufficient-scope',
+          `The token lacks a required scope${auth.scope ? ` (needs ${JSON.stringify(clip(auth.scope, 40))})` : ''}: the client should ask the user to authorize again with more scopes (step-up).`,
+        ),
+      );
+    } else {
+      const origin = headerValue(req, 'origin');
+      hints.push(
+        warn(
+          'forbidden',
+          origin !== undefined
+            ? `Forbidden: MCP servers answer 403 to an Origin they do not trust (${JSON.stringify(clip(origin, 60))}), to block DNS rebinding.`
+            : 'Forbidden: the server refused this request (a bad Origin or Host, or missing permission).',
+        ),
+      );
+    }
+  }
+  return hints;
+}
 
 /** Hints for one HTTP exchange. Call again when the response head arrives (with `status`). Never throws. */
 export function httpHints(input: HttpHintInput): Hint[] {
@@ -167,8 +209,6 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
   if (status === undefined) return hints;
 
   // ---- the response ----
-  const www = headerValue(res, 'www-authenticate');
-  const auth = www !== undefined ? authParams(www) : {};
   const assigned = headerValue(res, 'mcp-session-id');
 
   if (assigned !== undefined && sessionId === undefined && status >= 200 && status < 300) {
@@ -227,36 +267,8 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
         warn('bad-request', 'Bad Request: the server rejected the HTTP request (body, headers, session id or protocol version); the body usually holds a JSON-RPC error.'),
       );
     }
-  } else if (status === 401) {
-    const rm = auth.resource_metadata;
-    const scope = auth.scope;
-    hints.push(
-      warn(
-        'auth-required',
-        rm !== undefined
-          ? `The server requires authorization: OAuth discovery starts at the resource metadata ${JSON.stringify(clip(rm, 80))}${scope ? ` (scope ${JSON.stringify(clip(scope, 40))})` : ''}.`
-          : 'The server requires authorization; with no resource_metadata in WWW-Authenticate the client tries /.well-known/oauth-protected-resource.',
-      ),
-    );
-  } else if (status === 403) {
-    if (auth.error === 'insufficient_scope') {
-      hints.push(
-        warn(
-          'insufficient-scope',
-          `The token lacks a required scope${auth.scope ? ` (needs ${JSON.stringify(clip(auth.scope, 40))})` : ''}: the client should ask the user to authorize again with more scopes (step-up).`,
-        ),
-      );
-    } else {
-      const origin = headerValue(req, 'origin');
-      hints.push(
-        warn(
-          'forbidden',
-          origin !== undefined
-            ? `Forbidden: MCP servers answer 403 to an Origin they do not trust (${JSON.stringify(clip(origin, 60))}), to block DNS rebinding.`
-            : 'Forbidden: the server refused this request (a bad Origin or Host, or missing permission).',
-        ),
-      );
-    }
+  } else if (status === 401 || status === 403) {
+    hints.push(...challengeHints(status, req, res));
   } else if (status === 404) {
     if (sessionId !== undefined) {
       hints.push(warn('session-expired', 'Session expired or unknown: the client must start over with initialize, without a session id.'));

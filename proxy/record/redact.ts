@@ -31,11 +31,26 @@ const SECRET_KEYS = new Set([
   'code_verifier',
   'client_secret',
   'client_assertion',
+  // token exchange (RFC 8693), device grant (RFC 8628), client registration management (RFC 7592)
+  'subject_token',
+  'actor_token',
+  'device_code',
+  'registration_access_token',
   'password',
   'api_key',
   'apiKey',
   'authorization',
 ]);
+
+/**
+ * Keys that are credentials only inside an OAuth token request (beside `grant_type`): `code` (see
+ * isOAuthCode) and `assertion` (the JWT of the jwt-bearer grant, RFC 7523, and of cross-app
+ * access), both common words in tool arguments.
+ */
+const GRANT_KEYS = new Set(['code', 'assertion']);
+
+/** Private members of a JWK (RFC 7518 §6): a JWKS should never hold them, and if one does they must not be kept. */
+const JWK_PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']);
 
 /** Query parameters that carry credentials. */
 const SECRET_QUERY = new Set([
@@ -50,6 +65,10 @@ const SECRET_QUERY = new Set([
   // token-endpoint form fields (the same redactor reads form bodies)
   'code_verifier',
   'client_assertion',
+  'assertion',
+  'subject_token',
+  'actor_token',
+  'device_code',
   'password',
 ]);
 
@@ -147,7 +166,8 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
         if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
         const v = o[k];
         let r: unknown;
-        if (enabled && (SECRET_KEYS.has(k) || isOAuthCode(k, v, value)) && (typeof v === 'string' || typeof v === 'number')) r = REDACTED;
+        if (enabled && (SECRET_KEYS.has(k) || (k.length <= 9 && isHeldSecret(k, v, o))) && (typeof v === 'string' || typeof v === 'number')) r = REDACTED;
+        else if (enabled && k === 'oth' && Array.isArray(v) && 'kty' in o) r = REDACTED;
         else r = redactValue(v, depth + 1);
         if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r;
       }
@@ -159,11 +179,27 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
   return { headers, url, json, text, enabled };
 }
 
+/** A secret by where it sits: an OAuth `code`/`assertion` in a token request, a private member of a JWK. */
+function isHeldSecret(key: string, v: unknown, holder: Record<string, unknown>): boolean {
+  if (typeof v !== 'string') return false;
+  if (GRANT_KEYS.has(key)) return key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder;
+  return JWK_PRIVATE.has(key) && typeof holder.kty === 'string';
+}
+
 /** An authorization `code` in a JSON token request (it sits beside grant_type / redirect_uri / code_verifier). */
-function isOAuthCode(key: string, v: unknown, holder: unknown): boolean {
-  if (key !== 'code' || typeof v !== 'string') return false;
-  const h = holder as Record<string, unknown>;
+function isOAuthCode(h: Record<string, unknown>): boolean {
   return 'grant_type' in h || 'redirect_uri' in h || 'code_verifier' in h;
+}
+
+/** `"access_token": "…"` and the like (any SECRET_KEYS name, quoted string value) in text that may be cut-off JSON. */
+const JSON_SECRET_IN_TEXT = new RegExp(`("(?:${[...SECRET_KEYS].join('|')})"\\s*:\\s*)"(?!\\[redacted\\]")(?:[^"\\\\]|\\\\.)*"?`, 'g');
+
+/**
+ * Credential fields of JSON that could not be parsed (a preview cut at its size limit): their
+ * string values are replaced by pattern. For text that parses, use `Redactor.json`.
+ */
+export function redactJsonFields(text: string): string {
+  return text.includes('"') ? text.replace(JSON_SECRET_IN_TEXT, (_m, lead: string) => `${lead}"${REDACTED}"`) : text;
 }
 
 function decodeSafe(s: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED } from '../../proxy/record/redact.js';
+import { createRedactor, redactJsonFields, REDACTED } from '../../proxy/record/redact.js';
 
 const TOKEN = 'proxy-token-0123456789';
 
@@ -83,6 +83,18 @@ describe('redactor: URLs', () => {
     );
   });
 
+  it('redacts the extension-grant form fields: JWT bearer / cross-app access assertion, token-exchange tokens, device code', () => {
+    expect(
+      r.url('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=eyJ.a.b&scope=mcp&resource=https%3A%2F%2Fmcp.example%2Fmcp'),
+    ).toBe('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=[redacted]&scope=mcp&resource=https%3A%2F%2Fmcp.example%2Fmcp');
+    expect(
+      r.url('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=st&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=act&requested_token_type=x'),
+    ).toBe('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=[redacted]&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=[redacted]&requested_token_type=x');
+    expect(r.url('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dc&client_id=c')).toBe(
+      '?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=[redacted]&client_id=c',
+    );
+  });
+
   it('matches percent-encoded names; a name without "=" is left alone; no query → unchanged', () => {
     expect(r.url('/x?%63ode=abc')).toBe('/x?%63ode=[redacted]');
     expect(r.url('/x?code&b=1')).toBe('/x?code&b=1');
@@ -111,6 +123,32 @@ describe('redactor: JSON', () => {
       result: { content: [{ type: 'text', text: 'x', meta: { client_secret: REDACTED, code_verifier: REDACTED, client_assertion: REDACTED, password: REDACTED, api_key: REDACTED, apiKey: REDACTED } }] },
     });
     expect(r.json({ code: 'SplxlOBeZQQYbYS6WxSbIA', grant_type: 'authorization_code' })).toEqual({ code: REDACTED, grant_type: 'authorization_code' });
+  });
+
+  it('redacts client registration and extension-grant fields: client_secret, registration_access_token, subject/actor tokens, device_code', () => {
+    const dcr = { client_id: 'c-1', client_secret: 'cs', client_secret_expires_at: 0, registration_access_token: 'rat', registration_client_uri: 'https://as/reg/c-1', redirect_uris: ['http://localhost/cb'] };
+    expect(r.json(dcr)).toEqual({ ...dcr, client_secret: REDACTED, registration_access_token: REDACTED });
+    expect(r.json({ subject_token: 's', actor_token: 'a', device_code: 'd', user_code: 'WDJB-MJHT' })).toEqual({ subject_token: REDACTED, actor_token: REDACTED, device_code: REDACTED, user_code: 'WDJB-MJHT' });
+  });
+
+  it('redacts an assertion only in a token request (beside grant_type), not as a tool argument', () => {
+    expect(r.json({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: 'eyJ.a.b' })).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: REDACTED });
+    const call = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'check', arguments: { assertion: 'x > 1' } } };
+    expect(r.json(call)).toBe(call);
+  });
+
+  it('redacts the private members of a JWK, and only of a JWK', () => {
+    const jwks = { keys: [{ kty: 'RSA', kid: 'k1', n: 'modulus', e: 'AQAB', d: 'priv', p: 'p1', q: 'q1', dp: 'x', dq: 'y', qi: 'z' }, { kty: 'oct', k: 'secret-key' }] };
+    expect(r.json(jwks)).toEqual({
+      keys: [
+        { kty: 'RSA', kid: 'k1', n: 'modulus', e: 'AQAB', d: REDACTED, p: REDACTED, q: REDACTED, dp: REDACTED, dq: REDACTED, qi: REDACTED },
+        { kty: 'oct', k: REDACTED },
+      ],
+    });
+    const pub = { keys: [{ kty: 'EC', crv: 'P-256', x: 'xx', y: 'yy', kid: 'k2' }] };
+    expect(r.json(pub)).toBe(pub);
+    const args = { d: 'day', p: 'page', k: 3 };
+    expect(r.json(args)).toBe(args);
   });
 
   it('leaves a tool argument named code alone (only an OAuth code beside grant_type/redirect_uri is a secret)', () => {
@@ -207,5 +245,18 @@ describe('redactor: showSecrets', () => {
     expect(r.url('/cb?code=abc&state=s')).toBe('/cb?code=abc&state=s');
     const tok = { access_token: 'at', code: 'c' };
     expect(r.json(tok)).toBe(tok);
+  });
+});
+
+describe('redactJsonFields (JSON cut short, which does not parse)', () => {
+  it('replaces the string values of credential fields, also a last one cut mid-value', () => {
+    const cut = '{"access_token":"eyJhbGciOi.x.y", "token_type":"Bearer","refresh_token":"rt-1\\"q","id_token":"abc';
+    expect(redactJsonFields(cut)).toBe('{"access_token":"[redacted]", "token_type":"Bearer","refresh_token":"[redacted]","id_token":"[redacted]"');
+  });
+
+  it('leaves other text, and values already redacted, alone', () => {
+    expect(redactJsonFields('{"token_type":"Bearer","expires_in":3600')).toBe('{"token_type":"Bearer","expires_in":3600');
+    expect(redactJsonFields('{"client_secret":"[redacted]","x":1')).toBe('{"client_secret":"[redacted]","x":1');
+    expect(redactJsonFields('no quotes here')).toBe('no quotes here');
   });
 });
