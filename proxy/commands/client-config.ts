@@ -320,22 +320,66 @@ export function entryKind(entry: unknown): EntryKind {
 }
 
 /**
- * If the stdio entry already runs through mcpscope (`npx [-y] mcpscope … -- <command> …`, or
- * `mcpscope … -- …`), the original command line after the `--`; otherwise undefined.
+ * How a config runs mcpscope: `command` plus the `args` that come before mcpscope's own options.
+ * `mcpscope wrap` (wrap.ts) uses an absolute node and this package's script (client-config-files.ts,
+ * resolveLauncher), e.g. `{ command: "/usr/bin/node", args: ["/usr/local/bin/mcpscope"] }`.
  */
-export function wrappedCommandLine(entry: Entry): string[] | undefined {
+export interface Launcher {
+  command: string;
+  args: string[];
+  /** The same for a terminal, in the proxy commands wrap prints: `mcpscope` when it is on PATH. */
+  shell: string;
+}
+
+/** What the pure transforms use when no launcher is given: `mcpscope` found on PATH. */
+export const PATH_LAUNCHER: Launcher = { command: 'mcpscope', args: [], shell: 'mcpscope' };
+
+/** A stdio entry that runs through mcpscope, taken apart. */
+export interface WrappedEntry {
+  /** `[command, …args]` up to mcpscope itself: `["npx", "-y", "mcpscope"]`, `["/usr/bin/node", "/x/bin/mcpscope.js"]`, `["mcpscope"]`. */
+  launcher: string[];
+  /** mcpscope's options, between the launcher and the `--`: e.g. `["--ui-port", "6480"]`. */
+  options: string[];
+  /** The server's own command line, after the `--`. */
+  line: string[];
+}
+
+const baseName = (path: string) => path.split(/[\\/]/).pop()!;
+
+/**
+ * If the stdio entry already runs through mcpscope, in any form wrap wrote or a user would write:
+ * `npx [-y] mcpscope[@version] … -- <command> …` (what wrap wrote before mcpscope was installable
+ * from a clone), `mcpscope … -- …` (the command by name or by path), or `<node> [node flags]
+ * <path>/mcpscope[.js] … -- …` (what wrap writes now) — its parts; otherwise undefined.
+ */
+export function parseWrapped(entry: Entry): WrappedEntry | undefined {
   const command = entry.command;
   const args = entry.args === undefined ? [] : entry.args;
   if (typeof command !== 'string' || !isStringArray(args)) return undefined;
   const dashes = args.indexOf('--');
-  if (dashes < 0) return undefined;
-  const isMcpscope = (s: string) => /^mcpscope(@[^/\s]+)?$/.test(s);
-  const base = command.split(/[\\/]/).pop()!.replace(/\.(cmd|exe)$/i, '');
+  if (dashes < 0 || dashes === args.length - 1) return undefined;
   const before = args.slice(0, dashes);
-  const ok = isMcpscope(base) || (base === 'npx' && before.some(isMcpscope));
-  if (!ok) return undefined;
-  const rest = args.slice(dashes + 1);
-  return rest.length > 0 ? rest : undefined;
+  const isMcpscope = (s: string) => /^mcpscope(@[^/\s]+)?$/.test(s);
+  const base = baseName(command).replace(/\.(cmd|exe)$/i, '');
+  let upTo: number; // how many of `before` belong to the launcher
+  if (isMcpscope(base)) upTo = 0;
+  else if (base === 'npx') upTo = before.findIndex(isMcpscope) + 1;
+  else if (/^node(js)?$/i.test(base)) {
+    const script = before.findIndex((a) => !a.startsWith('-'));
+    upTo = script >= 0 && /^mcpscope(\.[cm]?js)?$/.test(baseName(before[script])) ? script + 1 : 0;
+  } else return undefined;
+  if (upTo === 0 && !isMcpscope(base)) return undefined;
+  return { launcher: [command, ...before.slice(0, upTo)], options: before.slice(upTo), line: args.slice(dashes + 1) };
+}
+
+/** The original command line of a stdio entry that runs through mcpscope (see parseWrapped); otherwise undefined. */
+export function wrappedCommandLine(entry: Entry): string[] | undefined {
+  return parseWrapped(entry)?.line;
+}
+
+function sameLauncher(wrapped: WrappedEntry, launcher: Launcher): boolean {
+  const want = [launcher.command, ...launcher.args];
+  return wrapped.launcher.length === want.length && wrapped.launcher.every((a, i) => a === want[i]);
 }
 
 function isLoopbackHost(host: string): boolean {
@@ -399,7 +443,8 @@ export interface ProxyPlan {
   target: string;
   port: number;
   /**
-   * The command the user runs: `npx mcpscope --target <target> --port <port>`. The first proxy
+   * The command the user runs: `mcpscope --target <target> --port <port>` (the launcher's `shell`
+   * in place of `mcpscope`). The first proxy
    * serves the UI on the wrap's UI port (so the stdio wrappers join it); an `mcpscope --target`
    * does not join another's UI yet, so the others get `--ui-port 0` (a UI of their own, any port).
    */
@@ -426,18 +471,38 @@ export interface WrapResult {
 export interface WrapOptions {
   /** The shared UI's port the stdio wrappers report to (default 6480). */
   uiPort?: number;
+  /**
+   * How the wrapped entries run mcpscope (default PATH_LAUNCHER, `mcpscope` by name). An entry
+   * already wrapped through another launcher (`npx -y mcpscope`, an old path) is re-wrapped
+   * through this one: its options and its command line after `--` stay.
+   */
+  launcher?: Launcher;
   /** The record of an earlier wrap (the sidecar), if any. */
   record?: WrapRecord;
   firstProxyPort?: number;
 }
 
-function proxyCommand(target: string, port: number, uiPort: number): string {
+function proxyCommand(shell: string, target: string, port: number, uiPort: number): string {
   const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  return `npx mcpscope --target ${quote(target)} --port ${port}${uiPort === DEFAULT_UI_PORT ? '' : ` --ui-port ${uiPort}`}`;
+  return `${shell} --target ${quote(target)} --port ${port}${uiPort === DEFAULT_UI_PORT ? '' : ` --ui-port ${uiPort}`}`;
+}
+
+/** `entry` with its `command` and `args` replaced (in place, keeping the key order; `args` added after `command` if missing). */
+function withCommand(entry: Entry, command: string, args: string[]): Entry {
+  const out: Entry = {};
+  for (const [k, v] of Object.entries(entry)) {
+    if (k === 'command') {
+      out.command = command;
+      if (!('args' in entry)) out.args = args;
+    } else if (k === 'args') out.args = args;
+    else out[k] = v;
+  }
+  return out;
 }
 
 export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult {
   const uiPort = options.uiPort ?? DEFAULT_UI_PORT;
+  const launcher = options.launcher ?? PATH_LAUNCHER;
   const { root, comments } = parseJsonc(text);
   const { key, node } = findServers(root);
   const style = detectStyle(text);
@@ -468,6 +533,29 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
     const name = m.key;
     const entryText = text.slice(m.value.start, m.value.end);
     const rec = record.servers[name];
+    const entry = toValue(m.value);
+    const kind = entryKind(entry);
+    const e = entry as Entry;
+    const prev = kind === 'stdio' ? parseWrapped(e) : undefined;
+    if (prev && !sameLauncher(prev, launcher)) {
+      // Wrapped, but through another launcher (npx, an old path): only the launcher changes.
+      if (commentInside(comments, m.value))
+        throw new ClientConfigError(
+          `the server "${name}" contains a comment, which mcpscope cannot carry into the re-wrapped entry. Move the comment outside that server's { … } (or delete it) and run wrap again; nothing was changed.`,
+        );
+      const newText = serializeLike(text, style, m.keyStart, m.value, withCommand(e, launcher.command, [...launcher.args, ...prev.options, '--', ...prev.line]));
+      // The original: the record's when it describes this entry, else the entry unwrapped.
+      const original =
+        rec && rec.wrapped === entryText && rec.kind === 'stdio' ? rec.original : serializeLike(text, style, m.keyStart, m.value, withCommand(e, prev.line[0], prev.line.slice(1)));
+      record.servers[name] = { kind: 'stdio', original, wrapped: newText };
+      edits.push({ start: m.value.start, end: m.value.end, text: newText });
+      servers.push({
+        name,
+        action: 'wrapped',
+        detail: `stdio: ${prev.line.join(' ')} ran under \`${prev.launcher.join(' ')}\`, now under \`${[launcher.command, ...launcher.args].join(' ')}\``,
+      });
+      continue;
+    }
     if (rec && rec.wrapped === entryText) {
       servers.push({ name, action: 'already-wrapped', detail: 'already routed through mcpscope' });
       if (rec.kind === 'url' && rec.target && rec.port !== undefined)
@@ -475,14 +563,11 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
       continue;
     }
     if (rec) delete record.servers[name]; // edited since: the old record no longer describes it
-    const entry = toValue(m.value);
-    const kind = entryKind(entry);
     if (kind === 'other') {
       servers.push({ name, action: 'skipped', detail: 'neither a "command" (stdio) nor a "url" server; left as is' });
       continue;
     }
-    const e = entry as Entry;
-    if (kind === 'stdio' && wrappedCommandLine(e)) {
+    if (prev) {
       servers.push({ name, action: 'already-wrapped', detail: 'its command already runs through mcpscope' });
       continue;
     }
@@ -512,15 +597,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
         servers.push({ name, action: 'skipped', detail: '"args" is not a list of strings; left as is' });
         continue;
       }
-      const newArgs = ['-y', 'mcpscope', '--ui-port', String(uiPort), '--', e.command as string, ...args];
-      wrapped = {};
-      for (const [k, v] of Object.entries(e)) {
-        if (k === 'command') {
-          wrapped.command = 'npx';
-          if (!('args' in e)) wrapped.args = newArgs;
-        } else if (k === 'args') wrapped.args = newArgs;
-        else wrapped[k] = v;
-      }
+      wrapped = withCommand(e, launcher.command, [...launcher.args, '--ui-port', String(uiPort), '--', e.command as string, ...args]);
       const newText = serializeLike(text, style, m.keyStart, m.value, wrapped);
       recorded = { kind, original: entryText, wrapped: newText };
       servers.push({ name, action: 'wrapped', detail: `stdio: ${[e.command as string, ...args].join(' ')} now runs under mcpscope (UI port ${uiPort})` });
@@ -541,7 +618,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
   // Records of servers no longer in the config are dropped.
   const names = new Set(node.members.map((m) => m.key));
   for (const n of Object.keys(record.servers)) if (!names.has(n)) delete record.servers[n];
-  proxies.forEach((p, n) => (p.command = proxyCommand(p.target, p.port, n === 0 ? uiPort : 0)));
+  proxies.forEach((p, n) => (p.command = proxyCommand(launcher.shell, p.target, p.port, n === 0 ? uiPort : 0)));
   const out = applyEdits(text, edits);
   return { text: out, changed: out !== text, key, servers, proxies, record };
 }

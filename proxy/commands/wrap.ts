@@ -1,13 +1,16 @@
 /**
  * `mcpscope wrap <config.json> [--write] [--ui-port U]`: routes every server of a Claude Desktop,
- * Cursor or VS Code MCP config through mcpscope (stdio servers under `npx -y mcpscope --`, URL
- * servers at a local proxy port each). Prints the new config, or with --write backs the file up
- * and replaces it, recording what changed in `<config>.mcpscope.json` for `mcpscope unwrap`.
- * The transforms are in client-config.ts.
+ * Cursor or VS Code MCP config through mcpscope (stdio servers under `<node> <mcpscope> --`, both
+ * absolute paths — see resolveLauncher in client-config-files.ts; URL servers at a local proxy
+ * port each). Before anything is written, the command is run once (`--version`, from `/` with a
+ * minimal PATH, as a desktop app would start it); if it does not work, nothing is written.
+ * Prints the new config, or with --write backs the file up and replaces it, recording what
+ * changed in `<config>.mcpscope.json` for `mcpscope unwrap`. The transforms are in client-config.ts.
  */
 import { DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
-import { backup, loadConfigChange, recordPath, writeAtomic } from './client-config-files.js';
+import { backup, checkLauncher, loadConfigChange, MINIMAL_PATH, recordPath, resolveLauncher, writeAtomic } from './client-config-files.js';
 import { parseOneFileArgs } from './one-file-args.js';
+import { commandLine } from '../stdio/command-line.js';
 
 const HELP = `mcpscope wrap — route an MCP client's servers through mcpscope
 
@@ -20,9 +23,13 @@ Usage
                     (without --write the new config is printed on stdout and nothing is written)
   --ui-port <n>     the UI port the wrapped stdio servers report to (default ${DEFAULT_UI_PORT})
 
-stdio servers become \`npx -y mcpscope --ui-port <n> -- <command> <args…>\`; URL servers are pointed
-at http://127.0.0.1:6481/…, 6482, … and the \`mcpscope --target …\` commands to run are printed.
-Wrapping twice changes nothing the second time.
+stdio servers become \`<node> <mcpscope> --ui-port <n> -- <command> <args…>\`, where <node> and
+<mcpscope> are absolute paths (the installed mcpscope if it is on PATH, else this checkout's
+bin/mcpscope.js), so they start from any directory and without PATH. That command is run once
+(--version) first; if it does not work, nothing is written and the exit code is 1. Entries
+wrapped earlier another way (\`npx -y mcpscope …\`, an old path) get the new command.
+URL servers are pointed at http://127.0.0.1:6481/…, 6482, … and the \`mcpscope --target …\`
+commands to run are printed. Wrapping twice changes nothing the second time.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -41,12 +48,41 @@ export async function main(argv: string[]): Promise<number> {
   }
   const write = values.write ?? false;
 
-  const result = loadConfigChange('wrap', file, (text, record) => wrapConfig(text, { uiPort, record }));
+  let launcher;
+  try {
+    launcher = resolveLauncher();
+  } catch (e) {
+    err.write(`mcpscope wrap: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const result = loadConfigChange('wrap', file, (text, record) => wrapConfig(text, { uiPort, record, launcher }));
   if (result === 1) return 1;
+
+  // The stdio entries wrapped now run mcpscope this way: check that it starts, as a client would.
+  const stdioWrapped = result.servers.some((s) => s.action === 'wrapped' && result.record.servers[s.name]?.kind === 'stdio');
+  let checkFailed = false;
+  if (stdioWrapped) {
+    const shown = commandLine(launcher.command, launcher.args);
+    err.write(
+      `\nThe stdio servers run mcpscope as: ${shown}\n(node and ${launcher.installed ? 'the installed mcpscope' : 'this checkout\'s bin/mcpscope.js (no mcpscope installed from it is on PATH)'}, by absolute paths: they start from any directory, with any PATH)\n`,
+    );
+    const check = checkLauncher(launcher);
+    const where = process.platform === 'win32' ? 'from the root directory' : `from / with PATH=${MINIMAL_PATH}`;
+    if (check.ok) err.write(`Checked: ${check.ran} ${where} ${check.detail}.\n`);
+    else {
+      checkFailed = true;
+      err.write(`mcpscope wrap: this command does not work: ${check.ran} ${where}: ${check.detail}.\n`);
+    }
+  }
 
   if (!write) {
     process.stdout.write(result.text);
-    err.write(result.changed ? `\nThis is the wrapped config; nothing was written. Run again with --write to replace ${file} (after a backup).\n` : `\nNothing to wrap: the config is printed unchanged.\n`);
+    if (checkFailed) err.write(`\nThis wrapped config would not start its stdio servers; nothing was written, and --write would refuse.\n`);
+    else err.write(result.changed ? `\nThis is the wrapped config; nothing was written. Run again with --write to replace ${file} (after a backup).\n` : `\nNothing to wrap: the config is printed unchanged.\n`);
+    if (checkFailed) return 1;
+  } else if (checkFailed) {
+    err.write(`\nNothing was written: ${file} is left as it is.\n`);
+    return 1;
   } else if (!result.changed) {
     err.write(`\nNothing to wrap: ${file} is left as it is.\n`);
   } else {
@@ -55,6 +91,7 @@ export async function main(argv: string[]): Promise<number> {
       writeAtomic(recordPath(file), `${JSON.stringify(result.record, null, 2)}\n`);
       writeAtomic(file, result.text);
       err.write(`\nWrote ${file} (the original is in ${saved}; what changed is in ${recordPath(file)} — keep it for \`mcpscope unwrap\`).\nRestart the client (or reload its MCP servers) to use it.\n`);
+      if (stdioWrapped) err.write(`If you move the mcpscope checkout or remove that node, run this wrap again: it updates the paths.\n`);
     } catch (e) {
       err.write(`mcpscope wrap: could not write ${file}: ${(e as Error).message}\n`);
       return 1;

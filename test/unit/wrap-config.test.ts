@@ -1,6 +1,11 @@
 /** The pure transforms behind `mcpscope wrap` / `unwrap` (proxy/commands/client-config.ts). */
 import { describe, expect, it } from 'vitest';
-import { ClientConfigError, parseJsonc, unwrapConfig, wrapConfig, wrappedCommandLine } from '../../proxy/commands/client-config.js';
+import { ClientConfigError, parseJsonc, parseWrapped, unwrapConfig, wrapConfig, wrappedCommandLine, type Launcher } from '../../proxy/commands/client-config.js';
+
+/** What `mcpscope wrap` passes (resolveLauncher): an absolute node and an absolute mcpscope script. */
+const LAUNCHER: Launcher = { command: '/usr/local/bin/node', args: ['/usr/local/bin/mcpscope'], shell: 'mcpscope' };
+/** What wrap wrote before mcpscope could be installed from a clone (it is not on npm, so this fails). */
+const NPX: Launcher = { command: 'npx', args: ['-y', 'mcpscope'], shell: 'npx mcpscope' };
 
 const CLAUDE = `{
   "globalShortcut": "Ctrl+Space",
@@ -31,31 +36,32 @@ const VSCODE = `{
 `;
 
 describe('wrapConfig', () => {
-  it('routes stdio servers through npx mcpscope and URL servers through proxies on 6481, 6482…', () => {
-    const r = wrapConfig(CLAUDE, { uiPort: 7000 });
+  it('routes stdio servers through the launcher (node + mcpscope) and URL servers through proxies on 6481, 6482…', () => {
+    const r = wrapConfig(CLAUDE, { uiPort: 7000, launcher: LAUNCHER });
     const out = JSON.parse(r.text);
     expect(out.globalShortcut).toBe('Ctrl+Space');
     expect(out.mcpServers.files).toEqual({
-      command: 'npx',
-      args: ['-y', 'mcpscope', '--ui-port', '7000', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'],
+      command: '/usr/local/bin/node',
+      args: ['/usr/local/bin/mcpscope', '--ui-port', '7000', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'],
     });
     expect(out.mcpServers.github).toEqual({
-      command: 'npx',
-      args: ['-y', 'mcpscope', '--ui-port', '7000', '--', 'docker', 'run', '-i', '--rm', 'ghcr.io/github/github-mcp-server'],
+      command: '/usr/local/bin/node',
+      args: ['/usr/local/bin/mcpscope', '--ui-port', '7000', '--', 'docker', 'run', '-i', '--rm', 'ghcr.io/github/github-mcp-server'],
       env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' },
     });
     expect(out.mcpServers.remote).toEqual({ url: 'http://127.0.0.1:6481/v1/mcp?x=1' });
+    // The proxies are typed in a terminal: the launcher's shell form.
     expect(r.proxies).toEqual([
-      { name: 'remote', target: 'https://mcp.example.com/v1/mcp?x=1', port: 6481, command: "npx mcpscope --target 'https://mcp.example.com/v1/mcp?x=1' --port 6481 --ui-port 7000" },
+      { name: 'remote', target: 'https://mcp.example.com/v1/mcp?x=1', port: 6481, command: "mcpscope --target 'https://mcp.example.com/v1/mcp?x=1' --port 6481 --ui-port 7000" },
     ]);
     expect(r.changed).toBe(true);
     expect(Object.keys(r.record.servers)).toEqual(['files', 'github', 'remote']);
   });
 
   it('keeps the file\'s indentation, key order and everything outside the changed entries', () => {
-    const r = wrapConfig(CLAUDE);
+    const r = wrapConfig(CLAUDE, { launcher: LAUNCHER });
     // Untouched lines stay byte for byte; the rewritten entries use the file's 2-space indentation.
-    expect(r.text.startsWith('{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {\n    "files": {\n      "command": "npx",\n      "args": [\n        "-y",\n        "mcpscope",')).toBe(true);
+    expect(r.text.startsWith('{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {\n    "files": {\n      "command": "/usr/local/bin/node",\n      "args": [\n        "/usr/local/bin/mcpscope",\n        "--ui-port",')).toBe(true);
     expect(r.text).toContain('    "remote": { "url": "http://127.0.0.1:6481/v1/mcp?x=1" }\n  }\n}\n');
     // command stays before args, env after
     const g = r.text.slice(r.text.indexOf('"github"'));
@@ -71,15 +77,45 @@ describe('wrapConfig', () => {
   });
 
   it('is idempotent: wrapping a wrapped config changes nothing', () => {
-    const once = wrapConfig(CLAUDE);
-    const twice = wrapConfig(once.text, { record: once.record });
+    const once = wrapConfig(CLAUDE, { launcher: LAUNCHER });
+    const twice = wrapConfig(once.text, { record: once.record, launcher: LAUNCHER });
     expect(twice.text).toBe(once.text);
     expect(twice.changed).toBe(false);
     expect(twice.servers.every((s) => s.action === 'already-wrapped')).toBe(true);
     expect(twice.record).toEqual(once.record);
     // Even without the record, stdio entries are recognised as wrapped (URL ones by their proxy port).
-    const blind = wrapConfig(once.text);
+    const blind = wrapConfig(once.text, { launcher: LAUNCHER });
     expect(blind.changed).toBe(false);
+  });
+
+  it('re-wraps entries wrapped through another launcher (the old npx -y mcpscope, a moved checkout): only the launcher changes', () => {
+    // A config wrapped by the old wrap, with its record: every stdio server under `npx -y mcpscope`.
+    const old = wrapConfig(CLAUDE, { uiPort: 7000, launcher: NPX });
+    expect(JSON.parse(old.text).mcpServers.github.args.slice(0, 5)).toEqual(['-y', 'mcpscope', '--ui-port', '7000', '--']);
+    const r = wrapConfig(old.text, { record: old.record, launcher: LAUNCHER });
+    const out = JSON.parse(r.text);
+    // The launcher is replaced; mcpscope's options (--ui-port 7000) and the server's command line stay.
+    expect(out.mcpServers.github).toEqual({
+      command: '/usr/local/bin/node',
+      args: ['/usr/local/bin/mcpscope', '--ui-port', '7000', '--', 'docker', 'run', '-i', '--rm', 'ghcr.io/github/github-mcp-server'],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' },
+    });
+    expect(r.servers.find((s) => s.name === 'files')).toMatchObject({ action: 'wrapped', detail: expect.stringContaining('ran under `npx -y mcpscope`, now under `/usr/local/bin/node /usr/local/bin/mcpscope`') });
+    expect(r.servers.find((s) => s.name === 'remote')!.action).toBe('already-wrapped');
+    // The record still holds the true originals: unwrap gives CLAUDE back byte for byte.
+    expect(unwrapConfig(r.text, r.record).text).toBe(CLAUDE);
+    // Then stable under the new launcher.
+    expect(wrapConfig(r.text, { record: r.record, launcher: LAUNCHER }).changed).toBe(false);
+
+    // Without a record (wrapped by hand, or the sidecar lost), the original is rebuilt from after "--".
+    const hand = '{ "mcpServers": { "f": { "command": "npx", "args": ["-y", "mcpscope", "--", "node", "s.js"], "env": { "A": "1" } } } }';
+    const moved = '{ "mcpServers": { "f": { "command": "/old/node", "args": ["/old/clone/bin/mcpscope.js", "--ui-port", "7001", "--", "node", "s.js"] } } }';
+    const h = wrapConfig(hand, { launcher: LAUNCHER });
+    expect(h.text).toBe('{ "mcpServers": { "f": { "command": "/usr/local/bin/node", "args": ["/usr/local/bin/mcpscope", "--", "node", "s.js"], "env": { "A": "1" } } } }');
+    expect(unwrapConfig(h.text, h.record).text).toBe('{ "mcpServers": { "f": { "command": "node", "args": ["s.js"], "env": { "A": "1" } } } }');
+    expect(wrapConfig(moved, { launcher: LAUNCHER }).text).toBe(
+      '{ "mcpServers": { "f": { "command": "/usr/local/bin/node", "args": ["/usr/local/bin/mcpscope", "--ui-port", "7001", "--", "node", "s.js"] } } }',
+    );
   });
 
   it('gives a new URL server the next free port, not one already in use', () => {
@@ -93,13 +129,13 @@ describe('wrapConfig', () => {
   });
 
   it('handles the VS Code shape: "servers", type stdio/http/sse, comments and trailing commas outside entries kept', () => {
-    const r = wrapConfig(VSCODE);
+    const r = wrapConfig(VSCODE, { launcher: LAUNCHER });
     expect(r.key).toBe('servers');
     expect(r.text).toContain('\t// my servers\n');
     expect(r.text).toContain('\t"inputs": [{ "type": "promptString", "id": "key", "password": true }],\n');
     // one-line entries stay on one line
     expect(r.text).toContain(
-      '\t\t"local": { "type": "stdio", "command": "npx", "args": ["-y", "mcpscope", "--ui-port", "6480", "--", "node", "server.js"], "env": { "KEY": "${input:key}" } },\n',
+      '\t\t"local": { "type": "stdio", "command": "/usr/local/bin/node", "args": ["/usr/local/bin/mcpscope", "--ui-port", "6480", "--", "node", "server.js"], "env": { "KEY": "${input:key}" } },\n',
     );
     expect(r.text).toContain('\t\t"api": { "type": "http", "url": "http://127.0.0.1:6481/mcp", "headers": { "X-A": "1" } },\n');
     expect(r.text).toContain('\t\t"legacy": { "type": "sse", "url": "http://127.0.0.1:6482/sse" },\n\t},\n}\n');
@@ -108,7 +144,7 @@ describe('wrapConfig', () => {
       ['legacy', 'https://legacy.example.com/sse', 6482],
     ]);
     // an mcpscope --target does not join another's UI: the second proxy gets a UI of its own
-    expect(r.proxies[0].command).toBe('npx mcpscope --target http://localhost:3001/mcp --port 6481');
+    expect(r.proxies[0].command).toBe('mcpscope --target http://localhost:3001/mcp --port 6481');
     expect(r.proxies[1].command).toContain('--ui-port 0');
     expect(unwrapConfig(r.text, r.record).text).toBe(VSCODE);
   });
@@ -151,7 +187,7 @@ describe('unwrapConfig', () => {
   });
 
   it('without the record, rebuilds stdio entries from the command after "--" and leaves proxied URLs', () => {
-    const w = wrapConfig(CLAUDE);
+    const w = wrapConfig(CLAUDE, { launcher: LAUNCHER });
     const u = unwrapConfig(w.text);
     const out = JSON.parse(u.text);
     expect(out.mcpServers.files).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'] });
@@ -167,9 +203,19 @@ describe('unwrapConfig', () => {
     expect(out.mcpServers.remote).toEqual({ url: 'https://mcp.example.com/v1/mcp?x=1', headers: { A: 'b' } });
   });
 
-  it('unwraps a hand-wrapped entry (README style, no --ui-port)', () => {
-    const text = '{ "mcpServers": { "f": { "command": "npx", "args": ["-y", "mcpscope", "--", "node", "s.js"] } } }';
-    expect(unwrapConfig(text).text).toBe('{ "mcpServers": { "f": { "command": "node", "args": ["s.js"] } } }');
+  it('unwraps hand-wrapped entries and those the old wrap wrote (npx -y mcpscope), no --ui-port', () => {
+    const plain = '{ "mcpServers": { "f": { "command": "node", "args": ["s.js"] } } }';
+    for (const [command, args] of [
+      ['npx', ['-y', 'mcpscope']],
+      ['mcpscope', []],
+      ['/usr/local/bin/mcpscope', []],
+      ['/usr/bin/node', ['/home/me/mcpscope/bin/mcpscope.js']],
+    ] as const) {
+      const text = JSON.stringify({ mcpServers: { f: { command, args: [...args, '--', 'node', 's.js'] } } });
+      expect(JSON.parse(unwrapConfig(text).text)).toEqual(JSON.parse(plain));
+    }
+    const npx = '{ "mcpServers": { "f": { "command": "npx", "args": ["-y", "mcpscope", "--", "node", "s.js"] } } }';
+    expect(unwrapConfig(npx).text).toBe(plain);
   });
 });
 
@@ -177,8 +223,26 @@ describe('helpers', () => {
   it('wrappedCommandLine recognises only mcpscope wrappers', () => {
     expect(wrappedCommandLine({ command: 'npx', args: ['-y', 'mcpscope', '--ui-port', '1', '--', 'a', 'b'] })).toEqual(['a', 'b']);
     expect(wrappedCommandLine({ command: 'mcpscope', args: ['--', 'a'] })).toEqual(['a']);
+    expect(wrappedCommandLine({ command: '/usr/local/bin/node', args: ['/usr/local/bin/mcpscope', '--ui-port', '1', '--', 'a'] })).toEqual(['a']);
+    expect(wrappedCommandLine({ command: 'C:\\Program Files\\nodejs\\node.exe', args: ['C:\\src\\mcpscope\\bin\\mcpscope.js', '--', 'a'] })).toEqual(['a']);
     expect(wrappedCommandLine({ command: 'npx', args: ['-y', 'other', '--', 'a'] })).toBeUndefined();
     expect(wrappedCommandLine({ command: 'node', args: ['s.js', '--', 'x'] })).toBeUndefined();
+    expect(wrappedCommandLine({ command: 'node', args: ['/x/mcpscope-like.js', '--', 'x'] })).toBeUndefined();
+    expect(wrappedCommandLine({ command: '/usr/bin/node', args: ['/x/bin/mcpscope.js', '--'] })).toBeUndefined(); // nothing to run
+  });
+
+  it('parseWrapped separates the launcher, mcpscope\'s options and the server\'s command line', () => {
+    expect(parseWrapped({ command: 'npx', args: ['-y', 'mcpscope@0.1.0', '--ui-port', '7000', '--', 'node', 's.js'] })).toEqual({
+      launcher: ['npx', '-y', 'mcpscope@0.1.0'],
+      options: ['--ui-port', '7000'],
+      line: ['node', 's.js'],
+    });
+    expect(parseWrapped({ command: '/usr/bin/node', args: ['--no-warnings', '/opt/mcpscope/bin/mcpscope.js', '--token', 't', '--', 'x'] })).toEqual({
+      launcher: ['/usr/bin/node', '--no-warnings', '/opt/mcpscope/bin/mcpscope.js'],
+      options: ['--token', 't'],
+      line: ['x'],
+    });
+    expect(parseWrapped({ command: '/usr/local/bin/mcpscope', args: ['--', 'x'] })).toEqual({ launcher: ['/usr/local/bin/mcpscope'], options: [], line: ['x'] });
   });
 
   it('parseJsonc records comments and accepts trailing commas', () => {

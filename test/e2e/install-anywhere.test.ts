@@ -1,0 +1,187 @@
+/**
+ * mcpscope is not on npm: the README installs it from the clone (`npm install`, then
+ * `npm install -g .`). This does that for real — into a temporary npm prefix, never the real global
+ * one — and then uses the installed `mcpscope` the way a new user would, from directories outside
+ * the clone:
+ *
+ * - `mcpscope --help` / `--version` by name, from a temp directory;
+ * - `mcpscope -- node server.mjs` (a tiny stdio server on the official SDK) driven by the official
+ *   SDK's stdio client;
+ * - `mcpscope wrap <config> --write`, then each server entry exactly as written launched by the
+ *   SDK client from `/` — one of them with a PATH that holds neither node nor mcpscope, as a desktop
+ *   app may give it;
+ * - `npm uninstall -g mcpscope` removes it and leaves the clone.
+ *
+ * `npm install -g .` runs the `prepare` script (the build) of a folder it links; here it runs with
+ * --ignore-scripts so that the test does not rebuild the working tree's dist/ while other tests
+ * use it. dist/ exists already (the clone's `npm install` built it, and `npm test` builds first).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { packageVersion } from '../../proxy/version.js';
+
+const CLONE = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
+const SDK = join(CLONE, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
+
+/** A tiny stdio MCP server on the official SDK, imported by absolute path from the clone's node_modules. */
+const SERVER = `
+import { Server } from ${JSON.stringify(pathToFileURL(join(SDK, 'server', 'index.js')).href)};
+import { StdioServerTransport } from ${JSON.stringify(pathToFileURL(join(SDK, 'server', 'stdio.js')).href)};
+import { CallToolRequestSchema, ListToolsRequestSchema } from ${JSON.stringify(pathToFileURL(join(SDK, 'types.js')).href)};
+const server = new Server({ name: 'anywhere-server', version: '1.2.3' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  tools: [{ name: 'add', description: 'a + b', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }],
+}));
+server.setRequestHandler(CallToolRequestSchema, async (req) => ({
+  content: [{ type: 'text', text: String(req.params.arguments.a + req.params.arguments.b) + (process.env.GREETING ? ' ' + process.env.GREETING : '') }],
+}));
+await server.connect(new StdioServerTransport());
+`;
+
+let root: string;
+let prefix: string;
+/** The installed command: `<prefix>/bin/mcpscope`. */
+let installed: string;
+/** A directory outside the clone: the user's "somewhere else". */
+let work: string;
+/** MCPSCOPE_HOME for the wrappers (their UI discovery file), not ~/.mcpscope. */
+let home: string;
+
+/** This process's environment without npm's own variables (`npm test` sets npm_config_*), npm's cache in the temp dir. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  return { ...env, npm_config_cache: join(root, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+}
+
+function npm(args: string[], cwd: string) {
+  const r = spawnSync('npm', args, { cwd, env: npmEnv(), encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+}
+
+/** The user's shell after the install: the npm prefix's bin first on PATH. */
+function shellEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}`, MCPSCOPE_HOME: home };
+}
+
+/** A port that was free a moment ago (the wrapper must bind that exact port, so port 0 will not do). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Connects the official SDK stdio client with `params`; initialize, list the tools, call one; close. */
+async function exercise(params: ConstructorParameters<typeof StdioClientTransport>[0]) {
+  const transport = new StdioClientTransport({ ...params, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const client = new Client({ name: 'install-anywhere', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    const server = client.getServerVersion();
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    const call = await client.callTool({ name: 'add', arguments: { a: 19, b: 23 } });
+    return { server, tools, call, stderr: () => stderr };
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'mcpscope-anywhere-'));
+  prefix = join(root, 'prefix');
+  installed = join(prefix, 'bin', 'mcpscope');
+  work = join(root, 'work');
+  home = join(root, 'home');
+  mkdirSync(work);
+  mkdirSync(home, { mode: 0o700 });
+  writeFileSync(join(work, 'server.mjs'), SERVER);
+  // The README's step, run in the clone; --prefix keeps it out of the real global prefix.
+  const r = npm(['install', '-g', '.', '--prefix', prefix, '--ignore-scripts', '--offline'], CLONE);
+  expect(r.code, r.out).toBe(0);
+}, 150_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe.skipIf(process.platform === 'win32')('installed from the clone, used from anywhere', () => {
+  it('npm install -g . links the clone into the prefix and puts mcpscope on its bin', () => {
+    // A link, not a copy: `git pull && npm install` in the clone updates the installed command.
+    const linked = join(prefix, 'lib', 'node_modules', 'mcpscope');
+    expect(lstatSync(linked).isSymbolicLink()).toBe(true);
+    expect(realpathSync(linked)).toBe(CLONE);
+    expect(realpathSync(installed)).toBe(join(CLONE, 'bin', 'mcpscope.js'));
+    expect(existsSync(join(CLONE, 'dist', 'proxy', 'cli.js'))).toBe(true);
+  });
+
+  it('mcpscope --help and --version work by name from a directory outside the clone', () => {
+    const help = spawnSync('mcpscope', ['--help'], { cwd: work, env: shellEnv(), encoding: 'utf8', timeout: 20_000 });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain(`mcpscope ${packageVersion()} — a debug proxy for the Model Context Protocol`);
+    expect(help.stdout).toContain('Usage');
+    const version = spawnSync('mcpscope', ['--version'], { cwd: work, env: shellEnv(), encoding: 'utf8', timeout: 20_000 });
+    expect(version.stdout).toBe(`${packageVersion()}\n`);
+  });
+
+  it('mcpscope -- node server.mjs serves the official SDK stdio client: initialize, tools/list, tools/call', async () => {
+    const port = await freePort();
+    const r = await exercise({ command: installed, args: ['--ui-port', String(port), '--', 'node', 'server.mjs'], cwd: work, env: { MCPSCOPE_HOME: home } });
+    expect(r.server).toMatchObject({ name: 'anywhere-server', version: '1.2.3' });
+    expect(r.tools).toEqual(['add']);
+    expect(r.call).toEqual({ content: [{ type: 'text', text: '42' }] });
+    // The wrapper was in between (and served the UI itself, none running on that port).
+    expect(r.stderr()).toContain(`mcpscope: no mcpscope UI was running on port ${port}, so this one serves it while node server.mjs runs`);
+  });
+
+  it('a config written by mcpscope wrap --write starts its servers from any directory, even without node on PATH', async () => {
+    const port = await freePort();
+    const server = join(work, 'server.mjs');
+    const file = join(work, 'claude_desktop_config.json');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ mcpServers: { 'by-name': { command: 'node', args: [server] }, 'by-path': { command: process.execPath, args: [server], env: { GREETING: 'hi' } } } }, null, 2)}\n`,
+    );
+    const w = spawnSync('mcpscope', ['wrap', 'claude_desktop_config.json', '--write', '--ui-port', String(port)], { cwd: work, env: shellEnv(), encoding: 'utf8', timeout: 30_000 });
+    expect(w.status, w.stderr).toBe(0);
+    expect(w.stderr).toContain('Checked:');
+    const servers = JSON.parse(readFileSync(file, 'utf8')).mcpServers as Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+    for (const entry of Object.values(servers)) {
+      // An absolute node (this one) and the installed mcpscope by its absolute path: nothing from npm.
+      expect(realpathSync(entry.command)).toBe(realpathSync(process.execPath));
+      expect(entry.args.slice(0, 4)).toEqual([installed, '--ui-port', String(port), '--']);
+    }
+    expect(servers['by-name'].args.slice(4)).toEqual(['node', server]);
+
+    // Exactly as written, started from / — as a desktop client does.
+    const byName = await exercise({ command: servers['by-name'].command, args: servers['by-name'].args, cwd: '/', env: { ...servers['by-name'].env, MCPSCOPE_HOME: home } });
+    expect(byName.server).toMatchObject({ name: 'anywhere-server' });
+    expect(byName.tools).toEqual(['add']);
+    expect(byName.call).toEqual({ content: [{ type: 'text', text: '42' }] });
+
+    // A PATH with neither node nor mcpscope on it: the written command needs neither.
+    const emptyPath = mkdtempSync(join(root, 'empty-path-'));
+    const byPath = await exercise({ command: servers['by-path'].command, args: servers['by-path'].args, cwd: '/', env: { ...servers['by-path'].env, PATH: emptyPath, MCPSCOPE_HOME: home } });
+    expect(byPath.call).toEqual({ content: [{ type: 'text', text: '42 hi' }] });
+    expect(byPath.stderr()).toMatch(/^mcpscope: /m);
+  });
+
+  it('npm uninstall -g mcpscope removes the command and leaves the clone', () => {
+    const r = npm(['uninstall', '-g', 'mcpscope', '--prefix', prefix], work);
+    expect(r.code, r.out).toBe(0);
+    expect(existsSync(installed)).toBe(false);
+    expect(existsSync(join(prefix, 'lib', 'node_modules', 'mcpscope'))).toBe(false);
+    expect(existsSync(join(CLONE, 'bin', 'mcpscope.js'))).toBe(true);
+    expect(existsSync(join(CLONE, 'package.json'))).toBe(true);
+  });
+});
