@@ -20,6 +20,7 @@ import { writeDiscovery } from './server/discovery.js';
 import { packageVersion } from './version.js';
 import { FaultRegistry } from './faults/fault-rules.js';
 import { faultRoutes } from './faults/routes.js';
+import type { LocalCa } from './forward/ca.js';
 
 export { packageVersion };
 
@@ -68,6 +69,19 @@ export interface McpscopeOptions {
    */
   discoveryFile?: boolean;
   /**
+   * A forward proxy (HTTP_PROXY/HTTPS_PROXY) besides or instead of the reverse ones: the client
+   * keeps the server's real URL; HTTPS is decrypted with mcpscope's CA ($MCPSCOPE_HOME/ca, made on
+   * first use). See proxy/forward/forward-server.ts.
+   */
+  forward?: {
+    /** Its port (0: any free port; default 0). */
+    port?: number;
+    /** Host patterns to decrypt (`--intercept`); none: every host. */
+    intercept?: string[];
+    /** PEM certificates to trust for upstream servers besides the system's (`--upstream-ca`). */
+    upstreamCa?: string[];
+  };
+  /**
    * `false`: forward only — nothing is captured, recorded or shown. Not for users (the proxy is
    * then a plain reverse proxy); the benchmark uses it to measure the pure forwarding cost.
    */
@@ -80,6 +94,10 @@ export interface McpscopeCore {
   proxy?: ProxyPort;
   /** Every proxy port: `proxy` first, then one per `moreTargets` entry. They run on a thread of their own. */
   proxies: ProxyPort[];
+  /** The forward proxy port, when `forward` was asked for. */
+  forwardProxy?: ProxyPort;
+  /** mcpscope's CA, when a forward proxy runs. */
+  ca?: LocalCa;
   /** The thread running the proxy ports (none without a target). */
   proxyThread?: ProxyThread;
   ui?: UiServer;
@@ -172,11 +190,24 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   // The proxy ports run on their own thread: nothing on this one (recorder, store, UI, feed) can
   // delay a forwarded byte.
   let thread: ProxyThread | undefined;
-  if (upstreams.length > 0) {
+  let ca: LocalCa | undefined;
+  if (options.forward) {
+    const { loadOrCreateCa } = await import('./forward/ca.js');
+    try {
+      ca = await loadOrCreateCa({ warn: (text) => process.emitWarning(`mcpscope: ${text}`) });
+    } catch (err) {
+      stopRecording?.();
+      throw err;
+    }
+  }
+  if (upstreams.length > 0 || ca) {
     try {
       thread = await startProxyThread(
         {
           upstreams,
+          ...(ca && options.forward
+            ? { forward: { port: options.forward.port ?? 0, intercept: options.forward.intercept, upstreamCa: options.forward.upstreamCa, ca: { certPem: ca.certPem, keyPem: ca.keyPem, certPath: ca.certPath } } }
+            : {}),
           port: options.port,
           host: options.host,
           rewrite: options.rewrite,
@@ -205,7 +236,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       throw err;
     }
   }
-  const proxies: ProxyPort[] = thread?.ports ?? [];
+  const proxies: ProxyPort[] = (thread?.ports ?? []).filter((p) => !p.forward);
+  const forwardProxy = thread?.ports.find((p) => p.forward);
   const proxy: ProxyPort | undefined = proxies[0];
 
   let ui: UiServer | undefined;
@@ -245,7 +277,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   let removeDiscovery: (() => void) | undefined;
   if (ui && options.discoveryFile) {
     try {
-      removeDiscovery = writeDiscovery(ui.port, { token, url: `${ui.origin}/` });
+      removeDiscovery = writeDiscovery(ui.port, { token, url: `${ui.origin}/`, forwardProxy: forwardProxy?.origin });
     } catch (err) {
       process.emitWarning(`mcpscope could not write its discovery file (stdio wrappers will need --token): ${(err as Error).message}`);
     }
@@ -254,6 +286,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   return {
     proxy,
     proxies,
+    forwardProxy,
+    ca,
     proxyThread: thread,
     ui,
     store,

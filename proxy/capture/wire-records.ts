@@ -39,6 +39,11 @@ export type WireRecord =
       target: string;
       /** The upstream's name when several are proxied (`--target name=url`). */
       targetName?: string;
+      /**
+       * Forward mode: this exchange is a blind tunnel (a CONNECT not decrypted, an upgrade), and
+       * why, in plain words. Its bytes are counted (`*-skip`), never parsed.
+       */
+      tunnel?: string;
     }
   | { t: 'request-chunk'; xid: string; ts: number; chunk: Uint8Array }
   /**

@@ -4,10 +4,25 @@
  */
 import type { PackedBatch } from '../capture/record-transfer.js';
 import type { FaultRuleEntry } from '../faults/fault-rules.js';
+import type { CaMaterial } from '../forward/ca.js';
+
+/** The forward proxy's settings (proxy/forward/forward-server.ts). */
+export interface ForwardConfig {
+  /** Its port (0: any free port). */
+  port?: number;
+  /** `--intercept` host patterns; none: decrypt every host. */
+  intercept?: string[];
+  /** PEM certificates trusted for upstream servers besides the system's (`--upstream-ca`). */
+  upstreamCa?: string[];
+  /** mcpscope's CA, which signs the leaf certificates, and where its certificate is. */
+  ca: CaMaterial & { certPath: string };
+}
 
 /** How to start the proxy ports: plain data (it crosses to the worker as `workerData`). */
 export interface ProxyThreadConfig {
   upstreams: { target: string; name?: string; port?: number }[];
+  /** A forward proxy besides the reverse ones (its endpoint comes last, marked `forward`). */
+  forward?: ForwardConfig;
   /** Port of the first upstream that names none; each next one gets the previous port + 1 (0: any). */
   port?: number;
   host?: string;
@@ -37,6 +52,8 @@ export interface ProxyEndpoint {
   /** The target URL as reached through the proxy (same path and query). */
   url: string;
   port: number;
+  /** The forward proxy's port, not a reverse proxy in front of one target. */
+  forward?: boolean;
 }
 
 /** Main thread → proxy thread. */

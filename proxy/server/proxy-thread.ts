@@ -153,7 +153,13 @@ export async function startProxyThread(
       const why = failure ? `${failure.message}` : 'it stopped';
       // The same ports, so that clients pointed at them keep working.
       restarts += 1;
-      const again = { ...config, idPrefix: `r${restarts}x`, upstreams: config.upstreams.map((u, i) => ({ ...u, port: endpoints[i]!.port })) };
+      const forwardPort = endpoints.find((e) => e.forward)?.port;
+      const again = {
+        ...config,
+        idPrefix: `r${restarts}x`,
+        upstreams: config.upstreams.map((u, i) => ({ ...u, port: endpoints[i]!.port })),
+        ...(config.forward ? { forward: { ...config.forward, port: forwardPort } } : {}),
+      };
       try {
         current = await launch(again, deps);
         watch(current);

@@ -79,6 +79,12 @@ async function start(): Promise<void> {
     servers.push(server);
     nextPort = p === 0 ? 0 : server.port + 1;
   }
+  if (config.forward) {
+    // Loaded only when asked for: the CA and TLS modules cost a reverse-only proxy nothing.
+    const { startForwardServer } = await import('../forward/forward-server.js');
+    const f = config.forward;
+    servers.push(await startForwardServer({ host: config.host, port: f.port ?? 0, capture, faults, ca: f.ca, intercept: f.intercept, upstreamCa: f.upstreamCa }));
+  }
 }
 
 port.on('message', (m: ToProxyThread) => {
@@ -113,7 +119,7 @@ port.on('message', (m: ToProxyThread) => {
 
 try {
   await start();
-  say({ type: 'ready', endpoints: servers.map((s) => ({ origin: s!.origin, url: s!.url, port: s!.port })), tid: threadId() });
+  say({ type: 'ready', endpoints: servers.map((s, i) => ({ origin: s!.origin, url: s!.url, port: s!.port, ...(i >= config.upstreams.length ? { forward: true } : {}) })), tid: threadId() });
 } catch (err) {
   const e = err as NodeJS.ErrnoException;
   await Promise.all(servers.map((s) => s?.close().catch(() => undefined)));

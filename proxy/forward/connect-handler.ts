@@ -1,0 +1,144 @@
+/**
+ * `CONNECT host:port` (RFC 9110 §9.3.6): how the forward proxy sees inside HTTPS. A host that
+ * `--intercept` covers is answered 200 at once; the client's first bytes are then read without
+ * consuming them (HTTP Toolkit's read-tls-client-hello):
+ * - a TLS ClientHello offering HTTP/1.1 (or no ALPN): TLS is terminated with a leaf certificate
+ *   for the host the client asked for (SNI, else the CONNECT host), signed by mcpscope's CA, and
+ *   the decrypted connection is handed to the proxy's HTTP server, whose requests are forwarded
+ *   over a new, verified TLS connection to the real server;
+ * - plain HTTP (what undici's ProxyAgent sends for http:// URLs): handed to the HTTP server as it is;
+ * - anything else (HTTP/2 only, an unreadable hello, another protocol): tunnelled blind.
+ * Hosts outside `--intercept` are tunnelled blind from the start (proxy/forward/tunnel.ts).
+ */
+import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+import { NonTlsError, getExtensionData, readTlsClientHello } from 'read-tls-client-hello';
+import type { WireRecord } from '../capture/wire-records.js';
+import { now } from '../capture/clock.js';
+import { nextExchangeId } from '../forwarding/exchange-ids.js';
+import type { LeafIssuer } from './ca.js';
+import { intercepts, type InterceptRule } from './intercept.js';
+import { blindTunnel } from './tunnel.js';
+
+/** Set on a connection handed to the HTTP server from a CONNECT: where its requests go. */
+export const TUNNEL = Symbol('mcpscope.tunnel');
+
+export interface TunnelInfo {
+  /** https://host:port or http://host:port: the origin the client tunnelled to. */
+  origin: string;
+}
+
+export type TunnelledSocket = Duplex & { [TUNNEL]?: TunnelInfo };
+
+export interface ConnectHandlerOptions {
+  server: Server;
+  capture: (record: WireRecord) => void;
+  issuer: LeafIssuer;
+  rules: InterceptRule[];
+  /** Where the CA certificate is, for the message when a client refuses mcpscope's certificate. */
+  caPath: string;
+  /** Refuses CONNECTs to the proxy itself (a loop). */
+  isSelf(host: string, port: number): boolean;
+}
+
+/** Splits an authority-form target (`host:port`, `[v6]:port`); undefined when it is not one. */
+export function parseAuthority(target: string | undefined): { host: string; hostname: string; port: number } | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:/?#@[\]]+):(\d{1,5})$/.exec(target ?? '');
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return undefined;
+  const hostname = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1];
+  return { host: m[1].toLowerCase(), hostname: hostname.toLowerCase(), port };
+}
+
+function refuse(socket: Duplex, status: string, text: string): void {
+  const body = `${text}\n`;
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const contexts = new Map<string, Promise<SecureContext>>();
+  const contextFor = (name: string): Promise<SecureContext> => {
+    let c = contexts.get(name);
+    if (!c) {
+      c = o.issuer.leafFor(name).then((leaf) => createSecureContext({ key: leaf.keyPem, cert: leaf.certPem }));
+      c.catch(() => contexts.delete(name));
+      if (contexts.size >= 1000) contexts.delete(contexts.keys().next().value as string);
+      contexts.set(name, c);
+    }
+    return c;
+  };
+
+  const capture = o.capture;
+  /** Records a CONNECT that failed before any request went through it. */
+  const recordFailure = (req: IncomingMessage, target: string, side: 'client' | 'proxy', reason: string) => {
+    const xid = nextExchangeId();
+    capture({ t: 'request', xid, ts: now(), method: 'CONNECT', url: req.url ?? '', upstreamUrl: target, headers: req.headers, proxyOrigin: target, target, tunnel: reason });
+    capture({ t: 'request-end', xid, ts: now() });
+    capture({ t: 'abort', xid, ts: now(), side, reason });
+  };
+
+  return (req, socket, head) => {
+    socket.on('error', () => undefined);
+    const authority = parseAuthority(req.url);
+    if (!authority) return refuse(socket, '400 Bad Request', `mcpscope: CONNECT needs a host:port target, not ${JSON.stringify(req.url)}.`);
+    const { host, hostname, port } = authority;
+    if (o.isSelf(hostname, port)) return refuse(socket, '508 Loop Detected', `mcpscope: CONNECT to the proxy itself (${host}:${port}) would loop.`);
+    const tunnelTo = (why: string, answerConnect: boolean, first?: Buffer) =>
+      blindTunnel(socket, { method: 'CONNECT', url: req.url!, headers: req.headers, host: hostname, port, target: `https://${host}:${port}`, why, first, answerConnect }, capture);
+    if (!intercepts(o.rules, hostname, port)) return tunnelTo(`${host} matches no --intercept pattern: tunnelled without decrypting`, true, head);
+
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) socket.unshift(head);
+    readTlsClientHello(socket).then(
+      (hello) => {
+        const sni = getExtensionData(hello, 'sni')?.serverName;
+        const alpn = getExtensionData(hello, 'alpn')?.protocols;
+        if (alpn && alpn.length > 0 && !alpn.includes('http/1.1')) {
+          return tunnelTo(`the client offered only ${alpn.join(', ')} (ALPN); mcpscope decrypts HTTP/1.1, so this tunnel is relayed without decrypting`, false);
+        }
+        const name = sni ?? hostname;
+        contextFor(name).then(
+          (secureContext) => terminate(socket, secureContext, `https://${host}:${port}`, name, req),
+          (err: Error) => {
+            recordFailure(req, `https://${host}:${port}`, 'proxy', `mcpscope could not make a certificate for ${name}: ${err.message}`);
+            socket.destroy();
+          },
+        );
+      },
+      (err: Error) => {
+        if (!(err instanceof NonTlsError)) return tunnelTo(`mcpscope could not read the TLS ClientHello (${err.message}); relayed without decrypting`, false);
+        const first = (socket as Socket).read?.(Math.min((socket as Socket).readableLength, 16)) as Buffer | null;
+        if (first) socket.unshift(first);
+        if (first && /^[A-Z]{3,10} \S/.test(first.toString('latin1'))) {
+          // Plain HTTP inside the tunnel (undici's ProxyAgent tunnels http:// URLs too).
+          (socket as TunnelledSocket)[TUNNEL] = { origin: `http://${host}:${port}` };
+          o.server.emit('connection', socket);
+          return;
+        }
+        tunnelTo('neither TLS nor HTTP: relayed without decrypting', false);
+      },
+    );
+  };
+
+  function terminate(socket: Duplex, secureContext: SecureContext, origin: string, name: string, req: IncomingMessage): void {
+    const tlsSocket = new TLSSocket(socket as Socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] }) as TLSSocket & { [TUNNEL]?: TunnelInfo };
+    tlsSocket[TUNNEL] = { origin };
+    let secure = false;
+    tlsSocket.once('secure', () => {
+      secure = true;
+      o.server.emit('connection', tlsSocket);
+    });
+    tlsSocket.on('error', (err: Error & { code?: string }) => {
+      if (secure) return;
+      const refused = /alert|certificate|unknown ca|bad certificate/i.test(err.message);
+      const reason = refused
+        ? `The client refused mcpscope's certificate for ${name} (${err.message.trim()}): it does not trust mcpscope's CA. Start the client with \`mcpscope run -- <command>\`, or trust ${o.caPath} (see \`mcpscope ca\`).`
+        : `The TLS handshake with the client failed (${err.message.trim()}).`;
+      recordFailure(req, origin, 'client', reason);
+      tlsSocket.destroy();
+    });
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The forward proxy (`mcpscope --forward`, and what `mcpscope run` starts): the client keeps the
+ * server's real URL and reaches it through this port, set as its HTTP(S) proxy — so nothing about
+ * the server's identity (its origin, OAuth's `resource` and token audience) is rewritten. Three
+ * ways in, all ending in the same hot path as the reverse proxy (forwarding/forwarder.ts),
+ * with no rewrites at all:
+ * - absolute-form requests (`POST http://host:port/mcp HTTP/1.1`, RFC 9112 §3.2.2) for plain HTTP;
+ * - `CONNECT host:port`, decrypted with mcpscope's CA (connect-handler.ts) or tunnelled blind;
+ * - protocol upgrades (WebSocket) inside either, relayed blind (tunnel.ts).
+ * A request in origin-form that did not come through a tunnel is not for a proxy (a browser page
+ * reaching a loopback port, say): it is refused and recorded, never forwarded.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { rootCertificates } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import type { WireRecord } from '../capture/wire-records.js';
+import { now } from '../capture/clock.js';
+import type { FaultRegistry } from '../faults/fault-rules.js';
+import { createForwarder } from '../forwarding/forwarder.js';
+import { createProxyApp } from '../forwarding/fastify-app.js';
+import { nextExchangeId } from '../forwarding/exchange-ids.js';
+import type { Route } from '../forwarding/exchange-context.js';
+import { isLoopbackHostname } from '../server/guards.js';
+import { upstreamAgent, type ProxyServer } from '../server/proxy-server.js';
+import { LeafIssuer, type CaMaterial } from './ca.js';
+import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
+import { parseInterceptPatterns } from './intercept.js';
+import { blindTunnel } from './tunnel.js';
+
+export interface ForwardServerOptions {
+  host?: string;
+  port?: number;
+  capture: (record: WireRecord) => void;
+  faults?: FaultRegistry;
+  /** mcpscope's CA (proxy/forward/ca.ts), which signs the leaf certificates. */
+  ca: CaMaterial & { certPath: string };
+  /** `--intercept` patterns; none: decrypt every host. */
+  intercept?: string[];
+  /** PEM certificates trusted for upstream servers besides the system's and NODE_EXTRA_CA_CERTS (`--upstream-ca`). */
+  upstreamCa?: string[];
+}
+
+const ABSOLUTE = Symbol('mcpscope.absolute');
+type RoutedRequest = IncomingMessage & { [ABSOLUTE]?: { origin: string; host: string } };
+
+/** `http://host:port/path?q` → its origin, authority and the path exactly as sent (no normalisation). */
+export function splitAbsoluteForm(url: string): { origin: string; host: string; path: string } | undefined {
+  const m = /^(https?):\/\/([^/?#]*)([^#]*)/i.exec(url);
+  if (!m) return undefined;
+  try {
+    const u = new URL(`${m[1].toLowerCase()}://${m[2]}`);
+    const rest = m[3];
+    const path = rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest;
+    return { origin: u.origin, host: u.host, path };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Trust for upstream TLS: undefined keeps Node's defaults (system roots + NODE_EXTRA_CA_CERTS). */
+function upstreamTrust(extra: string[] | undefined): { ca: string[] } | undefined {
+  if (!extra || extra.length === 0) return undefined;
+  const ca = [...rootCertificates];
+  const fromEnv = process.env.NODE_EXTRA_CA_CERTS;
+  if (fromEnv) {
+    try {
+      ca.push(readFileSync(fromEnv, 'utf8'));
+    } catch {
+      /* Node itself warns about an unreadable NODE_EXTRA_CA_CERTS */
+    }
+  }
+  return { ca: [...ca, ...extra] };
+}
+
+export async function startForwardServer(options: ForwardServerOptions): Promise<ProxyServer> {
+  const capture = options.capture;
+  const host = options.host ?? '127.0.0.1';
+  const rules = parseInterceptPatterns(options.intercept);
+  const trust = upstreamTrust(options.upstreamCa);
+  const agent = upstreamAgent(trust);
+  const forwarder = createForwarder({ capture, agent, faults: options.faults });
+  let boundPort = 0;
+  let proxyOrigin = '';
+  const isSelf = (hostname: string, port: number) => port === boundPort && (isLoopbackHostname(hostname) || hostname === '::1' || hostname === '0.0.0.0');
+  /** One route per upstream origin (forward mode: no rewrites, Host as the client sent it). */
+  const routes = new Map<string, Route>();
+  const routeTo = (origin: string, upstreamHost?: string): Route => {
+    const key = upstreamHost === undefined ? origin : `${origin} ${upstreamHost}`;
+    let route = routes.get(key);
+    if (!route) {
+      route = { upstreamOrigin: origin, upstreamHost, target: origin, proxyOrigin: origin, forward: true };
+      if (routes.size < 1000) routes.set(key, route);
+    }
+    return route;
+  };
+
+  const app: FastifyInstance = await createProxyApp({
+    agent,
+    upstream: (request) => (request.raw as RoutedRequest)[ABSOLUTE]?.origin ?? (request.raw.socket as TunnelledSocket)[TUNNEL]?.origin ?? '',
+    // Absolute-form: route by its origin; the router and the upstream see the path as it came.
+    rewriteUrl(req) {
+      const url = req.url ?? '/';
+      if (url.startsWith('/')) return url;
+      const abs = splitAbsoluteForm(url);
+      if (!abs) return url;
+      (req as RoutedRequest)[ABSOLUTE] = { origin: abs.origin, host: abs.host };
+      return abs.path;
+    },
+    forward(request, reply) {
+      const tunnel = (request.raw.socket as TunnelledSocket)[TUNNEL];
+      if (tunnel) return forwarder.captureAndForward(request, reply, routeTo(tunnel.origin));
+      const abs = (request.raw as RoutedRequest)[ABSOLUTE];
+      if (abs) {
+        const u = new URL(abs.origin);
+        if (isSelf(u.hostname.replace(/^\[|\]$/g, ''), Number(u.port || (u.protocol === 'https:' ? 443 : 80)))) return refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
+        // RFC 9112 §3.2.2: a proxy replaces Host with the request-target's authority (normally the same bytes).
+        return forwarder.captureAndForward(request, reply, routeTo(abs.origin, abs.host));
+      }
+      refuse(request, reply, 400, 'NOT_PROXY_REQUEST', `this port is mcpscope's forward proxy: clients use it as their HTTP(S) proxy (HTTPS_PROXY=${proxyOrigin}, or \`mcpscope run -- <command>\`) and keep the server's own URL. A request for ${request.url} addressed to the proxy itself is not forwarded.`);
+    },
+  });
+
+  /** Answers (and records) a request the forward proxy will not forward. */
+  function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, text: string): void {
+    const xid = nextExchangeId();
+    const ts = now();
+    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: proxyOrigin });
+    capture({ t: 'upstream-error', xid, ts, code, message: `Refused by mcpscope: ${text}`, status });
+    const body = request.body as { resume?: () => void } | undefined;
+    body?.resume?.();
+    void reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(`mcpscope: ${text}\n`);
+  }
+
+  const server = app.server;
+  server.on('connect', createConnectHandler({ server, capture, issuer: new LeafIssuer(options.ca), rules, caPath: options.ca.certPath, isSelf }));
+  // Upgrades (WebSocket) are relayed blind to the server the request was for.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => undefined);
+    const tunnel = (socket as TunnelledSocket)[TUNNEL];
+    const abs = splitAbsoluteForm(req.url ?? '');
+    const origin = tunnel?.origin ?? abs?.origin;
+    if (!origin) return socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    const u = new URL(origin);
+    const hostname = u.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    const path = abs ? abs.path : req.url ?? '/';
+    let headLines = `${req.method} ${path} HTTP/${req.httpVersion}\r\n`;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headLines += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`;
+    const first = Buffer.concat([Buffer.from(`${headLines}\r\n`, 'latin1'), head]);
+    blindTunnel(
+      socket,
+      {
+        method: req.method ?? 'GET',
+        url: path,
+        headers: req.headers,
+        host: hostname,
+        port,
+        tls: u.protocol === 'https:' ? { servername: hostname, ...(trust ?? {}) } : undefined,
+        target: origin,
+        why: `a protocol upgrade (${String(req.headers.upgrade ?? 'unknown')}): relayed without parsing`,
+        first,
+        answerConnect: false,
+      },
+      capture,
+    );
+  });
+
+  await app.listen({ host, port: options.port ?? 0 });
+  boundPort = (server.address() as AddressInfo).port;
+  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  proxyOrigin = `http://${originHost}:${boundPort}`;
+  return {
+    origin: proxyOrigin,
+    url: proxyOrigin,
+    port: boundPort,
+    app,
+    async close() {
+      await app.close();
+      await agent.destroy().catch(() => undefined);
+    },
+  };
+}
+
+export type { Socket };
