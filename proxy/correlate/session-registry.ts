@@ -6,8 +6,9 @@
  * - Legacy HTTP+SSE: the GET stream is the session; its `endpoint` event names the URL the
  *   client POSTs to, so POSTs are matched by path and query.
  * - Stateless traffic (no session id): an `initialize` starts a session; later requests without
- *   a session id join the newest session of the same client that the server gave no id
- *   (2026-07-28 requests carry their client's name in `_meta`, used as the grouping key).
+ *   a session id join the newest session of the same client and upstream that the server gave no
+ *   id (2026-07-28 requests carry their client's name in `_meta`; with the target it is the
+ *   grouping key).
  */
 import type { SessionInfo, TransportKind } from '../model/events.js';
 
@@ -95,10 +96,20 @@ export class SessionRegistry {
   }
 }
 
-/** The grouping key of an id-less request: the client name a 2026-07-28 request carries in `_meta`, else one shared group. */
-export function groupingKeyOf(params: unknown): string {
+/** The client an id-less request names: the client name a 2026-07-28 request carries in `_meta`, else one shared `anonymous` group. */
+export function clientGroupOf(params: unknown): string {
   const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   const info = meta?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined;
   if (info && typeof info.name === 'string') return `client:${info.name}@${typeof info.version === 'string' ? info.version : ''}`;
   return 'anonymous';
+}
+
+/**
+ * The grouping key of an id-less request: its client group (`clientGroupOf`) and the upstream it
+ * went to (`target`, the exchange's target: the upstream URL in reverse mode, the server's origin
+ * in forward mode), so that id-less requests to two servers never join one session.
+ */
+export function groupingKeyOf(params: unknown, target?: string): string {
+  const group = clientGroupOf(params);
+  return target ? `${group} to ${target}` : group;
 }

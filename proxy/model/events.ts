@@ -22,8 +22,12 @@ export type Direction = 'c2s' | 's2c';
 /** JSON-RPC message kinds. A batch is split into its members, each its own message. */
 export type MessageKind = 'request' | 'notification' | 'response' | 'error';
 
-/** How a session talks. */
-export type TransportKind = 'streamable-http' | 'legacy-sse' | 'stdio';
+/**
+ * How a session talks. `http` is not MCP: the bucket that groups the plain HTTP exchanges (OAuth,
+ * `/.well-known/` metadata, any other non-JSON-RPC HTTP) sent to one origin; it counts exchanges
+ * only — no messages, requests or errors.
+ */
+export type TransportKind = 'streamable-http' | 'legacy-sse' | 'stdio' | 'http';
 
 /**
  * What carried a frame on the wire:
@@ -144,6 +148,12 @@ export interface ExchangeInfo {
   /** A body that carried no JSON-RPC (an OAuth form, an HTML error page, "Accepted"): its first bytes, redacted. */
   requestPreview?: string;
   responsePreview?: string;
+  /**
+   * Plain HTTP, not MCP (OAuth, `/.well-known/` metadata, any other HTTP): its bodies were kept as
+   * redacted previews, never parsed as JSON-RPC, and its session is the `http` bucket of its
+   * origin. See docs/event-schema.md for the rule that decides.
+   */
+  plain?: boolean;
   hints: Hint[];
 }
 

@@ -23,13 +23,15 @@ import type {
 import { declaredLength, firstHeader, type HeaderMap, type StdioStream, type WireRecord } from '../capture/wire-records.js';
 import { classifyPayload, type ClassifyResult } from '../parse/jsonrpc.js';
 import { Correlator } from '../correlate/correlator.js';
-import { SessionRegistry, groupingKeyOf } from '../correlate/session-registry.js';
+import { SessionRegistry, clientGroupOf, groupingKeyOf } from '../correlate/session-registry.js';
 import { errorInfo } from '../annotate/error-codes.js';
 import { messageHints, messageName, progressOf } from '../annotate/message-hints.js';
 import { httpHints } from '../annotate/http-hints.js';
+import { plainHttpHints } from '../annotate/oauth-hints.js';
 import type { EventStore } from '../store/event-store.js';
-import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyFrame, type Framing } from './body-reader.js';
-import type { Redactor } from './redact.js';
+import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type Framing } from './body-reader.js';
+import { redactJsonFields, type Redactor } from './redact.js';
+import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';
 
 export interface RecorderOptions {
@@ -62,6 +64,14 @@ interface ExchangeState {
   /** Protocol version from the body's `_meta["io.modelcontextprotocol/protocolVersion"]` (2026-07-28 stateless). */
   bodyVersion?: string;
   ended: boolean;
+  /** The upstream URL without its query (see plain-http.ts). */
+  endpoint: string;
+  /** MCP or plain HTTP once known (plain-http.ts); undefined while nothing has told yet. */
+  kind?: ExchangeKind;
+  /** The request body of an exchange not yet known to be MCP or plain: the response decides. */
+  deferred?: { end: BodyEnd; ts: number };
+  /** Plain HTTP: the bodies its hints read. */
+  plainBodies?: PlainBodies;
 }
 
 const STATELESS_VERSION = '2026-07-28';
@@ -103,6 +113,8 @@ interface FrameOwner {
 }
 
 const PREVIEW_BYTES = 4096;
+/** A plain HTTP exchange's JSON body (OAuth metadata, a JWKS) is kept up to this size. */
+const PLAIN_PREVIEW_BYTES = 16 * 1024;
 /**
  * A body past the parse limit is not parsed: of what was held for parsing, only this prefix is
  * kept (for the preview) while the rest of it streams through, counted and hashed.
@@ -137,6 +149,9 @@ export class Recorder {
   private processes = new Map<string, ProcessState>();
   private dirtySessions = new Set<SessionInfo>();
   private dirtyExchanges = new Set<ExchangeState>();
+  /** Plain HTTP exchanges' sessions, one per origin. */
+  private httpBuckets = new Map<string, SessionInfo>();
+  private mcpEndpoints = new McpEndpoints();
 
   constructor(options: RecorderOptions) {
     this.store = options.store;
@@ -255,13 +270,17 @@ export class Recorder {
       requestSeqs: [],
       hasInitialize: false,
       ended: false,
+      endpoint: endpointOf(r.upstreamUrl || r.target),
     };
     this.exchanges.set(r.xid, ex);
+    ex.kind = headVerdict(r.method, r.url, r.headers, this.mcpEndpoints.has(ex.endpoint, r.target));
 
     const mcpSessionId = firstHeader(r.headers, 'mcp-session-id');
     const lastEventId = firstHeader(r.headers, 'last-event-id');
     if (lastEventId !== undefined) info.lastEventId = lastEventId;
-    if (mcpSessionId) {
+    if (ex.kind === 'plain') {
+      this.toPlain(ex);
+    } else if (mcpSessionId) {
       const session =
         this.registry.byMcpId(mcpSessionId) ??
         this.newSession('streamable-http', r.target, r.ts, { ...targetOf(r), mcpSessionId }, [
@@ -273,6 +292,7 @@ export class Recorder {
       const legacy = key ? this.registry.byEndpointPath(key) : undefined;
       if (legacy) this.attach(ex, legacy);
     }
+    if (ex.session && ex.kind === undefined) ex.kind = 'mcp';
     if (lastEventId !== undefined && ex.session) {
       const original = this.registry.exchangeOfEvent(ex.session, lastEventId);
       if (original) info.resumes = original;
@@ -292,13 +312,26 @@ export class Recorder {
     if (end.bytes === 0) return;
     if (end.sha256 !== undefined) this.noteTruncatedBody(ex, 'request', end.bytes, end.sha256);
     const frame = end.frames[0];
+    const cls = frame && !frame.truncated ? classifyPayload(frame.text) : undefined;
+    if (ex.kind === undefined) {
+      const verdict = bodyVerdict(cls, frame?.text, ex.info.requestType);
+      if (verdict === 'plain') this.toPlain(ex);
+      else ex.kind = verdict;
+    }
+    if (ex.kind === 'plain') this.plainRequestBody(ex, end);
+    else if (ex.kind === 'mcp') this.mcpRequestBody(ex, end, cls, ts);
+    else ex.deferred = { end, ts }; // neither yet: the response decides
+  }
+
+  /** The request body of an MCP exchange: its messages (or a problem), and the session they join. */
+  private mcpRequestBody(ex: ExchangeState, end: BodyEnd, cls: ClassifyResult | undefined, ts: number): void {
+    const frame = end.frames[0];
     if (!frame) {
-      // Not JSON (an OAuth form post, say): keep a redacted preview only.
+      // Not JSON (a form post, say): keep a redacted preview only.
       ex.info.requestPreview = this.previewOf(end.text, ex.info.requestType);
       this.markExchange(ex);
       return;
     }
-    const cls = frame.truncated ? undefined : classifyPayload(frame.text);
     if (cls?.ok) {
       ex.bodyKinds = cls.messages.map((m) => m.kind);
       ex.bodyMethods = cls.messages.flatMap((m) => (m.method ? [m.method] : []));
@@ -318,10 +351,11 @@ export class Recorder {
         this.attach(ex, this.newSession('streamable-http', ex.target, ex.info.startedAt, targetOf(ex)));
       } else {
         const first = cls?.ok ? (cls.messages[0]?.value as { params?: unknown }) : undefined;
-        const key = groupingKeyOf(first?.params);
+        const key = groupingKeyOf(first?.params, ex.target);
+        const group = clientGroupOf(first?.params);
         const session =
           this.registry.headerlessFor(key) ??
-          this.newSession('streamable-http', ex.target, ex.info.startedAt, { ...targetOf(ex), grouping: key === 'anonymous' ? 'requests without Mcp-Session-Id' : key }, [
+          this.newSession('streamable-http', ex.target, ex.info.startedAt, { ...targetOf(ex), grouping: group === 'anonymous' ? 'requests without Mcp-Session-Id' : group }, [
             { level: 'info', code: 'stateless', text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.' },
           ]);
         this.registry.markHeaderless(session, key);
@@ -347,6 +381,15 @@ export class Recorder {
     info.responseHeaders = this.redactor.headers(headers);
     info.responseType = mediaType(firstHeader(headers, 'content-type'));
     const isSse = info.responseType === 'text/event-stream';
+    const isJson = info.responseType === 'application/json' || info.responseType?.endsWith('+json') === true;
+    // Not known yet: an event stream is MCP; a JSON body decides at its end; anything else is plain.
+    if (ex.kind === undefined && (isSse || !isJson)) this.decide(ex, isSse ? 'mcp' : 'plain');
+    if (ex.kind === 'plain') {
+      ex.resReader = new BodyReader({ framing: isJson ? 'json' : 'opaque', encoding: firstHeader(headers, 'content-encoding'), maxBytes: isJson ? this.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
+      this.annotatePlain(ex);
+      this.markExchange(ex);
+      return;
+    }
     const assigned = firstHeader(headers, 'mcp-session-id');
     const sentSessionId = firstHeader(ex.requestHeaders, 'mcp-session-id');
 
@@ -368,14 +411,14 @@ export class Recorder {
     // (Legacy HTTP+SSE sessions never have an Mcp-Session-Id: they are tied to their GET stream, not stateless.)
     if (session && session.transport === 'streamable-http' && ex.hasInitialize && status < 300 && !assigned && !session.mcpSessionId) {
       session.grouping ??= 'no Mcp-Session-Id (stateless server)';
-      this.registry.markHeaderless(session, groupingKeyOf(ex.initializeParams));
+      this.registry.markHeaderless(session, groupingKeyOf(ex.initializeParams, ex.target));
       this.markSession(session);
     }
 
     if (isSse) {
       info.carrier = session?.transport === 'legacy-sse' ? 'legacy-sse' : info.method === 'POST' ? 'post-sse' : 'get-sse';
       ex.resReader = new BodyReader({ framing: 'sse', encoding: firstHeader(headers, 'content-encoding'), maxBytes: this.maxBodyBytes });
-    } else if (info.responseType === 'application/json' || info.responseType?.endsWith('+json')) {
+    } else if (isJson) {
       info.carrier = 'post-json';
       ex.resReader = new BodyReader({ framing: 'json', encoding: firstHeader(headers, 'content-encoding'), maxBytes: this.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
     } else {
@@ -472,12 +515,18 @@ export class Recorder {
     ex.resReader = undefined;
     if (!reader) return;
     const end = reader.end(sha256);
-    for (const f of end.frames) {
-      if (f.sse) this.onResponseFrame(ex, f, ts);
-      else if (end.bytes > 0) this.emitFrame(this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
-    }
-    if (end.frames.length === 0 && end.text !== undefined && end.bytes > 0) {
-      ex.info.responsePreview = this.previewOf(end.text, ex.info.responseType);
+    // A JSON answer to an exchange nothing else told about: JSON-RPC makes it MCP.
+    if (ex.kind === undefined) this.decide(ex, end.frames.some((f) => !f.sse && !f.truncated && isJsonRpcText(f.text)) ? 'mcp' : 'plain');
+    if (ex.kind === 'plain') {
+      this.plainResponseBody(ex, end);
+    } else {
+      for (const f of end.frames) {
+        if (f.sse) this.onResponseFrame(ex, f, ts);
+        else if (end.bytes > 0) this.emitFrame(this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
+      }
+      if (end.frames.length === 0 && end.text !== undefined && end.bytes > 0) {
+        ex.info.responsePreview = this.previewOf(end.text, ex.info.responseType);
+      }
     }
     if (end.incomplete) {
       this.problem(ex, 'warn', 'truncated-stream', `The stream ended in the middle of an SSE event (${end.incomplete.length} bytes after the last complete event); clients discard such a partial event.`, end.incomplete.raw, {
@@ -501,6 +550,7 @@ export class Recorder {
     if (ex.ended) return;
     ex.reqReader = undefined;
     this.finishResponse(ex, ts);
+    if (ex.kind === undefined) this.decide(ex, 'plain');
     ex.info.aborted = side;
     ex.info.error = reason;
     ex.info.endedAt = ts;
@@ -589,6 +639,7 @@ export class Recorder {
   }
 
   private onUpstreamError(ex: ExchangeState, ts: number, code: string, message: string, status: number): void {
+    if (ex.kind === undefined) this.decide(ex, 'plain');
     ex.info.status = status;
     ex.info.error = message;
     ex.info.endedAt = ts;
@@ -597,6 +648,76 @@ export class Recorder {
     this.problem(ex, 'error', forbidden ? 'forbidden' : 'upstream-unreachable', forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`);
     this.markExchange(ex);
     this.forget(ex);
+  }
+
+  // ---------------------------------------------------------------- plain HTTP (plain-http.ts)
+
+  /** The exchange is MCP or plain HTTP after all: a request body held back goes its way now. */
+  private decide(ex: ExchangeState, kind: ExchangeKind): void {
+    const held = ex.deferred;
+    ex.deferred = undefined;
+    ex.kind = kind;
+    if (kind === 'plain') this.toPlain(ex);
+    if (!held) return;
+    if (kind === 'plain') this.plainRequestBody(ex, held.end);
+    else {
+      const frame = held.end.frames[0];
+      this.mcpRequestBody(ex, held.end, frame && !frame.truncated ? classifyPayload(frame.text) : undefined, held.ts);
+    }
+  }
+
+  /** Plain HTTP: no JSON-RPC parse, redacted previews and hints, in the `http` bucket of its origin (never an MCP session). */
+  private toPlain(ex: ExchangeState): void {
+    ex.kind = 'plain';
+    ex.info.plain = true;
+    ex.info.carrier = undefined;
+    ex.plainBodies ??= {};
+    const origin = originOf(ex.info.upstreamUrl, ex.target);
+    let bucket = this.httpBuckets.get(origin);
+    if (!bucket) {
+      bucket = this.newSession('http', origin, ex.info.startedAt, { ...targetOf(ex), grouping: `HTTP traffic to ${origin}` }, [
+        { level: 'info', code: 'plain-http', text: `HTTP traffic to ${origin} that is not MCP (OAuth, metadata, …): recorded as HTTP exchanges, not parsed as JSON-RPC.` },
+      ]);
+      this.httpBuckets.set(origin, bucket);
+    }
+    this.attach(ex, bucket);
+    this.annotatePlain(ex);
+  }
+
+  private plainRequestBody(ex: ExchangeState, end: BodyEnd): void {
+    const text = end.frames[0]?.text ?? end.text;
+    if (text === undefined) return;
+    Object.assign((ex.plainBodies ??= {}), readRequestBody(text, ex.info.requestType));
+    ex.info.requestPreview = this.previewOf(text, ex.info.requestType, PLAIN_PREVIEW_BYTES);
+    this.annotatePlain(ex);
+    this.markExchange(ex);
+  }
+
+  private plainResponseBody(ex: ExchangeState, end: BodyEnd): void {
+    const text = end.frames[0]?.text ?? end.text;
+    if (text === undefined || end.bytes === 0) return;
+    const frame = end.frames[0];
+    if (frame && !frame.truncated) (ex.plainBodies ??= {}).responseJson = parseJson(text);
+    ex.info.responsePreview = this.previewOf(text, ex.info.responseType, PLAIN_PREVIEW_BYTES);
+    this.annotatePlain(ex);
+    if (ex.plainBodies) ex.plainBodies = undefined; // the exchange is done with its bodies
+  }
+
+  private annotatePlain(ex: ExchangeState): void {
+    const info = ex.info;
+    const hints = plainHttpHints({
+      method: info.method,
+      url: info.url,
+      requestType: info.requestType,
+      requestHeaders: info.requestHeaders,
+      ...ex.plainBodies,
+      status: info.status,
+      responseType: info.responseType,
+      responseHeaders: info.responseHeaders,
+    });
+    for (const h of hints) h.text = this.redactor.text(h.text);
+    info.hints = hints;
+    this.markExchange(ex);
   }
 
   private forget(ex: ExchangeState): void {
@@ -876,6 +997,7 @@ export class Recorder {
     ex.session = session;
     ex.info.sessionId = session.id;
     session.counts.exchanges += 1;
+    if (session.transport !== 'http') this.mcpEndpoints.add(ex.endpoint);
     this.markSession(session);
     this.markExchange(ex);
   }
@@ -901,10 +1023,13 @@ export class Recorder {
     return text;
   }
 
-  private previewOf(text: string | undefined, type: string | undefined): string | undefined {
+  private previewOf(text: string | undefined, type: string | undefined, max = PREVIEW_BYTES): string | undefined {
     if (text === undefined) return undefined;
-    const t = type === 'application/x-www-form-urlencoded' ? this.redactor.url(`?${text}`).slice(1) : this.redactor.text(text);
-    return t.slice(0, PREVIEW_BYTES);
+    if (type === 'application/x-www-form-urlencoded') return this.redactor.url(`?${text}`).slice(1).slice(0, max);
+    // JSON (a token response): its credential fields, by parsing, or by pattern when it was cut short.
+    let t = this.redactJsonText(text);
+    if (this.redactor.enabled) t = redactJsonFields(t);
+    return this.redactor.text(t).slice(0, max);
   }
 
   private problem(
@@ -939,7 +1064,7 @@ export class Recorder {
         location,
       }),
     );
-    if (owner?.session) {
+    if (owner?.session && owner.session.transport !== 'http') {
       owner.session.counts.errors += 1;
       this.markSession(owner.session);
     }

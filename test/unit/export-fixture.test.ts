@@ -119,7 +119,7 @@ describe('exportFixture', () => {
     });
     expect(f.exchanges.find((x) => x.id === 'x2')).toMatchObject({ status: 202, responsePreview: 'Accepted' });
     expect(f.exchanges.find((x) => x.id === 'x7')).toMatchObject({ method: 'GET', carrier: 'get-sse', sse: [{ what: 'comment', comment: ' keep-alive' }] });
-    // The OAuth exchange belongs to no session and is not in this fixture.
+    // The OAuth exchange is plain HTTP, in the http bucket of its origin: not in this fixture.
     expect(f.exchanges.some((x) => x.url === '/token')).toBe(false);
     expect(f.problems).toBeUndefined();
     expect(f.modifications).toBeUndefined();

@@ -503,7 +503,7 @@ describe('Recorder: problems', () => {
     expect(messages(store)).toHaveLength(2);
   });
 
-  it('a form POST keeps a redacted preview only', () => {
+  it('a form POST (an OAuth token request) is plain HTTP: a redacted preview in the http bucket of its origin, no message, no problem', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
     const form = 'grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=c1&client_secret=s3cr3t&redirect_uri=http%3A%2F%2Flocalhost%2Fcb';
@@ -511,21 +511,21 @@ describe('Recorder: problems', () => {
     const ex = exchangeOf(store, x);
     expect(ex.requestType).toBe('application/x-www-form-urlencoded');
     expect(ex.requestPreview).toBe('grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_id=c1&client_secret=[redacted]&redirect_uri=http%3A%2F%2Flocalhost%2Fcb');
-    expect(ex.sessionId).toBeUndefined();
+    expect(ex).toMatchObject({ plain: true, sessionId: 's1' });
+    expect(sessionOf(store)).toMatchObject({ transport: 'http', target: 'http://upstream.test', grouping: 'HTTP traffic to http://upstream.test', counts: { messages: 0, errors: 0, exchanges: 1 } });
     expect(messages(store)).toEqual([]);
     expect(problems(store)).toEqual([]);
   });
 
-  it('a JSON body that is not JSON-RPC (an OAuth token response) is a not-jsonrpc problem with its tokens redacted', () => {
+  it('a JSON body that is not JSON-RPC (an OAuth token response) is plain HTTP: a redacted preview, no problem', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
     feed([
       ...w.send(x, 'POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=refresh_token&refresh_token=old-rt'),
       ...w.reply(x, 200, { 'content-type': 'application/json;charset=UTF-8' }, json({ access_token: 'at-SECRET', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-SECRET' })),
     ]);
-    const [p] = problems(store);
-    expect(p).toMatchObject({ code: 'not-jsonrpc', level: 'error', exchangeId: x });
-    expect(p.raw).toBe('{"access_token":"[redacted]","token_type":"Bearer","expires_in":3600,"refresh_token":"[redacted]"}');
+    expect(problems(store)).toEqual([]);
+    expect(exchangeOf(store, x).responsePreview).toBe('{"access_token":"[redacted]","token_type":"Bearer","expires_in":3600,"refresh_token":"[redacted]"}');
     expect(exchangeOf(store, x).requestPreview).toBe('grant_type=refresh_token&refresh_token=[redacted]');
     expect(JSON.stringify(store.snapshot())).not.toMatch(/SECRET|old-rt/);
   });

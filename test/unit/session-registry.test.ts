@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionRegistry, groupingKeyOf } from '../../proxy/correlate/session-registry.js';
+import { SessionRegistry, clientGroupOf, groupingKeyOf } from '../../proxy/correlate/session-registry.js';
 
 describe('SessionRegistry: create and look up', () => {
   it('creates open sessions with sequential ids s1, s2, … and zero counts', () => {
@@ -154,5 +154,21 @@ describe('groupingKeyOf', () => {
     expect(groupingKeyOf({ _meta: { 'io.modelcontextprotocol/clientInfo': { name: 7 } } })).toBe('anonymous');
     // the initialize-style clientInfo (not in _meta) is not a grouping key
     expect(groupingKeyOf({ clientInfo: { name: 'x', version: '1' } })).toBe('anonymous');
+  });
+
+  it('includes the target, so id-less requests to two upstreams never share a key (forward mode sees several servers)', () => {
+    const meta = { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'cli', version: '1.2' } } };
+    expect(groupingKeyOf(meta, 'http://a.test/mcp')).toBe('client:cli@1.2 to http://a.test/mcp');
+    expect(groupingKeyOf(undefined, 'https://b.test')).toBe('anonymous to https://b.test');
+    expect(groupingKeyOf(undefined, 'http://a.test/mcp')).not.toBe(groupingKeyOf(undefined, 'https://b.test'));
+    expect(groupingKeyOf(meta, 'http://a.test/mcp')).not.toBe(groupingKeyOf(meta, 'https://b.test'));
+    // the client part alone (the session's grouping label)
+    expect(clientGroupOf(meta)).toBe('client:cli@1.2');
+    expect(clientGroupOf({})).toBe('anonymous');
+    const r = new SessionRegistry();
+    const a = r.create('streamable-http', 'http://a.test/mcp', 1);
+    r.markHeaderless(a, groupingKeyOf(undefined, 'http://a.test/mcp'));
+    expect(r.headerlessFor(groupingKeyOf(undefined, 'http://a.test/mcp'))).toBe(a);
+    expect(r.headerlessFor(groupingKeyOf(undefined, 'https://b.test'))).toBeUndefined();
   });
 });
