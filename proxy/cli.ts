@@ -6,11 +6,14 @@
  *   mcpscope --target URL         the real job: proxy URL's origin and record everything
  *   mcpscope -- <command> [args]  wrap a stdio server (proxy/stdio/stdio-wrapper.ts); its records
  *                                 go to the UI on --ui-port
+ *   mcpscope --forward            a forward proxy (HTTP_PROXY/HTTPS_PROXY, TLS decrypted with
+ *                                 mcpscope's CA): clients keep the server's real URL
+ *   mcpscope run -- <command>     run a client behind the forward proxy (proxy/commands/run.ts)
  *
  * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
 import { parseArgs } from 'node:util';
-import type { Mcpscope } from './mcpscope.js';
+import type { McpscopeCore } from './mcpscope.js';
 import { packageVersion } from './version.js';
 
 export const DEFAULT_UI_PORT = 6480;
@@ -20,12 +23,20 @@ const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Conte
 
 Usage
   mcpscope                        run the live demo (demo server + demo client + UI)
-  mcpscope --target <mcp-url>     proxy an MCP server and record its traffic
+  mcpscope --target <mcp-url>     reverse proxy: clients use the proxy's URL instead of the server's
+  mcpscope run [--ui-port <n>] -- <command> [args…]
+                                  run any client (Claude Code, an SDK script, a Python client) with
+                                  its HTTP(S) traffic through mcpscope's forward proxy: the client
+                                  keeps the server's real URL (OAuth audience included); HTTPS is
+                                  decrypted with mcpscope's own CA, which the command trusts
+  mcpscope --forward              serve a forward proxy (HTTP_PROXY/HTTPS_PROXY) with the UI
+  mcpscope env                    print shell exports for clients of a running --forward proxy
+  mcpscope ca [--pem|--path]      mcpscope's local CA certificate, and how to trust or remove it
   mcpscope [--ui-port <n>] [--token <t>] -- <command> [args…]
                                   wrap a stdio MCP server: relay its stdin/stdout unchanged and
                                   record the traffic in the mcpscope UI running on --ui-port (or
-                                  serve one there if none is running). Put it in your client's
-                                  config in place of the server's command: npx mcpscope -- <command>
+                                  serve one there if none is running). In a client's config,
+                                  \`mcpscope wrap <config.json>\` writes it (node + mcpscope by absolute path)
   mcpscope open <file>            browse a saved capture (fixture JSON, NDJSON or HAR)
   mcpscope replay <fixture>       serve a recorded session as a mock MCP server
   mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
@@ -38,6 +49,11 @@ Options
                         Repeat as --target name=url for several servers: each gets its own proxy
                         port (--port, --port+1, …), all recorded into one UI
   --port <n>            proxy port (default ${DEFAULT_PROXY_PORT}; 0 = any free port)
+  --forward             serve a forward proxy on --port instead of a reverse proxy: set it as the
+                        client's HTTPS_PROXY (see \`mcpscope env\`), or use \`mcpscope run\`
+  --intercept <host>    with --forward: decrypt only hosts matching this pattern (repeatable;
+                        * wildcards, optional :port); others are tunnelled and only counted
+  --upstream-ca <pem>   with --forward: also trust this CA file for upstream servers (repeatable)
   --ui-port <n>         UI and API port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --host <addr>         listen address (default 127.0.0.1; anything else exposes your traffic)
   --token <t>           UI/API token (default: $MCPSCOPE_TOKEN, else random per launch; a wrapper
@@ -78,10 +94,13 @@ function positiveOption(value: string | undefined, name: string): number | undef
 }
 
 /** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
-const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap']);
+const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap', 'run', 'env', 'ca']);
 
 const OPTIONS = {
   target: { type: 'string', multiple: true },
+  forward: { type: 'boolean' },
+  intercept: { type: 'string', multiple: true },
+  'upstream-ca': { type: 'string', multiple: true },
   port: { type: 'string' },
   'ui-port': { type: 'string' },
   host: { type: 'string' },
@@ -172,7 +191,21 @@ async function main(): Promise<void> {
     }
     return { ...named, name: named.name ?? (v.target!.length > 1 ? `upstream${i + 1}` : undefined) };
   });
-  const demo = upstreams.length === 0;
+  const forward = v.forward ?? false;
+  if (forward && upstreams.length > 0) fail('--forward and --target are two different ways in: a forward proxy serves every server at its real URL, so it takes no --target. Run a second mcpscope for a reverse proxy.');
+  if (!forward && (v.intercept || v['upstream-ca'])) fail('--intercept and --upstream-ca apply to the forward proxy: add --forward (or use `mcpscope run`).');
+  let forwardOptions: { intercept?: string[]; upstreamCa?: string[] } | undefined;
+  if (forward) {
+    try {
+      const { parseInterceptPatterns } = await import('./forward/intercept.js');
+      parseInterceptPatterns(v.intercept);
+      const { readFileSync } = await import('node:fs');
+      forwardOptions = { intercept: v.intercept, upstreamCa: v['upstream-ca']?.map((f) => readFileSync(f, 'utf8')) };
+    } catch (err) {
+      fail((err as Error).message);
+    }
+  }
+  const demo = upstreams.length === 0 && !forward;
   let target = upstreams[0]?.url;
   let stopDemo: (() => Promise<void>) | undefined;
   let demoServer: { url: string; close(): Promise<void> } | undefined;
@@ -183,7 +216,7 @@ async function main(): Promise<void> {
   }
 
   const options = {
-    target: target!,
+    target,
     targetName: upstreams[0]?.name,
     moreTargets: upstreams.slice(1).map((u) => ({ name: u.name, target: u.url })),
     host,
@@ -204,15 +237,16 @@ async function main(): Promise<void> {
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
 
   const { startMcpscope } = await import('./mcpscope.js');
-  let scope: Mcpscope;
+  let scope: McpscopeCore;
+  const launch = (p: number, u: number) => startMcpscope({ ...options, port: p, uiPort: u, ...(forwardOptions ? { forward: { ...forwardOptions, port: p } } : {}) });
   try {
-    scope = await startMcpscope({ ...options, port, uiPort });
+    scope = await launch(port, uiPort);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code !== 'EADDRINUSE') throw err;
+    if (e.code !== 'EADDRINUSE') fail(e.message);
     if (v.port !== undefined || v['ui-port'] !== undefined) fail(`a port is already in use (${e.message}). Choose another with --port / --ui-port, or 0 for any free port.`);
     // Default ports taken (another mcpscope?): any free ports will do.
-    scope = await startMcpscope({ ...options, port: 0, uiPort: 0 });
+    scope = await launch(0, 0);
   }
   // Everything but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it (Linux).
   const { yieldCpuToProxyThread } = await import('./server/proxy-thread.js');
@@ -222,7 +256,9 @@ async function main(): Promise<void> {
   let banner = `\nmcpscope ${packageVersion()}\n`;
   banner += demo
     ? 'Demo mode: a demo MCP server and a scripted client talk through the proxy. Open the UI URL to watch;\nrun `mcpscope --target <url>` to inspect your own server.\n'
-    : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
+    : forward
+      ? `Forward proxy: clients keep the server's real URL. Start them with \`mcpscope run -- <command>\`, or\nin a shell after \`eval "$(mcpscope env${scope.ui!.port === 6480 ? "" : ` --ui-port ${scope.ui!.port}`})"\`. Ctrl-C to stop.\n  proxy  ${scope.forwardProxy!.origin}  (HTTP_PROXY / HTTPS_PROXY)\n  CA     ${scope.ca!.certPath}${scope.ca!.created ? '  (created now: see `mcpscope ca`)' : ''}\n`
+      : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
   for (const [i, p] of scope.proxies.entries()) {
     const name = upstreams[i]?.name;
     banner += `  proxy  ${p.url}  →  ${i === 0 ? target : upstreams[i].url}${name ? `  (${name})` : ''}\n`;
@@ -244,7 +280,7 @@ async function main(): Promise<void> {
   out.write(banner);
   if (demo) {
     const { startDemoClient } = await import('./demo/demo-client.js');
-    const client = startDemoClient(scope.proxy.url, {
+    const client = startDemoClient(scope.proxy!.url, {
       // Only the demo client's headline lines (detail lines start with spaces).
       log: (line) => {
         if (!line.startsWith(' ')) out.write(`  demo client: ${line}\n`);

@@ -1,0 +1,48 @@
+/**
+ * `mcpscope env [--ui-port U]`: prints, as shell exports, the variables that put a client behind
+ * the mcpscope forward proxy running with its UI on U (the ones `mcpscope run` sets):
+ * `eval "$(mcpscope env)"`, then start clients from that shell.
+ */
+import { parseArgs } from 'node:util';
+import { loadOrCreateCa } from '../forward/ca.js';
+import { clientEnv, shellExports } from '../forward/client-env.js';
+import { findForwardProxy } from '../forward/running-proxy.js';
+
+const USAGE = `Usage: mcpscope env [--ui-port <n>]
+
+Prints shell exports that send a client's HTTP(S) traffic through the mcpscope forward proxy
+running with its UI on --ui-port (default 6480; start one with \`mcpscope --forward\`):
+
+  eval "$(mcpscope env)"
+
+Undo with: unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy NO_PROXY no_proxy NODE_EXTRA_CA_CERTS SSL_CERT_FILE REQUESTS_CA_BUNDLE CURL_CA_BUNDLE NODE_USE_ENV_PROXY NODE_OPTIONS
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  let v;
+  try {
+    v = parseArgs({ args: argv, allowPositionals: false, options: { 'ui-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+  } catch (err) {
+    process.stderr.write(`mcpscope env: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (v.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const uiPort = Number(v['ui-port'] ?? 6480);
+  if (!Number.isInteger(uiPort) || uiPort < 1 || uiPort > 65535) {
+    process.stderr.write(`mcpscope env: --ui-port must be a port number from 1 to 65535\n`);
+    return 2;
+  }
+  const running = await findForwardProxy(uiPort);
+  if (!running) {
+    process.stderr.write(`mcpscope env: no mcpscope forward proxy is running with its UI on port ${uiPort}. Start one with \`mcpscope --forward\` (or use \`mcpscope run -- <command>\`, which needs none).\n`);
+    return 1;
+  }
+  const ca = await loadOrCreateCa();
+  const env = clientEnv({ proxyUrl: running.proxyUrl, uiPort, ca });
+  process.stdout.write(`# mcpscope forward proxy ${running.proxyUrl}, UI ${running.uiUrl}\n${shellExports(env.set)}\n`);
+  for (const note of env.notes) process.stderr.write(`mcpscope: ${note}\n`);
+  return 0;
+}

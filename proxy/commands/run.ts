@@ -1,0 +1,167 @@
+/**
+ * `mcpscope run [options] -- <command> [args…]`: runs any client with mcpscope's forward proxy
+ * configured (proxy/forward/client-env.ts), so the client keeps the server's real URL and needs
+ * no setup. It joins the mcpscope already serving a forward proxy with its UI on --ui-port (found
+ * through its discovery file), or starts one for the command's lifetime and prints its UI URL on
+ * stderr. stdin/stdout/stderr are the command's own (inherited, untouched); signals are passed
+ * on; the exit code is the command's (128 + n for a signal, 127 if it cannot be started).
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import type { McpscopeCore } from '../mcpscope.js';
+import { loadOrCreateCa } from '../forward/ca.js';
+import { clientEnv } from '../forward/client-env.js';
+import { findForwardProxy } from '../forward/running-proxy.js';
+
+const DEFAULT_UI_PORT = 6480;
+
+const USAGE = `Usage: mcpscope run [options] -- <command> [args…]
+
+Runs <command> (any MCP client: Claude Code, an SDK script, the Inspector CLI, a Python client)
+with its HTTP and HTTPS traffic going through mcpscope's forward proxy. The client keeps the
+server's real URL — nothing about the server's identity, OAuth audience included, is rewritten.
+HTTPS is decrypted with mcpscope's own CA (\`mcpscope ca\`), which the command is set to trust.
+
+If an mcpscope with a forward proxy (\`mcpscope --forward\`) serves its UI on --ui-port, the
+traffic is recorded there; otherwise one is started for the command's lifetime.
+
+Options
+  --ui-port <n>        the UI to record into (default ${DEFAULT_UI_PORT})
+  --token <t>          UI token when one is started here (default: $MCPSCOPE_TOKEN, else random)
+  --port <n>           forward proxy port when one is started here (default: any free port)
+  --intercept <host>   decrypt only hosts matching this pattern (repeatable; * wildcards, :port)
+  --upstream-ca <pem>  trust this CA file for upstream servers too (repeatable)
+  -h, --help           this help
+
+Sets for the command: HTTP_PROXY, HTTPS_PROXY (and lower-case), NO_PROXY (mcpscope's UI port),
+NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, NODE_USE_ENV_PROXY=1 and
+NODE_OPTIONS=--import <preload> (Node < 24's fetch ignores proxy variables otherwise).
+\`mcpscope env\` prints the same variables for a shell.
+`;
+
+function say(text: string): void {
+  process.stderr.write(`mcpscope: ${text}\n`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const dashes = argv.indexOf('--');
+  const own = dashes >= 0 ? argv.slice(0, dashes) : argv;
+  const command = dashes >= 0 ? argv.slice(dashes + 1) : [];
+  let v;
+  try {
+    v = parseArgs({
+      args: own,
+      allowPositionals: false,
+      options: {
+        'ui-port': { type: 'string' },
+        token: { type: 'string' },
+        port: { type: 'string' },
+        intercept: { type: 'string', multiple: true },
+        'upstream-ca': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (err) {
+    process.stderr.write(`mcpscope run: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (v.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command.length === 0 || command[0] === '') {
+    process.stderr.write(`mcpscope run: nothing to run after "--": give the client's command, e.g. mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`);
+    return 2;
+  }
+  const port = (value: string | undefined, name: string, fallback: number): number => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
+    return n;
+  };
+  let uiPort: number;
+  let proxyPort: number;
+  let upstreamCa: string[] | undefined;
+  try {
+    uiPort = port(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+    proxyPort = port(v.port, '--port', 0);
+    upstreamCa = v['upstream-ca']?.map((file) => {
+      try {
+        return readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new Error(`--upstream-ca ${file}: ${(err as Error).message}`);
+      }
+    });
+    if (v.intercept) (await import('../forward/intercept.js')).parseInterceptPatterns(v.intercept);
+  } catch (err) {
+    process.stderr.write(`mcpscope run: ${(err as Error).message}\n`);
+    return 2;
+  }
+
+  let ca;
+  try {
+    ca = await loadOrCreateCa({ warn: (text) => say(text) });
+  } catch (err) {
+    say((err as Error).message);
+    return 1;
+  }
+
+  // Join a running forward proxy on that UI port, or start one for the command's lifetime.
+  let scope: McpscopeCore | undefined;
+  let proxyUrl: string;
+  const running = uiPort === 0 ? undefined : await findForwardProxy(uiPort);
+  if (running) {
+    proxyUrl = running.proxyUrl;
+    if (v.intercept || upstreamCa || v.port) say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port apply, not these.`);
+    say(`recording into ${running.uiUrl}`);
+  } else {
+    const { startMcpscope } = await import('../mcpscope.js');
+    const options = { forward: { port: proxyPort, intercept: v.intercept, upstreamCa }, token: v.token, discoveryFile: true };
+    try {
+      scope = await startMcpscope({ ...options, uiPort });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      if (proxyPort !== 0) {
+        say(`port ${proxyPort} is in use (${(err as Error).message}); choose another with --port, or leave it out for any free port.`);
+        return 1;
+      }
+      say(`UI port ${uiPort} is taken by something that is not an mcpscope forward proxy; this run's UI gets a free port instead.`);
+      scope = await startMcpscope({ ...options, uiPort: 0 });
+    }
+    proxyUrl = scope.forwardProxy!.origin;
+    say(`recording ${command.join(' ')} — open the UI: ${scope.ui!.url}`);
+    say('this UI closes when the command ends; start `mcpscope --forward` in another terminal first to keep one open.');
+  }
+
+  const env = clientEnv({ proxyUrl, uiPort: scope?.ui?.port ?? uiPort, ca });
+  for (const note of env.notes) say(note);
+  const code = await runChild(command, { ...process.env, ...env.set });
+  if (scope) {
+    await scope.settle().catch(() => undefined);
+    await scope.close().catch(() => undefined);
+  }
+  return code;
+}
+
+/** Runs the command with inherited stdio; signals sent to mcpscope are passed on. Resolves with its exit code. */
+function runChild(command: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env });
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+    const relay = (signal: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    for (const s of signals) process.on(s, relay);
+    const done = (code: number) => {
+      for (const s of signals) process.off(s, relay);
+      resolve(code);
+    };
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      say(err.code === 'ENOENT' ? `${command[0]}: command not found` : `could not start ${command[0]}: ${err.message}`);
+      done(err.code === 'ENOENT' ? 127 : 126);
+    });
+    child.once('exit', (code, signal) => done(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
+  });
+}
