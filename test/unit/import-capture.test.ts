@@ -119,10 +119,11 @@ describe('readCapture: HAR', () => {
     const sessions = latestSessions(result.events);
     expect([...sessions.values()].map((s) => [s.transport, s.serverInfo?.name, s.status, s.closeReason])).toEqual([
       ['streamable-http', 'scripted-server', 'closed', 'deleted'],
+      ['http', undefined, 'open', undefined],
       ['legacy-sse', 'legacy-server', 'closed', 'stream-closed'],
     ]);
     for (const [i, id] of [c.streamable, c.legacy].entries()) {
-      const imported = [...sessions.keys()][i];
+      const imported = [...sessions.keys()][i * 2];
       // The sampling reply is paired with the sampling request, progress with its call, the
       // legacy response (on the GET stream) with the POSTed request: timing from _eventSourceMessages.
       expect(shape(messagesOf(result.events, imported))).toEqual(shape(c.store.messages(id)));
@@ -130,6 +131,22 @@ describe('readCapture: HAR', () => {
     const priming = result.events.find((e) => e.type === 'sse' && e.what === 'priming');
     expect(priming).toMatchObject({ eventId: 'e0', retry: 1000 });
     expect(result.events.some((e) => e.type === 'exchange' && e.exchange.url === '/token' && e.exchange.requestPreview?.includes('code=[redacted]'))).toBe(true);
+    // The OAuth token exchange is plain HTTP again (not a not-jsonrpc problem): its URL is not the MCP endpoint.
+    const token = result.events.filter((e) => e.type === 'exchange' && e.exchange.url === '/token').at(-1);
+    expect(token?.type === 'exchange' && token.exchange.plain).toBe(true);
+    expect(token?.type === 'exchange' && token.exchange.hints.map((h) => h.code)).toEqual(['oauth-token-request', 'resource-missing', 'oauth-tokens-issued']);
+    expect(result.events.filter((e) => e.type === 'problem')).toEqual([]);
+  });
+
+  it('a fixture of an http bucket comes back as plain exchanges with their hints, and no error counted', () => {
+    const c = recordScriptedCapture();
+    const bucket = [...c.store.sessions.values()].find((s) => s.transport === 'http')!;
+    const result = readCapture(JSON.stringify(exportFixture(c.store, bucket.id, { token: c.token })));
+    const session = [...latestSessions(result.events).values()][0];
+    expect(session).toMatchObject({ transport: 'http', target: 'http://127.0.0.1:3001', counts: { messages: 0, errors: 0, exchanges: 1 } });
+    const x = result.events.find((e) => e.type === 'exchange');
+    expect(x?.type === 'exchange' && x.exchange).toMatchObject({ url: '/token', plain: true });
+    expect(x?.type === 'exchange' && x.exchange.hints.map((h) => h.code)).toEqual(['oauth-token-request', 'resource-missing', 'oauth-tokens-issued']);
   });
 
   it("reads a browser's HAR: encoded bodies, no _eventSourceMessages, secrets redacted on the way in", () => {

@@ -202,6 +202,12 @@ describe('Recorder: plain HTTP (OAuth) exchanges', () => {
     expect(ex.responsePreview).toMatch(/^\{"access_token":"\[redacted\]","refresh_token":"\[redacted\]"/);
     expect(JSON.stringify(store.snapshot())).not.toContain('SECRET');
     expect(problems(store)).toEqual([]);
+    // Recorded with --show-secrets, the cut preview keeps them; every export still redacts them.
+    const shown = setup({ maxBodyBytes: 64, showSecrets: true });
+    const y = shown.w.xid();
+    shown.feed([...shown.w.send(y, 'POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials'), ...shown.w.reply(y, 200, { 'content-type': 'application/json' }, body)]);
+    expect(exchangeOf(shown.store, y).responsePreview).toContain('at-SECRET-access');
+    for (const text of [JSON.stringify(exportHar(shown.store)), exportNdjson(shown.store), JSON.stringify(exportFixture(shown.store, 's1'))]) expect(text).not.toContain('SECRET');
   });
 });
 
