@@ -15,6 +15,7 @@ import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import type { LocalCa } from '../../proxy/forward/ca.js';
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { makeTestCa, startHttpsMcpServer, type HttpsMcpServer } from '../support/tls-mcp-server.js';
+import { inspectorCliBin } from '../support/peers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const CLIENT = fileURLToPath(new URL('../support/sdk-client.mjs', import.meta.url));
@@ -25,8 +26,8 @@ interface Ran {
   stderr: string;
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Ran>; stdout: () => string } {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '', ...env } });
+function start(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): { child: ChildProcess; done: Promise<Ran>; stdout: () => string } {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '', ...env } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -35,7 +36,7 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProce
   return { child, done, stdout: () => out };
 }
 
-const run = (args: string[], env?: NodeJS.ProcessEnv) => start(args, env).done;
+const run = (args: string[], env?: NodeJS.ProcessEnv, cwd?: string) => start(args, env, cwd).done;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -93,6 +94,16 @@ describe('mcpscope run, joining a running forward mcpscope', () => {
     expect(messages.some((m) => m.method === 'notifications/progress' && m.pair === slow.seq)).toBe(true);
     expect(events.filter((e) => e.type === 'modification')).toEqual([]);
     expect(events.filter((e) => e.type === 'problem' && (e as { level: string }).level === 'error')).toEqual([]);
+  });
+
+  it('lets the MCP Inspector CLI reach the HTTPS server at its real URL', async () => {
+    // (inspector-cli 1.0.3 runs only from its build/ directory: see runInspectorCli in test/support/peers.ts.)
+    const r = await run([BIN, 'run', '--ui-port', String(scope.ui!.port), '--', process.execPath, inspectorCliBin, '--cli', server.url, '--transport', 'http', '--method', 'tools/list'], {}, join(inspectorCliBin, '..'));
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['add', 'slow']);
+    await scope.settle();
+    const sessions = (scope.store.snapshot() as McpscopeEvent[]).filter((e) => e.type === 'session').map((e) => (e as { session: SessionInfo }).session);
+    expect(sessions.some((s) => s.target === `https://localhost:${server.port}` && /inspector/i.test(JSON.stringify(s.clientInfo ?? '')))).toBe(true);
   });
 
   it('mcpscope env prints the same variables as shell exports for that proxy', async () => {
