@@ -13,6 +13,7 @@ import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type Row } from '../../ui/src/state/types';
 import { Timeline } from '../../ui/src/components/Timeline';
 import { DetailPane } from '../../ui/src/components/DetailPane';
+import { SessionList } from '../../ui/src/components/SessionList';
 import { JsonView } from '../../ui/src/components/JsonView';
 import { App, stripTokenFromUrl } from '../../ui/src/App';
 
@@ -313,6 +314,63 @@ describe('DetailPane', () => {
     expect(text).toContain(meaning!);
     expect(text).toContain(describeHeader('accept')!);
     expect(text).toContain('The server opened an SSE stream for this request.');
+  });
+
+  it('shows a plain HTTP exchange (not MCP): its row with method, path, status and hint; its detail with the redacted bodies', async () => {
+    const ev = new Events();
+    ev.session('s2', { transport: 'http', target: 'http://127.0.0.1:3001', clientInfo: undefined, serverInfo: undefined, protocolVersion: undefined, grouping: 'HTTP traffic to http://127.0.0.1:3001' });
+    ev.exchange('x7', {
+      sessionId: 's2',
+      url: '/token',
+      plain: true,
+      carrier: undefined,
+      status: 400,
+      endedAt: T0 + 12,
+      requestType: 'application/x-www-form-urlencoded',
+      responseType: 'application/json',
+      requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+      responseHeaders: { 'content-type': 'application/json' },
+      requestPreview: 'grant_type=refresh_token&refresh_token=[redacted]',
+      responsePreview: '{"error":"invalid_grant"}',
+      hints: [
+        { level: 'info', code: 'oauth-token-request', text: 'Token request (grant_type=refresh_token: a refresh token is traded for a new access token).' },
+        { level: 'warn', code: 'oauth-token-error', text: 'Token request refused with invalid_grant.' },
+      ],
+    });
+    const store = new TimelineStore();
+    store.ingest(ev.list);
+    const rows = store.visibleRows(EMPTY_FILTERS);
+    await render(<Timeline rows={rows} onSelect={noop} onOpen={noop} showSession />);
+    const row = rowEl('hx7');
+    expect(row.dataset.kind).toBe('http');
+    expect(row.dataset.status).toBe('warn');
+    expect(row.textContent).toContain('POST /token');
+    expect(row.textContent).toContain('400');
+    expect(row.textContent).toContain('Token request (grant_type=refresh_token');
+    expect(row.textContent).toContain('12 ms');
+
+    await render(<DetailPane store={store} row={store.row('hx7') as Row} version={store.version} onSelect={noop} onClose={noop} />);
+    const detail = container.querySelector('[data-testid="detail"]')!;
+    expect(detail.textContent).toContain('Plain HTTP, not MCP');
+    expect(detail.textContent).toContain('grant_type=refresh_token&refresh_token=[redacted]');
+    expect(detail.textContent).toContain('{"error":"invalid_grant"}');
+    expect(detail.textContent).toContain('Token request refused with invalid_grant.');
+    await act(async () => (detail.querySelector('[data-testid="detail-tab-raw"]') as HTMLElement).click());
+    expect(container.querySelector('[data-testid="detail"]')!.textContent).toContain('Response body');
+  });
+
+  it('lists an http bucket as plain HTTP traffic to its origin, with exchanges instead of MCP counts', async () => {
+    const ev = new Events();
+    ev.session('s2', { transport: 'http', target: 'http://127.0.0.1:3001', clientInfo: undefined, serverInfo: undefined, protocolVersion: undefined, counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 6 } });
+    const store = new TimelineStore();
+    store.ingest(ev.list);
+    await render(<SessionList sessions={store.sessionList()} selected="" onSelect={noop} totals={{ messages: 0, errors: 0 }} />);
+    const item = container.querySelector<HTMLElement>('[data-session-id="s2"]')!;
+    expect(item.querySelector('.transport')!.textContent).toBe('plain');
+    expect(item.textContent).toContain('HTTP traffic to http://127.0.0.1:3001');
+    expect(item.textContent).toContain('not MCP');
+    expect(item.textContent).toContain('6 exchanges');
+    expect(item.textContent).not.toContain('msgs');
   });
 
   it('JsonView renders a 5 MB payload lazily (collapsed, paged, clipped)', async () => {

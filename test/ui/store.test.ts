@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { TimelineStore } from '../../ui/src/state/store';
 import { syntheticEvents } from '../../ui/src/state/synthetic';
-import { EMPTY_FILTERS, type CallRow, type NotificationRow, type Row } from '../../ui/src/state/types';
-import type { McpscopeEvent } from '../../proxy/model/events';
+import { EMPTY_FILTERS, type CallRow, type HttpRow, type NotificationRow, type Row } from '../../ui/src/state/types';
+import type { ExchangeInfo, McpscopeEvent } from '../../proxy/model/events';
 import { EventBuilder, scenario } from './fixtures';
 import demoCapture from './demo-capture.json';
 
@@ -187,6 +187,80 @@ describe('TimelineStore: rows', () => {
     const original = events.find((e) => e.seq === seq.addResult);
     expect(store.message(seq.addResult)).toBe(original);
     expect(add.response).toBe(original);
+  });
+});
+
+describe('TimelineStore: plain HTTP exchanges', () => {
+  const T = 1_700_000_000_000;
+  const bucket: McpscopeEvent = {
+    type: 'session',
+    seq: 1,
+    ts: T,
+    session: { id: 's9', transport: 'http', target: 'http://as.test', grouping: 'HTTP traffic to http://as.test', startedAt: T, status: 'open', counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 2 } },
+  };
+  const upsert = (seq: number, x: Partial<ExchangeInfo> & { id: string }): McpscopeEvent => ({
+    type: 'exchange',
+    seq,
+    ts: T + seq,
+    exchange: { sessionId: 's9', method: 'POST', url: '/token', requestHeaders: {}, startedAt: T + 1, requestBytes: 40, responseBytes: 0, plain: true, hints: [], ...x },
+  });
+  const tokenHint = { level: 'info' as const, code: 'oauth-token-request', text: 'Token request (grant_type=refresh_token: a refresh token is traded for a new access token).' };
+  const events: McpscopeEvent[] = [
+    bucket,
+    upsert(2, { id: 'x1', hints: [tokenHint] }),
+    // An MCP exchange: no row of its own (its messages make the rows).
+    { type: 'exchange', seq: 3, ts: T + 3, exchange: { id: 'x2', method: 'GET', url: '/mcp', requestHeaders: {}, startedAt: T + 3, requestBytes: 0, responseBytes: 0, hints: [] } },
+    upsert(4, { id: 'x3', method: 'GET', url: '/.well-known/oauth-authorization-server', hints: [{ level: 'info', code: 'oauth-server-metadata', text: 'Authorization-server metadata (RFC 8414).' }] }),
+    upsert(5, {
+      id: 'x1',
+      status: 400,
+      respondedAt: T + 5,
+      endedAt: T + 6,
+      responseBytes: 60,
+      responsePreview: '{"error":"invalid_grant"}',
+      hints: [tokenHint, { level: 'warn', code: 'oauth-token-error', text: 'Token request refused with invalid_grant.' }],
+    }),
+    upsert(6, { id: 'x3', method: 'GET', url: '/.well-known/oauth-authorization-server', status: 502, error: 'connect ECONNREFUSED', endedAt: T + 7, hints: [] }),
+  ];
+
+  it('gives each plain exchange one row, refreshed in place by its later upserts', () => {
+    const store = new TimelineStore();
+    store.ingest(events.slice(0, 3));
+    const row = store.row('hx1') as HttpRow;
+    expect(row).toMatchObject({ type: 'http', seq: 2, sessionId: 's9', dir: 'c2s' });
+    expect(row.exchange.status).toBeUndefined();
+    const rev = row.rev!;
+    store.ingest(events.slice(3));
+    expect(store.row('hx1')).toBe(row);
+    expect(row.exchange).toMatchObject({ status: 400, responsePreview: '{"error":"invalid_grant"}' });
+    expect(row.rev).toBeGreaterThan(rev);
+    expect(store.row('hx2')).toBeUndefined();
+    expect(store.visibleRows(EMPTY_FILTERS).map((r) => r.key)).toEqual(['hx1', 'hx3']);
+    expect(store.sessionList().map((s) => [s.id, s.transport])).toEqual([['s9', 'http']]);
+  });
+
+  it('filters them: by session and text; only a failed one is an error; never by JSON-RPC kind or method', () => {
+    const store = loaded(events);
+    const keys = (f: Partial<typeof EMPTY_FILTERS>) => store.visibleRows({ ...EMPTY_FILTERS, ...f }).map((r) => r.key);
+    expect(keys({ session: 's9' })).toEqual(['hx1', 'hx3']);
+    expect(keys({ session: 's1' })).toEqual([]);
+    expect(keys({ errorsOnly: true })).toEqual(['hx3']);
+    expect(keys({ text: 'invalid_grant' })).toEqual(['hx1']);
+    expect(keys({ text: 'well-known' })).toEqual(['hx3']);
+    expect(keys({ dir: 'c2s' })).toEqual(['hx1', 'hx3']);
+    expect(keys({ dir: 's2c' })).toEqual([]);
+    expect(keys({ kind: 'request' })).toEqual([]);
+    expect(keys({ method: 'token' })).toEqual([]);
+  });
+
+  it('builds the same rows however the events are batched or ordered', () => {
+    const expected = loaded(events).visibleRows(EMPTY_FILTERS).map((r) => `${r.key}:${(r as HttpRow).exchange.status}`);
+    for (let cut = 0; cut <= events.length; cut++) {
+      const store = new TimelineStore();
+      store.ingest(events.slice(cut));
+      store.ingest(events.slice(0, cut));
+      expect(store.visibleRows(EMPTY_FILTERS).map((r) => `${r.key}:${(r as HttpRow).exchange.status}`)).toEqual(expected);
+    }
   });
 });
 

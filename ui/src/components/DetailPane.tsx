@@ -68,6 +68,7 @@ function exchangesOf(store: TimelineStore, row: Row): ExchangeInfo[] {
     if (id && !ids.includes(id)) ids.push(id);
   };
   if (row.type === 'problem') add(row.event.exchangeId);
+  else if (row.type === 'http') add(row.exchange.id);
   else for (const m of rowMessages(row)) add(m.exchangeId);
   const out: ExchangeInfo[] = [];
   for (const id of ids) {
@@ -109,11 +110,12 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
     let value: unknown;
     if (row.type === 'call') value = { request: row.request.jsonrpc, response: row.response?.jsonrpc ?? null };
     else if (row.type === 'problem') value = row.event;
+    else if (row.type === 'http') value = store.exchanges.get(row.exchange.id) ?? row.exchange;
     else value = row.message.jsonrpc;
     if (await copyText(jsonPretty(value))) setCopied('JSON');
   };
 
-  const requestMsg = row.type === 'call' ? row.request : row.type === 'problem' ? undefined : row.message.dir === 'c2s' ? row.message : undefined;
+  const requestMsg = row.type === 'call' ? row.request : row.type === 'problem' || row.type === 'http' ? undefined : row.message.dir === 'c2s' ? row.message : undefined;
   const requestExchange = requestMsg?.exchangeId ? store.exchanges.get(requestMsg.exchangeId) : undefined;
   const canCurl = requestExchange !== undefined && requestExchange.method === 'POST';
   const onCopyCurl = async () => {
@@ -368,6 +370,16 @@ function Payload({ m, label }: { m: MessageEvent; label: string }) {
 
 function MessagesTab({ store, row, onSelect }: { store: TimelineStore; row: Row; onSelect(key: string): void }) {
   if (row.type === 'problem') return <ProblemView row={row} />;
+  if (row.type === 'http') {
+    // Plain HTTP carries no JSON-RPC: what there is to see is the exchange itself.
+    const x = store.exchanges.get(row.exchange.id) ?? row.exchange;
+    return (
+      <div className="messages">
+        <div className="note">Plain HTTP, not MCP: recorded as an HTTP exchange (redacted previews of its bodies), not parsed as JSON-RPC.</div>
+        <HttpTab store={store} exchanges={[x]} />
+      </div>
+    );
+  }
   if (row.type !== 'call') {
     const m = row.message;
     const g = row.type === 'notification' ? notificationGist(m) : undefined;
@@ -579,6 +591,25 @@ function RawText({ text }: { text: string }) {
 function RawTab({ row }: { row: Row }) {
   if (row.type === 'problem') {
     return row.event.raw !== undefined ? <RawText text={row.event.raw} /> : <div className="placeholder">No bytes were kept for this problem.</div>;
+  }
+  if (row.type === 'http') {
+    const x = row.exchange;
+    if (x.requestPreview === undefined && x.responsePreview === undefined) return <div className="placeholder">No body was kept for this exchange (it had none, or it was not read).</div>;
+    return (
+      <div className="raw-list">
+        {([['Request body', x.requestPreview], ['Response body', x.responsePreview]] as const).map(([title, text]) =>
+          text !== undefined ? (
+            <div className="panel" key={title}>
+              <div className="panel-head">
+                <span className="panel-title">{title}</span>
+                <span className="muted">redacted, first {formatBytes(text.length)}</span>
+              </div>
+              <RawText text={text} />
+            </div>
+          ) : null,
+        )}
+      </div>
+    );
   }
   const msgs = rowMessages(row);
   return (

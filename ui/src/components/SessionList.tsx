@@ -10,6 +10,7 @@ const TRANSPORT: Record<SessionInfo['transport'], { short: string; title: string
   'streamable-http': { short: 'HTTP', title: 'Streamable HTTP' },
   'legacy-sse': { short: 'SSE', title: 'Legacy HTTP+SSE (2024-11-05)' },
   stdio: { short: 'stdio', title: 'stdio' },
+  http: { short: 'plain', title: 'Plain HTTP, not MCP (OAuth, metadata, other HTTP): recorded as HTTP exchanges, not parsed as JSON-RPC' },
 };
 
 const CLOSE_REASON: Record<string, string> = {
@@ -129,16 +130,28 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 <span className="spacer" />
                 <span className="si-time mono">{formatClock(s.startedAt)}</span>
               </div>
-              <div className="si-peers">
-                <span className="si-role" aria-hidden="true" />
-                {peer(s.clientInfo, 'unknown client')}
-                <span className="si-role" title="talks to">
-                  →
-                </span>
-                {peer(s.serverInfo, 'unknown server')}
-              </div>
+              {s.transport === 'http' ? (
+                <div className="si-peers" data-testid="session-http">
+                  <span title={s.target}>HTTP traffic to {s.target}</span>
+                </div>
+              ) : (
+                <div className="si-peers">
+                  <span className="si-role" aria-hidden="true" />
+                  {peer(s.clientInfo, 'unknown client')}
+                  <span className="si-role" title="talks to">
+                    →
+                  </span>
+                  {peer(s.serverInfo, 'unknown server')}
+                </div>
+              )}
               <div className="si-meta">
-                {s.protocolVersion ? <span title="MCP protocol version">MCP {s.protocolVersion}</span> : <span className="muted">no initialize seen</span>}
+                {s.transport === 'http' ? (
+                  <span className="muted">not MCP (OAuth, metadata, …)</span>
+                ) : s.protocolVersion ? (
+                  <span title="MCP protocol version">MCP {s.protocolVersion}</span>
+                ) : (
+                  <span className="muted">no initialize seen</span>
+                )}
                 {s.status === 'closed' ? (
                   <span className="si-closed">closed{s.closeReason ? ` · ${CLOSE_REASON[s.closeReason] ?? s.closeReason}` : ''}</span>
                 ) : (
@@ -146,8 +159,14 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 )}
               </div>
               <div className="si-counts">
-                <span title="JSON-RPC messages">{s.counts.messages} msgs</span>
-                <span title="requests">{s.counts.requests} req</span>
+                {s.transport === 'http' ? (
+                  <span title="HTTP exchanges">{s.counts.exchanges} exchanges</span>
+                ) : (
+                  <>
+                    <span title="JSON-RPC messages">{s.counts.messages} msgs</span>
+                    <span title="requests">{s.counts.requests} req</span>
+                  </>
+                )}
                 {s.counts.pending > 0 ? <span className="pending-text" title="requests without an answer yet">{s.counts.pending} pending</span> : null}
                 {s.counts.errors > 0 ? (
                   <span className="err-text" title="errors, tool errors and protocol mistakes">

@@ -8,7 +8,7 @@ import type { CallRow, Row } from '../state/types.js';
 import { isAtBottom, scrollToReveal, visibleRange } from '../state/virtual.js';
 import { formatBytes, formatClock, formatMs } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
-import { STATUS_LABEL, callGist, notificationGist, rowDepth, rowMethod, rowName, rowSize, rowStatus } from './row-info.js';
+import { STATUS_LABEL, callGist, httpGist, httpTitle, notificationGist, rowDepth, rowMethod, rowName, rowSize, rowStatus, rowTs } from './row-info.js';
 import { useElementSize } from './use-element-size.js';
 
 export const ROW_HEIGHT = 28;
@@ -135,7 +135,7 @@ export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = fa
                 selected={row.key === selectedKey}
                 showSession={showSession}
                 now={row.type === 'call' && row.status === 'pending' ? now : 0}
-                stopped={closedSessions?.has(row.type === 'problem' ? (row.sessionId ?? '') : row.sessionId) ?? false}
+                stopped={closedSessions?.has(row.sessionId ?? '') ?? false}
                 onSelect={onSelect}
                 onOpen={onOpen}
                 onKeyDown={onRowKey}
@@ -186,7 +186,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
   const status = rowStatus(row);
   const depth = rowDepth(row);
   const method = rowMethod(row);
-  const ts = row.type === 'call' ? row.request.ts : row.type === 'problem' ? row.event.ts : row.message.ts;
+  const ts = rowTs(row);
   const dir = row.type === 'problem' ? undefined : row.dir;
   const sessionId = row.sessionId;
   const cls = `tl-row kind-${row.type} st-${status}${selected ? ' selected' : ''}${depth ? ' nested' : ''}${index % 2 ? ' odd' : ''}`;
@@ -215,7 +215,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
       <span className="c-status">
         <span className={`badge st-${status}`} title={statusTitle(row)}>
           {status === 'pending' ? <span className="pulse" /> : null}
-          {STATUS_LABEL[status]}
+          {row.type === 'http' && row.exchange.status !== undefined ? String(row.exchange.status) : STATUS_LABEL[status]}
         </span>
       </span>
       <LatencyCell row={row} now={now} stopped={stopped} />
@@ -234,6 +234,10 @@ function statusTitle(row: Row): string {
     return 'Answered with a result.';
   }
   if (row.type === 'problem') return `${row.event.code}: ${row.event.text}`;
+  if (row.type === 'http') {
+    const x = row.exchange;
+    return x.error ?? (x.status !== undefined ? `HTTP ${x.status}` : 'Waiting for the response.');
+  }
   if (row.type === 'orphan') return row.message.error ? `${row.message.error.code} ${row.message.error.message}` : 'A message that matched no request.';
   return '';
 }
@@ -246,6 +250,9 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
   if (row.type === 'problem') {
     main = row.event.code;
     gist = row.event.text;
+  } else if (row.type === 'http') {
+    main = httpTitle(row.exchange);
+    gist = httpGist(row.exchange);
   } else {
     main = rowMethod(row) || (row.type === 'orphan' ? `${row.message.kind} id ${JSON.stringify(row.message.id)}` : '(no method)');
     name = rowName(row);
@@ -257,11 +264,16 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
     } else if (row.message.error) gist = `${row.message.error.code} ${row.message.error.message}`;
     else gist = 'matched no request';
   }
-  const nestedTag = depth > 0 && row.type !== 'problem' ? <span className="tag tag-dir">{row.dir === 's2c' ? 'server→client' : 'client→server'}</span> : null;
+  const nestedTag = depth > 0 && row.type !== 'problem' && row.type !== 'http' ? <span className="tag tag-dir">{row.dir === 's2c' ? 'server→client' : 'client→server'}</span> : null;
   return (
     <span className={`c-method${depth ? ' indent' : ''}`}>
       {depth ? <span className="connector" aria-hidden="true" /> : null}
       {nestedTag}
+      {row.type === 'http' ? (
+        <span className="tag tag-http" title="Plain HTTP, not MCP: recorded, not parsed as JSON-RPC">
+          HTTP
+        </span>
+      ) : null}
       <span className="m-method">{main}</span>
       {name ? (
         <>
@@ -296,6 +308,14 @@ function ProgressCell({ row }: { row: CallRow }) {
 }
 
 function LatencyCell({ row, now, stopped }: { row: Row; now: number; stopped: boolean }) {
+  if (row.type === 'http') {
+    const x = row.exchange;
+    return (
+      <span className="c-latency mono" data-testid="row-latency" title="Time until the response ended">
+        {x.endedAt !== undefined ? formatMs(x.endedAt - x.startedAt) : ''}
+      </span>
+    );
+  }
   if (row.type !== 'call') return <span className="c-latency mono" />;
   if (row.status === 'cancelled' && !row.response) {
     const after = row.cancel ? row.cancel.ts - row.request.ts : undefined;

@@ -2,7 +2,7 @@
  * Small pure helpers the components share: what a row is about, its status word, its one-line
  * gist, and the row a message belongs to (for correlation links).
  */
-import type { MessageEvent, Row } from '../state/types.js';
+import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';
 
 export type RowStatus = 'ok' | 'error' | 'tool-error' | 'cancelled' | 'pending' | 'notification' | 'orphan' | 'problem' | 'warn';
 
@@ -30,7 +30,33 @@ export function rowStatus(row: Row): RowStatus {
       return row.message.kind === 'error' ? 'error' : 'orphan';
     case 'problem':
       return row.event.level === 'error' ? 'error' : 'warn';
+    case 'http':
+      return httpStatus(row.exchange);
   }
+}
+
+/**
+ * A plain HTTP exchange's status: `pending` until its response head, `error` when it failed
+ * (aborted, unreachable, 5xx), `warn` for a 4xx (a refused token request, say), else `ok`.
+ */
+export function httpStatus(x: ExchangeInfo): RowStatus {
+  if (x.aborted !== undefined || x.error !== undefined) return 'error';
+  if (x.status === undefined) return 'pending';
+  if (x.status >= 500) return 'error';
+  return x.status >= 400 ? 'warn' : 'ok';
+}
+
+/** A plain HTTP exchange's one-line title: method and path (without the query). */
+export function httpTitle(x: ExchangeInfo): string {
+  const q = x.url.indexOf('?');
+  return `${x.method} ${q >= 0 ? x.url.slice(0, q) : x.url}`;
+}
+
+/** What a plain HTTP exchange is, in a line: its first hint (the kind: token request, metadata, …). */
+export function httpGist(x: ExchangeInfo): string {
+  const warning = x.hints.find((h) => h.level !== 'info');
+  const first = x.hints[0];
+  return first ? (warning && warning !== first ? `${first.text} ${warning.text}` : first.text) : 'Plain HTTP (not MCP)';
 }
 
 function hasErrorHint(m: MessageEvent): boolean {
@@ -38,7 +64,7 @@ function hasErrorHint(m: MessageEvent): boolean {
   return false;
 }
 
-/** The message method of a row ('' for problems). */
+/** The message method of a row ('' for problems and plain HTTP). */
 export function rowMethod(row: Row): string {
   switch (row.type) {
     case 'call':
@@ -47,6 +73,7 @@ export function rowMethod(row: Row): string {
     case 'orphan':
       return row.message.method ?? '';
     case 'problem':
+    case 'http':
       return '';
   }
 }
@@ -59,6 +86,7 @@ export function rowName(row: Row): string | undefined {
     case 'orphan':
       return row.message.name;
     case 'problem':
+    case 'http':
       return undefined;
   }
 }
@@ -80,6 +108,8 @@ export function rowTs(row: Row): number {
       return row.message.ts;
     case 'problem':
       return row.event.ts;
+    case 'http':
+      return row.exchange.startedAt;
   }
 }
 
@@ -96,6 +126,7 @@ export function rowMessages(row: Row): MessageEvent[] {
     case 'orphan':
       return [row.message];
     case 'problem':
+    case 'http':
       return [];
   }
 }
@@ -110,6 +141,8 @@ export function rowSize(row: Row): number {
       return row.message.size;
     case 'problem':
       return row.event.raw?.length ?? 0;
+    case 'http':
+      return row.exchange.requestBytes + row.exchange.responseBytes;
   }
 }
 

@@ -76,6 +76,11 @@ function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
       const e = row.event;
       return e.code.toLowerCase().includes(needle) || e.text.toLowerCase().includes(needle) || (e.raw !== undefined && e.raw.toLowerCase().includes(needle));
     }
+    case 'http': {
+      const x = row.exchange;
+      const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(needle);
+      return has(`${x.method} ${x.url} ${x.status ?? ''}`) || x.hints.some((h) => has(h.text) || has(h.code)) || has(x.requestPreview) || has(x.responsePreview);
+    }
   }
 }
 
@@ -112,7 +117,7 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
   if (f.session !== '' && rowSession(row, store) !== f.session) return false;
 
   if (f.dir !== '') {
-    const dir = row.type === 'call' ? row.request.dir : row.type === 'problem' ? undefined : row.message.dir;
+    const dir = row.type === 'call' ? row.request.dir : row.type === 'problem' ? undefined : row.type === 'http' ? row.dir : row.message.dir;
     if (dir !== f.dir) return false;
   }
 
@@ -129,12 +134,13 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
         if (row.message.kind !== f.kind) return false;
         break;
       case 'problem':
+      case 'http':
         return false;
     }
   }
 
   if (f.method !== '') {
-    const method = row.type === 'call' ? row.request.method : row.type === 'problem' ? undefined : row.message.method;
+    const method = row.type === 'call' ? row.request.method : row.type === 'problem' || row.type === 'http' ? undefined : row.message.method;
     if (method === undefined || !method.toLowerCase().includes(f.method)) return false;
   }
 
@@ -152,6 +158,10 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
         break;
       case 'problem':
         err = true;
+        break;
+      case 'http':
+        // A plain HTTP exchange that failed (a 4xx, such as a refused token request, is an answer, not an error).
+        err = row.exchange.aborted !== undefined || row.exchange.error !== undefined || (row.exchange.status ?? 0) >= 500;
         break;
     }
     if (!err) return false;

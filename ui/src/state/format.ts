@@ -147,6 +147,10 @@ export function rowTitle(row: Row): string {
     }
     case 'problem':
       return `${row.event.code}: ${truncate(row.event.text, 160)}`;
+    case 'http': {
+      const x = row.exchange;
+      return `${x.method} ${truncate(x.url, 160)}${x.status !== undefined ? ` → ${x.status}` : ''}`;
+    }
   }
 }
 

@@ -28,6 +28,7 @@ import type {
   Bar,
   CallRow,
   Filters,
+  HttpRow,
   Lane,
   NotificationRow,
   OrphanRow,
@@ -374,6 +375,7 @@ export class TimelineStore {
           this._exchanges.set(e.exchange.id, e.exchange);
           const slot = this.laneCache.get(e.exchange.id);
           if (slot) slot.stale = true;
+          if (e.exchange.plain) this.applyPlain(e.seq, e.exchange);
           // 2026-07-28: the client closing a response stream cancels the requests it carried.
           for (const seq of e.exchange.cancels ?? []) {
             const call = this.callByRequestSeq.get(seq);
@@ -411,6 +413,19 @@ export class TimelineStore {
         // Unknown event types (a newer schema) are kept in the log and otherwise ignored.
         break;
     }
+  }
+
+  /** A plain HTTP exchange: its row, made on its first plain upsert and refreshed by the later ones. */
+  private applyPlain(seq: number, x: ExchangeInfo): void {
+    const key = `h${x.id}`;
+    const row = this.rowByKey.get(key) as HttpRow | undefined;
+    if (row) {
+      row.exchange = x;
+      row.sessionId = x.sessionId;
+      this.touch(row);
+      return;
+    }
+    this.addTopLevel({ type: 'http', key, seq, sessionId: x.sessionId, dir: 'c2s', exchange: x, rev: 0, ...MEMO_INIT } as HttpRow);
   }
 
   private sessionOfExchange(exchangeId: string | undefined): string | undefined {

@@ -81,7 +81,25 @@ export interface ProblemRow {
   rev?: number;
 }
 
-export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow;
+/**
+ * A plain HTTP exchange (OAuth, `/.well-known/` metadata, any other HTTP that is not MCP): one row
+ * per exchange, refreshed in place by its upserts. Its session is the `http` bucket of its origin.
+ */
+export interface HttpRow {
+  type: 'http';
+  key: string; // `h<exchange id>`
+  /** seq of the exchange's first upsert that said it was plain. */
+  seq: number;
+  sessionId?: string;
+  /** Client → server: the request, with its response folded in (as a call row). */
+  dir: 'c2s';
+  /** The latest upsert. */
+  exchange: ExchangeInfo;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow | HttpRow;
 
 export interface Filters {
   /** '' = all sessions. */
