@@ -362,6 +362,12 @@ function jwks(res: Record<string, unknown> | undefined): Hint[] {
   return out;
 }
 
+/** The OAuth error (RFC 6750 §3) in the body of a 401/403 on an MCP exchange, in words; undefined when the body names none. */
+export function challengeErrorHint(body: unknown): Hint | undefined {
+  const res = obj(body);
+  return res && typeof res.error === 'string' ? oauthError('oauth-error', 'Refused', res) : undefined;
+}
+
 function oauthError(code: string, what: string, res: Record<string, unknown>): Hint {
   const error = String(res.error);
   const meaning = oauthErrorMeaning(error);

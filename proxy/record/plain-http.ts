@@ -18,6 +18,8 @@
  * 4. Anything else (no body, a body that is not valid JSON, another media type) waits for the
  *    response: an event stream, or a JSON body with a `jsonrpc` member, makes it MCP; anything
  *    else makes it plain HTTP.
+ * On an MCP exchange, the non-JSON-RPC body of a 401/403 with a WWW-Authenticate challenge is the
+ * authorization layer's (isChallengeBody): a preview, not a JSON-RPC mistake.
  */
 import { firstHeader, type HeaderMap } from '../capture/wire-records.js';
 import type { ClassifyResult } from '../parse/jsonrpc.js';
@@ -125,6 +127,15 @@ export function isJsonRpcText(text: string): boolean {
   const value = parseJson(text);
   if (Array.isArray(value)) return value.some((m) => isObject(m) && 'jsonrpc' in m);
   return isObject(value) && 'jsonrpc' in value;
+}
+
+/**
+ * The body of a 401 or 403 that carries a WWW-Authenticate challenge, when it is not JSON-RPC: the
+ * authorization layer's answer (RFC 6750 §3: `{"error":"invalid_token"}`) on an MCP exchange, not
+ * a malformed JSON-RPC message. It is kept as a preview.
+ */
+export function isChallengeBody(status: number | undefined, wwwAuthenticate: string | undefined, text: string): boolean {
+  return (status === 401 || status === 403) && wwwAuthenticate !== undefined && !isJsonRpcText(text);
 }
 
 /** What a plain exchange's annotations read from its bodies (values as sent: hints quote only non-secret fields). */

@@ -27,11 +27,11 @@ import { SessionRegistry, clientGroupOf, groupingKeyOf } from '../correlate/sess
 import { errorInfo } from '../annotate/error-codes.js';
 import { messageHints, messageName, progressOf } from '../annotate/message-hints.js';
 import { httpHints } from '../annotate/http-hints.js';
-import { plainHttpHints } from '../annotate/oauth-hints.js';
+import { challengeErrorHint, plainHttpHints } from '../annotate/oauth-hints.js';
 import type { EventStore } from '../store/event-store.js';
 import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type Framing } from './body-reader.js';
 import { redactJsonFields, type Redactor } from './redact.js';
-import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
+import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';
 
 export interface RecorderOptions {
@@ -522,7 +522,13 @@ export class Recorder {
     } else {
       for (const f of end.frames) {
         if (f.sse) this.onResponseFrame(ex, f, ts);
-        else if (end.bytes > 0) this.emitFrame(this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
+        else if (end.bytes === 0) continue;
+        else if (isChallengeBody(ex.info.status, firstHeader(ex.info.responseHeaders, 'www-authenticate'), f.text)) {
+          // The authorization layer's answer (RFC 6750), not JSON-RPC: a preview and what its error means.
+          ex.info.responsePreview = this.previewOf(f.text, ex.info.responseType, PLAIN_PREVIEW_BYTES);
+          const hint = challengeErrorHint(parseJson(f.text));
+          if (hint) ex.info.hints.push({ ...hint, text: this.redactor.text(hint.text) });
+        } else this.emitFrame(this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
       }
       if (end.frames.length === 0 && end.text !== undefined && end.bytes > 0) {
         ex.info.responsePreview = this.previewOf(end.text, ex.info.responseType);

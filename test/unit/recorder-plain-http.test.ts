@@ -108,8 +108,12 @@ describe('Recorder: plain HTTP (OAuth) exchanges', () => {
     expect(exchangeOf(store, x0)).toMatchObject({ sessionId: 's1', status: 401 });
     expect(exchangeOf(store, x0).plain).toBeUndefined();
     expect(codes(exchangeOf(store, x0).hints)).toContain('auth-required');
-    expect(sessionOf(store, 's1')).toMatchObject({ transport: 'streamable-http', status: 'closed', closeReason: 'initialize-rejected' });
+    expect(sessionOf(store, 's1')).toMatchObject({ transport: 'streamable-http', status: 'closed', closeReason: 'initialize-rejected', counts: { messages: 1, errors: 0 } });
     expect(store.sessions.size).toBe(2);
+    // Its 401 body is the authorization layer's (RFC 6750), not a JSON-RPC message: a preview and its meaning.
+    expect(messages(store).map((m) => [m.exchangeId, m.kind])).toEqual([[x0, 'request']]);
+    expect(exchangeOf(store, x0).responsePreview).toBe('{"error":"invalid_token"}');
+    expect(codes(exchangeOf(store, x0).hints)).toEqual(['auth-required', 'oauth-error']);
 
     // Previews, redacted.
     const [prm, , dcr, authorize, token] = oauth;
@@ -226,6 +230,19 @@ describe('Recorder: what stays MCP', () => {
     expect(messages(store).find((x) => x.exchangeId === x2)?.hints.some((h) => h.level === 'error')).toBe(true);
     expect(store.sessions.size).toBe(1);
     expect(sessionOf(store).transport).toBe('streamable-http');
+  });
+
+  it('a 401/403 body is JSON-RPC when it says so, and a body without a challenge stays the server\'s mistake', () => {
+    const { store, w, feed } = setup();
+    const sh = { ...MCP_HEADERS, 'mcp-session-id': 'S' };
+    const x1 = w.xid();
+    feed([...w.send(x1, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })), ...w.reply(x1, 401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, json({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized' } }))]);
+    expect(messages(store).map((m) => m.kind)).toEqual(['request', 'error']);
+    const x2 = w.xid();
+    feed([...w.send(x2, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 2, method: 'tools/list' })), ...w.reply(x2, 400, { 'content-type': 'application/json' }, json({ error: 'bad' }))]);
+    const last = messages(store).at(-1)!;
+    expect(last).toMatchObject({ kind: 'error', exchangeId: x2 });
+    expect(last.hints.some((h) => h.code === 'missing-jsonrpc' && h.level === 'error')).toBe(true);
   });
 
   it('a JSON object of another shape is not-jsonrpc when the request looks like MCP (Accept, an MCP header, the MCP endpoint)', () => {
