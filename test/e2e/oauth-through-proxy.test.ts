@@ -26,7 +26,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import { DemoInMemoryAuthProvider } from '@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { ModificationEvent } from '../../proxy/model/events.js';
+import type { ModificationEvent, ProblemEvent } from '../../proxy/model/events.js';
 
 const TOKEN = 'oauth-e2e-ui-token-0123456789';
 const FOREIGN_RM = 'https://auth.example.com/.well-known/oauth-protected-resource/mcp';
@@ -258,6 +258,31 @@ describe('OAuth through the proxy', () => {
         'POST /mcp 200',
       ]),
     );
+
+    // The OAuth exchanges are plain HTTP (not MCP), annotated for what they are, in the http bucket of the origin; the
+    // whole flow recorded no error-level problem (a token response is not a JSON-RPC mistake).
+    await m.settle();
+    const problems = m.store.snapshot().filter((e): e is ProblemEvent => e.type === 'problem');
+    expect(problems.filter((p) => p.level === 'error')).toEqual([]);
+    const oauthSteps: [string, string][] = [
+      ['GET /.well-known/oauth-protected-resource/mcp', 'oauth-resource-metadata'],
+      ['GET /.well-known/oauth-authorization-server', 'oauth-server-metadata'],
+      ['POST /register', 'oauth-client-registration'],
+      ['GET /authorize', 'oauth-authorize'],
+      ['POST /token', 'oauth-token-request'],
+    ];
+    const bucket = [...m.store.sessions.values()].find((s) => s.transport === 'http')!;
+    expect(bucket).toMatchObject({ target: upstream.origin, counts: { messages: 0, errors: 0 } });
+    for (const [step, code] of oauthSteps) {
+      const x = exchanges.find((e) => `${e.method} ${e.url.split('?')[0]}` === step)!;
+      expect(x, step).toMatchObject({ plain: true, sessionId: bucket.id });
+      expect(x.hints.map((h) => h.code), step).toContain(code);
+    }
+    const tokenHints = exchanges.find((e) => e.url === '/token')!.hints.map((h) => h.text).join(' ');
+    expect(tokenHints).toContain('grant_type=authorization_code');
+    expect(tokenHints).toContain(`resource="${m.proxy.url}"`);
+    // The MCP sessions hold only MCP: no error counted in any of them.
+    for (const s of m.store.sessions.values()) if (s.transport !== 'http') expect(s.counts.errors, s.id).toBe(0);
 
     // The 401 with its hint, in a session.
     const unauthorized = exchanges.find((x) => x.method === 'POST' && x.status === 401)!;
