@@ -6,7 +6,7 @@
  * code, signals and environment are as documented. Requires `npm run build` (npm test runs it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model
 import { makeTestCa, startHttpsMcpServer, type HttpsMcpServer } from '../support/tls-mcp-server.js';
 import { inspectorCliBin } from '../support/peers.js';
 
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const CLIENT = fileURLToPath(new URL('../support/sdk-client.mjs', import.meta.url));
 
@@ -104,6 +105,24 @@ describe('mcpscope run, joining a running forward mcpscope', () => {
     await scope.settle();
     const sessions = (scope.store.snapshot() as McpscopeEvent[]).filter((e) => e.type === 'session').map((e) => (e as { session: SessionInfo }).session);
     expect(sessions.some((s) => s.target === `https://localhost:${server.port}` && /inspector/i.test(JSON.stringify(s.clientInfo ?? '')))).toBe(true);
+  });
+
+  it.runIf(hasPython)('lets a Python client (stdlib urllib: HTTPS_PROXY + SSL_CERT_FILE, as httpx reads them) reach the HTTPS server through the proxy', async () => {
+    const script = [
+      'import json, sys, urllib.request, urllib.error',
+      'req = urllib.request.Request(sys.argv[1], data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode(), headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})',
+      'try:',
+      '    r = urllib.request.urlopen(req); print(r.status)',
+      'except urllib.error.HTTPError as e:',
+      '    print(e.code)',
+    ].join('\n');
+    const r = await run([BIN, 'run', '--ui-port', String(scope.ui!.port), '--', 'python3', '-c', script, server.url]);
+    // The server answers a ping without a session 400; what matters is that Python trusted mcpscope's certificate and went through the proxy.
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d{3}$/);
+    await scope.settle();
+    const pings = (scope.store.snapshot() as McpscopeEvent[]).filter((e) => e.type === 'message' && (e as MessageEvent).method === 'ping' && (e as MessageEvent).kind === 'request');
+    expect(pings.length).toBeGreaterThan(0);
   });
 
   it('mcpscope env prints the same variables as shell exports for that proxy', async () => {
