@@ -434,20 +434,21 @@ describe('POST /api/import', () => {
     expect(messages.map((m) => m.jsonrpc)).toEqual(c.store.messages(c.streamable).map((m) => m.jsonrpc));
 
     // The same capture as NDJSON without a content type, then as a HAR: more sessions, no collisions.
+    // (Three each: the Streamable HTTP and legacy sessions, and the http bucket of the OAuth token exchange.)
     const { exportNdjson } = await import('../../proxy/fixtures/export-ndjson.js');
     const { exportHar } = await import('../../proxy/fixtures/export-har.js');
     const nd = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: new Blob([exportNdjson(c.store)]) });
     expect(nd.status).toBe(200);
-    expect(((await nd.json()) as { sessions: string[] }).sessions).toHaveLength(2);
+    expect(((await nd.json()) as { sessions: string[] }).sessions).toHaveLength(3);
     const har = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: JSON.stringify(exportHar(c.store)), headers: { 'content-type': 'text/plain' } });
     expect(((await har.json()) as { kind: string }).kind).toBe('har');
-    expect(scope.store.sessions.size).toBe(5);
+    expect(scope.store.sessions.size).toBe(7);
 
     const bad = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: 'GET / HTTP/1.1', headers: { 'content-type': 'text/plain' } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/not JSON or NDJSON/);
     const noToken = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: fixture, token: null });
     expect(noToken.status).toBe(401);
-    expect(scope.store.sessions.size).toBe(5);
+    expect(scope.store.sessions.size).toBe(7);
   });
 });
