@@ -138,6 +138,26 @@ describe('Recorder: plain HTTP (OAuth) exchanges', () => {
     expect(exportFixture(store, 's2').exchanges.map((x) => x.url.split('?')[0])).toEqual(oauth.map((x) => x.url.split('?')[0]));
   });
 
+  it('extension grants (JWT bearer / cross-app access, token exchange): assertion, client_assertion, subject_token and actor_token are redacted in previews and exports', () => {
+    const { store, w, feed } = setup();
+    const forms = [
+      'grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=eyJ.ASSERTION-SECRET.sig&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=eyJ.CLIENT-ASSERTION-SECRET.sig&resource=http%3A%2F%2Fupstream.test%2Fmcp',
+      'grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=SUBJECT-SECRET&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=ACTOR-SECRET&requested_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid-jag&audience=http%3A%2F%2Fas.test',
+    ];
+    for (const form of forms) {
+      const x = w.xid();
+      feed([
+        ...w.send(x, 'POST', '/oauth2/token', { 'content-type': 'application/x-www-form-urlencoded' }, form),
+        ...w.reply(x, 200, { 'content-type': 'application/json' }, json({ access_token: 'ISSUED-SECRET', issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag', token_type: 'N_A' })),
+      ]);
+      expect(codes(exchangeOf(store, x).hints)).toEqual(['oauth-token-request', 'oauth-tokens-issued']);
+    }
+    expect(problems(store)).toEqual([]);
+    const texts = [JSON.stringify(store.snapshot()), JSON.stringify(exportHar(store)), exportNdjson(store), JSON.stringify(exportFixture(store, 's1'))];
+    for (const text of texts) expect(text).not.toMatch(/ASSERTION-SECRET|SUBJECT-SECRET|ACTOR-SECRET|ISSUED-SECRET/);
+    expect(exchangeOf(store, 'x1').requestPreview).toContain('assertion=[redacted]&client_assertion_type=');
+  });
+
   it('recorded with --show-secrets, the store keeps the credentials but no export does', () => {
     const { store, w, feed } = setup({ showSecrets: true });
     for (const step of oauthFlow(w)) feed(step);
