@@ -45,6 +45,8 @@ export interface RecorderOptions {
 
 interface ExchangeState {
   info: ExchangeInfo;
+  /** Forward mode: a tunnel relayed blind (or a CONNECT that failed), and why (the request record's `tunnel`). */
+  tunnel?: string;
   proxyOrigin: string;
   target: string;
   targetName?: string;
@@ -273,7 +275,9 @@ export class Recorder {
       endpoint: endpointOf(r.upstreamUrl || r.target),
     };
     this.exchanges.set(r.xid, ex);
-    ex.kind = headVerdict(r.method, r.url, r.headers, this.mcpEndpoints.has(ex.endpoint, r.target));
+    if (r.tunnel !== undefined) ex.tunnel = r.tunnel;
+    // A tunnel's bytes are never parsed: it is plain HTTP whatever its headers say.
+    ex.kind = r.tunnel !== undefined ? 'plain' : headVerdict(r.method, r.url, r.headers, this.mcpEndpoints.has(ex.endpoint, r.target));
 
     const mcpSessionId = firstHeader(r.headers, 'mcp-session-id');
     const lastEventId = firstHeader(r.headers, 'last-event-id');
@@ -722,6 +726,8 @@ export class Recorder {
       responseHeaders: info.responseHeaders,
     });
     for (const h of hints) h.text = this.redactor.text(h.text);
+    // A tunnel says why it was not decrypted (its bytes each way are the request and response sizes).
+    if (ex.tunnel !== undefined) hints.unshift({ level: 'info', code: 'tunnel', text: `${info.method === 'CONNECT' ? `CONNECT ${info.url}` : `${info.method} ${info.url}`}: ${this.redactor.text(ex.tunnel)}` });
     info.hints = hints;
     this.markExchange(ex);
   }

@@ -363,3 +363,20 @@ describe('Recorder: id-less requests to two upstreams', () => {
     expect(messages(store).every((m) => m.hints.every((h) => h.level !== 'error'))).toBe(true);
   });
 });
+
+describe('forward-mode tunnels', () => {
+  it('are plain HTTP exchanges saying why they were not decrypted, with the bytes each way and no problem', () => {
+    const { store, w, feed } = setup();
+    const x = w.xid();
+    const target = 'https://api.example:443';
+    const head = { ...(w.request(x, 'CONNECT', 'api.example:443', { host: 'api.example:443', 'mcp-protocol-version': '2025-06-18' }) as Extract<WireRecord, { t: 'request' }>), target, upstreamUrl: target, tunnel: 'api.example matches no --intercept pattern: tunnelled without decrypting' };
+    feed([head, { t: 'request-end', xid: x, ts: w.ts() }, { t: 'response', xid: x, ts: w.ts(), status: 200, headers: {} }, { t: 'request-skip', xid: x, ts: w.ts(), bytes: 517 }, { t: 'response-skip', xid: x, ts: w.ts(), bytes: 4096 }, { t: 'response-end', xid: x, ts: w.ts() }]);
+    const ex = exchangeOf(store, x);
+    expect(ex.plain).toBe(true);
+    expect([ex.requestBytes, ex.responseBytes]).toEqual([517, 4096]);
+    expect(ex.hints[0]).toMatchObject({ code: 'tunnel', text: 'CONNECT api.example:443: api.example matches no --intercept pattern: tunnelled without decrypting' });
+    expect(problems(store)).toEqual([]);
+    expect(messages(store)).toEqual([]);
+    expect(sessionOf(store, ex.sessionId)).toMatchObject({ transport: 'http', target: 'https://api.example' });
+  });
+});
