@@ -1,6 +1,7 @@
 /**
  * Proxy overhead (issue 7, workloads 1–5): the same MCP client workloads DIRECT to an SDK server,
- * THROUGH mcpscope (from dist/, alone in a child process, see bench/support.ts) and through
+ * THROUGH mcpscope (from dist/, alone in a child process, see bench/support.ts) as a reverse proxy
+ * and as a forward proxy (plain HTTP and HTTPS with TLS interception), and through
  * `mitmdump --mode reverse:…` when it is on PATH, interleaved round by round in one run.
  *
  *   npm run bench            (builds, runs, writes the Proxy overhead section of docs/performance.md)
@@ -11,23 +12,36 @@
  *   BENCH_CPU_PROF=<dir> …                        (the mcpscope children write V8 CPU profiles there)
  *
  * Every party has its own process, as on a developer's machine: the upstream (bench/upstream.ts, a
- * minimal stateful SDK server; a request header picks JSON or SSE responses per session), the
- * clients (this process: SDK Client + StreamableHTTPClientTransport), each proxy, and a UI-like
- * feed consumer (bench/feed-consumer.mjs). Paths:
- *   direct                  the client talks to the upstream
- *   mcpscope                what a user runs: capture, recorder, store, UI server, and the feed consumer connected
- *   mcpscope forward-only   the same proxy with capture off (`record: false`): the hop's own cost
- *   plain Node proxy        bench/node-proxy.mjs, node:http in and out, nothing else: what any Node proxy that sees HTTP costs here
- *   TCP relay               bench/tcp-relay.mjs, bytes between two sockets, no HTTP: what a process hop costs at all
- *   mitmproxy               `mitmdump --mode reverse:…` with its defaults, when installed
- * Workload 5 (capture cost) compares mcpscope with mcpscope forward-only, back to back.
+ * minimal stateful SDK server on plain HTTP and, with a certificate from a throwaway CA, on HTTPS;
+ * a request header picks JSON or SSE responses per session), the clients (this process: SDK Client
+ * + StreamableHTTPClientTransport on undici's fetch, one dispatcher per path), each proxy, and a
+ * UI-like feed consumer per mcpscope with a UI (bench/feed-consumer.mjs). Paths (set up in
+ * bench/paths.ts):
+ *   direct                   the client talks to the upstream
+ *   mcpscope                 what a user runs as a reverse proxy: capture, recorder, store, UI server, the feed consumer connected
+ *   mcpscope forward (HTTP)  what a user runs as a forward proxy (`forward`, no `target`), set up as mcpscope is (capture,
+ *                            UI, its own feed consumer); the client keeps the upstream's URL and sends absolute-form requests
+ *   mcpscope forward-only    the reverse proxy with capture off (`record: false`): the hop's own cost ("forward" as in
+ *                            forwarding only, not forward mode)
+ *   plain Node proxy         bench/node-proxy.mjs, node:http in and out, nothing else: what any Node proxy that sees HTTP costs here
+ *   TCP relay                bench/tcp-relay.mjs, bytes between two sockets, no HTTP: what a process hop costs at all
+ *   direct (TLS)             the client talks to the upstream's HTTPS listener (https://localhost:<port>, the throwaway CA trusted)
+ *   mcpscope forward (TLS)   the forward mcpscope above (the same child), reached with CONNECT and TLS interception: the
+ *                            client trusts mcpscope's CA (made in a temporary MCPSCOPE_HOME), mcpscope the throwaway CA
+ *   TCP relay (TLS)          bench/tcp-relay.mjs in front of the HTTPS listener, TLS end to end: the floor of a hop for HTTPS
+ *   mitmproxy                `mitmdump --mode reverse:…` with its defaults, when installed
+ * Ratios are taken against direct, or against direct (TLS) for the TLS paths; mcpscope forward (HTTP)
+ * is also compared with the TCP relay and with mcpscope, mcpscope forward (TLS) with the TCP relay (TLS).
+ * Workloads 1–3 run every path; workload 4 (large results) the plain-HTTP reverse paths only;
+ * workload 5 (capture cost) compares mcpscope with mcpscope forward-only, back to back.
  */
-import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { killOnExit, startScopeChild, type ScopeChild } from './support.js';
+import { startScopeChild, type ScopeChild } from './support.js';
+import { startPaths, type Path } from './paths.js';
 import { monotonicMs } from './clock.js';
 
 const arg = (name: string, fallback: number) => {
@@ -51,84 +65,20 @@ const STREAM_RATE = 5_000;
 const MiB = 1024 * 1024;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
-// ---------------------------------------------------------------- the upstream (official SDK)
+// ---------------------------------------------------------------- the paths (bench/paths.ts)
 
-// Alone in its process (bench/upstream.ts), as a real MCP server is: the client, the proxy and the
-// server then each have their own event loop, as they would on a developer's machine.
-const upstreamChild = await startScopeChild('', { script: new URL('./upstream.ts', import.meta.url), nodeArgs: ['--import', 'tsx'] });
-const upstreamOrigin = upstreamChild.proxy;
-
-// ---------------------------------------------------------------- the paths
-
-interface Path {
-  name: string;
-  url: string;
-  scope?: ScopeChild;
-  /** How the child behind `scope` was started (workload 4 starts a fresh one the same way). */
-  childEnv?: Record<string, string>;
-  pid?: number;
-}
-// BENCH_CPU_PROF=<dir>: the mcpscope children write V8 CPU profiles there when they exit.
-const prof = process.env.BENCH_CPU_PROF;
-const nodeArgs = ['--expose-gc', ...(process.env.BENCH_SCOPE_NODE_ARGS ? process.env.BENCH_SCOPE_NODE_ARGS.split(' ') : []), ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])];
-const childScript = new URL('./scope-child.mjs', import.meta.url);
-const uiEnv = { SCOPE_CHILD_UI: '1' };
-const bareEnv = { SCOPE_CHILD_UI: '0', SCOPE_CHILD_RECORD: '0' };
-const scopeUi = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: uiEnv });
-const scopeBare = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: bareEnv });
-
-// A UI-like consumer of the feed, parsing every message as the UI does — in its own process, as a
-// browser tab is (bench/feed-consumer.mjs).
-const uiOrigin = scopeUi.ready.ui as string;
-const feedConsumer = await startScopeChild(`${uiOrigin.replace('http', 'ws')}/ws`, { script: new URL('./feed-consumer.mjs', import.meta.url), nodeArgs: [], args: ['bench'] });
-
-const direct: Path = { name: 'direct', url: `${upstreamOrigin}/mcp` };
-const mcpscope: Path = { name: 'mcpscope', url: `${scopeUi.proxy}/mcp`, scope: scopeUi, childEnv: uiEnv, pid: scopeUi.pid };
-// Forwarding only (capture off): the cost of the proxy hop itself, without the recorder.
-const mcpscopeBare: Path = { name: 'mcpscope forward-only', url: `${scopeBare.proxy}/mcp`, scope: scopeBare, childEnv: bareEnv, pid: scopeBare.pid };
-// The same hop with nothing but node:http (bench/node-proxy.mjs): what any Node proxy costs here.
-const nodeProxy = await startScopeChild(`${upstreamOrigin}`, { script: new URL('./node-proxy.mjs', import.meta.url), nodeArgs: [] });
-const plainNode: Path = { name: 'plain Node proxy', url: `${nodeProxy.proxy}/mcp`, pid: nodeProxy.pid };
-// Bytes copied between two sockets, no HTTP at all (bench/tcp-relay.mjs): what a process hop costs here.
-const relay = await startScopeChild(`${upstreamOrigin}`, { script: new URL('./tcp-relay.mjs', import.meta.url), nodeArgs: [] });
-const tcpRelay: Path = { name: 'TCP relay', url: `${relay.proxy}/mcp`, pid: relay.pid };
-const paths: Path[] = [direct, mcpscope, mcpscopeBare, plainNode, tcpRelay];
-
-let mitm: ChildProcess | undefined;
-let mitmVersion = 'not installed';
 // --no-mitm: leave mitmproxy out (its 100 MiB run alone takes a minute); never with --write.
-const hasMitm = !process.argv.includes('--no-mitm') && (() => {
-  try {
-    execSync('command -v mitmdump', { stdio: 'ignore', shell: '/bin/sh' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (hasMitm) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  mitmVersion = execSync('mitmdump --version').toString().split('\n')[0]!.replace(/^mitmproxy:\s*/i, '').trim();
-  mitm = spawn('mitmdump', ['--mode', `reverse:${upstreamOrigin}`, '-p', String(port), '-q'], { stdio: 'ignore' });
-  killOnExit(mitm);
-  const url = `http://127.0.0.1:${port}/mcp`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      await fetch(url, { method: 'GET' });
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  paths.push({ name: 'mitmproxy', url, pid: mitm.pid });
-} else {
-  console.log('mitmproxy: not installed (apt-get install mitmproxy)');
-}
+const setup = await startPaths({ mitm: !process.argv.includes('--no-mitm') });
+const { direct, mcpscope, mcpscopeBare, plainNode, upstreamOrigin, childScript, nodeArgs } = setup;
+const paths = setup.all;
+const hasMitm = paths.some((p) => p.name === 'mitmproxy');
 
 // ---------------------------------------------------------------- helpers
 
-async function connect(url: string, json: boolean): Promise<Client> {
+/** An SDK client on `p`'s route (its fetch and dispatcher), at `url` (default: the path's own). */
+async function connect(p: Path, json: boolean, url = p.url): Promise<Client> {
   const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: json ? { 'x-bench-json': '1' } : {} } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: p.fetch, requestInit: { headers: json ? { 'x-bench-json': '1' } : {} } }));
   return client;
 }
 const quantile = (xs: number[], q: number) => {
@@ -139,7 +89,7 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 const echo = (c: Client, i: number) => c.callTool({ name: 'echo', arguments: { text: `hello ${i}` } });
 
 async function latency(p: Path, json: boolean): Promise<{ p50: number; p99: number }> {
-  const c = await connect(p.url, json);
+  const c = await connect(p, json);
   for (let i = 0; i < 20; i++) await echo(c, i); // warm-up
   const ts: number[] = [];
   for (let i = 0; i < LAT_CALLS; i++) {
@@ -160,15 +110,15 @@ function procCpuUs(pid: number, tid?: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
 }
 
-/** Proxy CPU per call during the timed throughput runs (µs), by path; `feed consumer` for mcpscope's UI-like consumer. */
+/** Proxy CPU per call during the timed throughput runs (µs), by path; `feed consumer: <path>` for its UI-like consumer. */
 const cpuPerCall: Record<string, number[]> = {};
 /** False during the warm-up: its CPU figures are not kept. */
 let timed = false;
 
 async function throughput(p: Path): Promise<number> {
-  const clients = await Promise.all(Array.from({ length: TP_CLIENTS }, () => connect(p.url, true)));
+  const clients = await Promise.all(Array.from({ length: TP_CLIENTS }, () => connect(p, true)));
   await Promise.all(clients.map((c) => echo(c, 0)));
-  const cpuPids = [p.pid, p === mcpscope ? feedConsumer.pid : undefined];
+  const cpuPids = [p.pid, p.feed?.pid];
   const cpuBefore = cpuPids.map((pid) => (pid ? procCpuUs(pid) : 0));
   // mcpscope: its main thread (recorder, store, UI, feed) and its proxy thread, apart.
   const proxyTid = p.scope?.ready.proxyTid as number | undefined;
@@ -188,14 +138,14 @@ async function throughput(p: Path): Promise<number> {
     push(cpuPerCall, `${p.name}: proxy thread`, (threadsAfter[1]! - threadsBefore[1]!) / calls);
   }
   if (timed && p.pid) push(cpuPerCall, p.name, (cpuAfter[0]! - cpuBefore[0]!) / calls);
-  if (timed && cpuPids[1]) push(cpuPerCall, 'feed consumer', (cpuAfter[1]! - cpuBefore[1]!) / calls);
+  if (timed && cpuPids[1]) push(cpuPerCall, `feed consumer: ${p.name}`, (cpuAfter[1]! - cpuBefore[1]!) / calls);
   await Promise.all(clients.map((c) => c.close()));
   return calls / s;
 }
 
 /** One call streaming STREAM_EVENTS progress notifications; `rate` events/s, 0 = as fast as the server writes. */
 async function streaming(p: Path, rate = 0): Promise<{ eps: number; p50: number; p99: number }> {
-  const c = await connect(p.url, false);
+  const c = await connect(p, false);
   const delays: number[] = [];
   let first = 0;
   let last = 0;
@@ -229,7 +179,7 @@ async function large(p: Path, bytes: number): Promise<{ seconds: number; rssGrow
   if (p.scope) {
     fresh = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: p.childEnv });
     url = `${fresh.proxy}/mcp`;
-    const w = await connect(url, true);
+    const w = await connect(p, true, url);
     await echo(w, 0);
     await w.close();
     await fresh.ask('reset'); // a GC
@@ -239,7 +189,7 @@ async function large(p: Path, bytes: number): Promise<{ seconds: number; rssGrow
     writeFileSync(`/proc/${fresh.pid}/clear_refs`, '5');
     base = procMem(fresh.pid, 'VmRSS');
   }
-  const c = await connect(url, true);
+  const c = await connect(p, true, url);
   const t = performance.now();
   const r = (await c.callTool({ name: 'big', arguments: { bytes } }, undefined, { timeout: 120_000 })) as { content: { text: string }[] };
   const seconds = (performance.now() - t) / 1000;
@@ -281,7 +231,7 @@ for (let r = 1; r <= ROUNDS; r++) {
 }
 for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
   for (let r = 0; r < 2; r++) {
-    for (const p of paths) {
+    for (const p of setup.reverse) {
       (big[p.name] ??= {});
       (big[p.name]![bytes] ??= []).push(await large(p, bytes));
     }
@@ -289,7 +239,7 @@ for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
   log(`large ${bytes / MiB} MiB done at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 const elapsed = (performance.now() - t0) / 1000;
-const feedMessages = Number((await feedConsumer.ask('count')).messages);
+const feedMessages = await setup.feedCounts();
 
 // ---------------------------------------------------------------- report
 
@@ -310,23 +260,24 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 const rows: string[] = [];
 const row = (...c: string[]) => rows.push(`| ${c.join(' | ')} |`);
 const others = paths.filter((p) => p !== direct);
+/** A row's path: its name, and its baseline when that is not direct (the TLS paths: direct (TLS)). */
+const label = (p: Path, b = p.base!) => (b === direct ? p.name : `${p.name} vs ${b.name}`);
 
 for (const mode of runs('latency') ? (['json', 'sse'] as const) : []) {
   for (const q of ['p50', 'p99'] as const) {
-    const ds = lat[mode]![direct.name]!.map((x) => x[q]);
-    const d = median(ds);
     const limit = q === 'p50' ? 1.1 : 1.25;
+    const at = (p: Path) => lat[mode]![p.name]!.map((x) => x[q]);
     for (const p of others) {
-      const vs = lat[mode]![p.name]!.map((x) => x[q]);
-      const r = paired(vs, ds);
-      row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, p.name, f(d, 3), f(median(vs), 3), ratio(r), `≤ ${f(limit)}×`, p === mcpscope ? verdict(r.mid <= limit) : '—');
+      const r = paired(at(p), at(p.base!));
+      row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, label(p), f(median(at(p.base!)), 3), f(median(at(p)), 3), ratio(r), `≤ ${f(limit)}×`, p === mcpscope ? verdict(r.mid <= limit) : '—');
+      for (const b of p.vs ?? []) row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, label(p, b), f(median(at(b)), 3), f(median(at(p)), 3), ratio(paired(at(p), at(b))), '—', '—');
     }
   }
 }
-const tpd = runs('throughput') ? median(tp[direct.name]!) : NaN;
 for (const p of runs('throughput') ? others : []) {
-  const r = paired(tp[p.name]!, tp[direct.name]!);
-  row('2 throughput 20×100 (calls/s)', p.name, f(tpd, 0), f(median(tp[p.name]!), 0), ratio(r), '≥ 0.85×', p === mcpscope ? verdict(r.mid >= 0.85) : '—');
+  const r = paired(tp[p.name]!, tp[p.base!.name]!);
+  row('2 throughput 20×100 (calls/s)', label(p), f(median(tp[p.base!.name]!), 0), f(median(tp[p.name]!), 0), ratio(r), '≥ 0.85×', p === mcpscope ? verdict(r.mid >= 0.85) : '—');
+  for (const b of p.vs ?? []) row('2 throughput 20×100 (calls/s)', label(p, b), f(median(tp[b.name]!), 0), f(median(tp[p.name]!), 0), ratio(paired(tp[p.name]!, tp[b.name]!)), '—', '—');
 }
 // CPU per call: the hop's own cost, read from /proc (all threads), steadier than calls/s on a busy machine.
 const cpuBase = cpuPerCall[plainNode.name] ? median(cpuPerCall[plainNode.name]!) : NaN;
@@ -342,37 +293,36 @@ for (const p of runs('throughput') || runs('capture') ? others : []) {
     const t = median(proxy);
     row('2 … of which proxy thread / main thread / other threads (µs)', p.name, '—', `${f(t, 0)} / ${f(m, 0)} / ${f(Math.max(0, v - t - m), 0)}`, '—', '—', '—');
   }
+  const feed = cpuPerCall[`feed consumer: ${p.name}`];
+  if (feed) row('2 UI-like feed consumer CPU per call (µs)', p.name, '—', f(median(feed), 0), '—', '—', '—');
 }
-if (cpuPerCall['feed consumer']) row('2 UI-like feed consumer CPU per call (µs)', 'mcpscope', '—', f(median(cpuPerCall['feed consumer']!), 0), '—', '—', '—');
 const mitmTp = tp.mitmproxy ? median(tp.mitmproxy) : undefined;
 if (mitmTp !== undefined) {
   const r = paired(tp[mcpscope.name]!, tp.mitmproxy!);
   row('2 throughput vs mitmproxy', 'mcpscope', f(mitmTp, 0), f(median(tp[mcpscope.name]!), 0), ratio(r), '> 1×', verdict(r.mid > 1));
 }
-const sd = st[direct.name] ?? [];
-const sdEps = median(sd.map((x) => x.eps));
-const spd = sp[direct.name] ?? [];
 for (const p of runs('streaming') ? others : []) {
   const s = st[p.name]!;
-  const eps = median(s.map((x) => x.eps));
+  const sd = st[p.base!.name]!;
   const er = paired(s.map((x) => x.eps), sd.map((x) => x.eps));
-  row('3 streaming 10k progress, flat out (events/s)', p.name, f(sdEps, 0), f(eps, 0), ratio(er), '≥ 0.90×', p === mcpscope ? verdict(er.mid >= 0.9) : '—');
+  row('3 streaming 10k progress, flat out (events/s)', label(p), f(median(sd.map((x) => x.eps)), 0), f(median(s.map((x) => x.eps)), 0), ratio(er), '≥ 0.90×', p === mcpscope ? verdict(er.mid >= 0.9) : '—');
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(sd.map((x) => x[q]));
     const v = median(s.map((x) => x[q]));
-    row(`3 flat out: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), delta(paired(s.map((x) => x[q]), sd.map((x) => x[q]), (x, b) => x - b)), '—', '—');
+    row(`3 flat out: delay write→receipt ${q} (ms)`, label(p), f(dq, 3), f(v, 3), delta(paired(s.map((x) => x[q]), sd.map((x) => x[q]), (x, b) => x - b)), '—', '—');
   }
   const paced = sp[p.name]!;
+  const spd = sp[p.base!.name]!;
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(spd.map((x) => x[q]));
     const v = median(paced.map((x) => x[q]));
     const dr = paired(paced.map((x) => x[q]), spd.map((x) => x[q]), (x, b) => x - b);
-    row(`3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`, p.name, f(dq, 3), f(v, 3), delta(dr), q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(dr.mid <= 2) : '—');
+    row(`3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`, label(p), f(dq, 3), f(v, 3), delta(dr), q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(dr.mid <= 2) : '—');
   }
 }
 for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
   const d = median(big[direct.name]![bytes]!.map((x) => x.seconds));
-  for (const p of others) {
+  for (const p of setup.reverse.filter((x) => x !== direct)) {
     const xs = big[p.name]![bytes]!;
     const v = median(xs.map((x) => x.seconds));
     row(`4 ${bytes / MiB} MiB result (s)`, p.name, f(d, 3), f(v, 3), `${f(v / d)}×`, '—', '—');
@@ -397,10 +347,10 @@ const table = [
 ].join('\n');
 const sdkVersion = JSON.parse(readFileSync(new URL('../node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8')).version as string;
 const scopeVersion = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${setup.mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
 const summary = [
-  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 5: ${CAPTURE_PAIRS} back-to-back pairs per round (${ROUNDS * CAPTURE_PAIRS} in all); workload 4: 2 runs at 10 MiB and at 100 MiB. Whole run ${elapsed.toFixed(0)} s. Ratios and differences are taken per round (each round runs every path back to back) and their median is shown, with the range over the rounds in brackets; the baseline and this-path columns are the plain medians. Baseline = direct, except workload 5 (baseline = mcpscope forward-only: the same proxy with capture off) the streaming delay rows (difference to direct, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
-  `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process; "mcpscope" = from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy that parses HTTP, as mcpscope must (Host and Origin checks, rewrites, one record per exchange); "TCP relay" = bench/tcp-relay.mjs (bytes copied between two sockets, no HTTP parsing): the cost of an extra process on the path at all. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
+  `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 5: ${CAPTURE_PAIRS} back-to-back pairs per round (${ROUNDS * CAPTURE_PAIRS} in all); workload 4: 2 runs at 10 MiB and at 100 MiB, plain-HTTP reverse paths only. Whole run ${elapsed.toFixed(0)} s. Ratios and differences are taken per round (each round runs every path back to back) and their median is shown, with the range over the rounds in brackets; the baseline and this-path columns are the plain medians. Baseline = direct, except for mcpscope forward (TLS) and TCP relay (TLS) (baseline = direct (TLS), said in the path column), the rows "X vs Y" (baseline = path Y: mcpscope forward (HTTP) against the TCP relay and against mcpscope, mcpscope forward (TLS) against the TCP relay (TLS)), workload 5 (baseline = mcpscope forward-only: the same proxy with capture off), the streaming delay rows (difference to the baseline, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
+  `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process, on undici's fetch with one dispatcher per path (bench/paths.ts); "mcpscope" = the reverse proxy from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages[mcpscope.name]!.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off (a reverse proxy: "forward" as in forwarding only, not forward mode); "mcpscope forward (HTTP)" = mcpscope's forward proxy (\`forward\` instead of \`target\`), set up as "mcpscope" is (capture, UI, its own UI-like consumer: ${feedMessages['mcpscope forward']!.toLocaleString('en-US')} messages), the client keeping the upstream's real URL and sending absolute-form requests to it (undici ProxyAgent, \`proxyTunnel: false\`); "direct (TLS)" = the same upstream process on a second, HTTPS listener (https://localhost:<port>, a certificate from a throwaway CA made at bench start, which the client trusts); "mcpscope forward (TLS)" = the same forward mcpscope (one child for both forward paths) reached with CONNECT and TLS interception: the client trusts mcpscope's CA (made in a temporary MCPSCOPE_HOME), mcpscope trusts the throwaway CA (\`upstreamCa\`) and opens its own TLS connection to the upstream; "TCP relay (TLS)" = bench/tcp-relay.mjs in front of the HTTPS listener, the client's TLS end to end through it; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy that parses HTTP, as mcpscope must (Host and Origin checks, rewrites, one record per exchange); "TCP relay" = bench/tcp-relay.mjs (bytes copied between two sockets, no HTTP parsing): the cost of an extra process on the path at all. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
   hasMitm ? 'mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream\'s length.' : '',
   hasMitm ? '' : 'mitmproxy: not installed (apt-get install mitmproxy) — no mitmproxy column in this run.',
 ].filter(Boolean).join('\n');
@@ -418,15 +368,10 @@ if (process.argv.includes('--write')) {
   let doc = readFileSync(path, 'utf8');
   doc = doc.includes('<!-- proxy-bench:start -->')
     ? doc.replace(/<!-- proxy-bench:start -->[\s\S]*<!-- proxy-bench:end -->/, section)
-    : `${doc.trimEnd()}\n\n## Proxy overhead\n\nWhat it measures: \`bench/proxy.ts\` runs the same MCP client workloads (issue 7, workloads 1–5) direct to an SDK server, through mcpscope (from dist/, in a child process) and through \`mitmdump --mode reverse:…\` when installed, interleaved in one run, and compares them with the targets. Not a timed test: run \`npm run bench\`.\n\n${section}\n`;
+    : `${doc.trimEnd()}\n\n## Proxy overhead\n\nWhat it measures: \`bench/proxy.ts\` runs the same MCP client workloads (issue 7, workloads 1–5) direct to an SDK server, through mcpscope (from dist/, in a child process) as a reverse and as a forward proxy (plain HTTP and HTTPS), and through \`mitmdump --mode reverse:…\` when installed, interleaved in one run, and compares them with the targets. Not a timed test: run \`npm run bench\`.\n\n${section}\n`;
   writeFileSync(path, doc);
   console.log('docs/performance.md: Proxy overhead section written');
 }
 
-await feedConsumer.close();
-await upstreamChild.close();
-nodeProxy.process.kill();
-relay.process.kill();
-await Promise.all([scopeUi.close(), scopeBare.close()]);
-mitm?.kill();
+await setup.close();
 process.exit(0);

@@ -1,7 +1,11 @@
 // A mcpscope from the built dist/, alone in its process, for bench/proxy.ts (via bench/support.ts).
 //   node --expose-gc bench/scope-child.mjs <target>
 // Env: SCOPE_CHILD_UI=1 also runs the UI server (and so its WebSocket feed) on a free port with
-// token "bench". SCOPE_CHILD_RECORD=0 turns capture off (forwarding only). Prints {proxy, ui?, token?} when ready; then answers stdin lines:
+// token "bench". SCOPE_CHILD_RECORD=0 turns capture off (forwarding only). SCOPE_CHILD_FORWARD=1 starts
+// a forward proxy instead of a reverse one (no target; `proxy` is then the forward proxy's origin and
+// `caPem` mcpscope's CA, made under $MCPSCOPE_HOME/ca: the bench points that at a temporary directory);
+// SCOPE_CHILD_UPSTREAM_CA=<PEM> is trusted for upstream servers (`upstreamCa`).
+// Prints {proxy, ui?, token?, proxyTid, caPem?} when ready; then answers stdin lines:
 //   reset → {rss} after a GC, restarting the peak; stats → {rss, peakRss} (peak sampled every 5 ms between the two);
 //   close → closes and exits.
 import { createInterface } from 'node:readline';
@@ -10,7 +14,14 @@ import { yieldCpuToProxyThread } from '../dist/proxy/server/proxy-thread.js';
 
 const [target] = process.argv.slice(2);
 const withUi = process.env.SCOPE_CHILD_UI === '1';
-const scope = await startMcpscope({ target, port: 0, uiPort: withUi ? 0 : false, token: 'bench', record: process.env.SCOPE_CHILD_RECORD !== '0' });
+const forward = process.env.SCOPE_CHILD_FORWARD === '1';
+const upstreamCa = process.env.SCOPE_CHILD_UPSTREAM_CA ? [process.env.SCOPE_CHILD_UPSTREAM_CA] : undefined;
+const scope = await startMcpscope({
+  ...(forward ? { forward: { port: 0, upstreamCa } } : { target, port: 0 }),
+  uiPort: withUi ? 0 : false,
+  token: 'bench',
+  record: process.env.SCOPE_CHILD_RECORD !== '0',
+});
 // As the CLI does: every thread but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it.
 // SCOPE_CHILD_NICE=0 leaves it as is (to measure the difference).
 if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(scope.proxyThread, Number(process.env.SCOPE_CHILD_NICE ?? 10));
@@ -18,7 +29,13 @@ if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(scope.proxyThrea
 let peak = process.memoryUsage.rss();
 let sampler;
 const say = (v) => process.stdout.write(`${JSON.stringify(v)}\n`);
-say({ proxy: scope.proxy.origin, ui: scope.ui?.origin, token: withUi ? 'bench' : undefined, proxyTid: scope.proxyThread?.tid });
+say({
+  proxy: (forward ? scope.forwardProxy : scope.proxy).origin,
+  ui: scope.ui?.origin,
+  token: withUi ? 'bench' : undefined,
+  proxyTid: scope.proxyThread?.tid,
+  caPem: forward ? scope.ca.certPem : undefined,
+});
 for await (const line of createInterface({ input: process.stdin })) {
   const cmd = line.trim();
   if (cmd === 'reset') {

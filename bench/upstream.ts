@@ -3,12 +3,15 @@
  * StreamableHTTPServerTransport, one per session), alone in its process as a real server is.
  * A request header picks JSON or SSE responses per session. Started by bench/proxy.ts through
  * bench/support.ts: prints {"proxy": origin} (the line protocol's field name) when listening and
- * exits on `close`.
+ * exits on `close`. With BENCH_TLS_KEY and BENCH_TLS_CERT (PEM; bench/proxy.ts makes them from a
+ * throwaway CA) the same server also listens over HTTPS on a second port, and the line carries
+ * {"tls": "https://localhost:<port>"} too.
  *
  * Tools: echo {text}; stream {n} (n progress notifications, each carrying its write time on the
  * machine's monotonic clock, process.hrtime, in ms, as `message`); big {bytes}.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
@@ -49,7 +52,7 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   for await (const c of req) chunks.push(c as Buffer);
   return chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
 }
-const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
+function handle(req: IncomingMessage, res: ServerResponse): void {
   void (async () => {
     const sid = req.headers['mcp-session-id'] as string | undefined;
     const body = req.method === 'POST' ? await readBody(req) : undefined;
@@ -71,14 +74,23 @@ const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
     log(`upstream: ${(e as Error).message}`);
     if (!res.headersSent) res.writeHead(500).end();
   });
-});
+}
+const upstream = createServer(handle);
 await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-process.stdout.write(`${JSON.stringify({ proxy: origin })}\n`);
+// The same server over HTTPS (one process, one set of sessions): for the TLS paths.
+const key = process.env.BENCH_TLS_KEY;
+const cert = process.env.BENCH_TLS_CERT;
+const tlsServer = key && cert ? createHttpsServer({ key, cert }, handle) : undefined;
+if (tlsServer) await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
+const tls = tlsServer ? `https://localhost:${(tlsServer.address() as AddressInfo).port}` : undefined;
+process.stdout.write(`${JSON.stringify({ proxy: origin, tls })}\n`);
 for await (const line of createInterface({ input: process.stdin })) {
   if (line.trim() === 'close') {
-    upstream.closeAllConnections();
-    upstream.close();
+    for (const s of [upstream, tlsServer]) {
+      s?.closeAllConnections();
+      s?.close();
+    }
     process.exit(0);
   }
 }
