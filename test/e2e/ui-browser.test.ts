@@ -144,6 +144,17 @@ describe('timeline UI in Chromium', () => {
     await expect.poll(() => rows(page).count()).toBeGreaterThanOrEqual(before);
   });
 
+  it('shows plain HTTP (OAuth metadata) as an HTTP row and its origin bucket, labelled legibly', async () => {
+    const res = await fetch(`${scope.proxy.origin}/.well-known/oauth-protected-resource/mcp`);
+    await res.arrayBuffer();
+    const bucket = page.getByTestId('session-http').first();
+    await bucket.waitFor();
+    // The label spans the item's width (it once sat in the peers grid's 14 px arrow column: "H.").
+    const label = bucket.locator('span').first();
+    expect(await label.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(120);
+    expect(await label.textContent()).toContain('HTTP traffic to http://127.0.0.1:');
+  });
+
   it('keeps the DOM small (virtualized) after thousands of frames', async () => {
     const CALLS = 1500;
     for (let i = 0; i < CALLS; i += 50) {

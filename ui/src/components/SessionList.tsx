@@ -131,7 +131,7 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 <span className="si-time mono">{formatClock(s.startedAt)}</span>
               </div>
               {s.transport === 'http' ? (
-                <div className="si-peers" data-testid="session-http">
+                <div className="si-peers si-http" data-testid="session-http">
                   <span title={s.target}>HTTP traffic to {s.target}</span>
                 </div>
               ) : (
