@@ -127,18 +127,34 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
     const tlsSocket = new TLSSocket(socket as Socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] }) as TLSSocket & { [TUNNEL]?: TunnelInfo };
     tlsSocket[TUNNEL] = { origin };
     let secure = false;
+    let recorded = false;
+    const advice = `it does not trust mcpscope's CA. Start the client with \`mcpscope run -- <command>\`, or trust ${o.caPath} (see \`mcpscope ca\`).`;
     tlsSocket.once('secure', () => {
       secure = true;
       o.server.emit('connection', tlsSocket);
     });
     tlsSocket.on('error', (err: Error & { code?: string }) => {
-      if (secure) return;
+      if (secure || recorded) return;
+      recorded = true;
       const refused = /alert|certificate|unknown ca|bad certificate/i.test(err.message);
       const reason = refused
-        ? `The client refused mcpscope's certificate for ${name} (${err.message.trim()}): it does not trust mcpscope's CA. Start the client with \`mcpscope run -- <command>\`, or trust ${o.caPath} (see \`mcpscope ca\`).`
+        ? `The client refused mcpscope's certificate for ${name} (${err.message.trim()}): ${advice}`
         : `The TLS handshake with the client failed (${err.message.trim()}).`;
       recordFailure(req, origin, 'client', reason);
       tlsSocket.destroy();
+    });
+    // The TLS socket inherits the CONNECT socket's allowHalfOpen (the HTTP server's: true), so a
+    // client that hangs up before the handshake is done would leave it half open for ever.
+    tlsSocket.once('end', () => {
+      if (!secure) tlsSocket.destroy();
+    });
+    // A Node.js client that rejects the certificate sends no TLS alert: it hangs up in the middle
+    // of the (TLS 1.3) handshake, so neither 'secure' nor 'error' comes. Recorded as that refusal.
+    // (A connection that closes after the handshake without a request is not: clients do that.)
+    tlsSocket.once('close', () => {
+      if (recorded || secure) return;
+      recorded = true;
+      recordFailure(req, origin, 'client', `The client refused mcpscope's certificate for ${name}, it seems: it hung up during the TLS handshake without a TLS alert, as Node.js clients do when they reject a certificate, so ${advice}`);
     });
   }
 }
