@@ -85,9 +85,11 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
     const authority = parseAuthority(req.url);
     if (!authority) return refuse(socket, '400 Bad Request', `mcpscope: CONNECT needs a host:port target, not ${JSON.stringify(req.url)}.`);
     const { host, hostname, port } = authority;
+    // Origins as URLs write them (no default port), so a session's target reads as the client's URL does.
+    const httpsOrigin = new URL(`https://${host}:${port}`).origin;
     if (o.isSelf(hostname, port)) return refuse(socket, '508 Loop Detected', `mcpscope: CONNECT to the proxy itself (${host}:${port}) would loop.`);
     const tunnelTo = (why: string, answerConnect: boolean, first?: Buffer) =>
-      blindTunnel(socket, { method: 'CONNECT', url: req.url!, headers: req.headers, host: hostname, port, target: `https://${host}:${port}`, why, first, answerConnect }, capture);
+      blindTunnel(socket, { method: 'CONNECT', url: req.url!, headers: req.headers, host: hostname, port, target: httpsOrigin, why, first, answerConnect }, capture);
     if (!intercepts(o.rules, hostname, port)) return tunnelTo(`${host} matches no --intercept pattern: tunnelled without decrypting`, true, head);
 
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -101,9 +103,9 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
         }
         const name = sni ?? hostname;
         contextFor(name).then(
-          (secureContext) => terminate(socket, secureContext, `https://${host}:${port}`, name, req),
+          (secureContext) => terminate(socket, secureContext, httpsOrigin, name, req),
           (err: Error) => {
-            recordFailure(req, `https://${host}:${port}`, 'proxy', `mcpscope could not make a certificate for ${name}: ${err.message}`);
+            recordFailure(req, httpsOrigin, 'proxy', `mcpscope could not make a certificate for ${name}: ${err.message}`);
             socket.destroy();
           },
         );
@@ -114,7 +116,7 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
         if (first) socket.unshift(first);
         if (first && /^[A-Z]{3,10} \S/.test(first.toString('latin1'))) {
           // Plain HTTP inside the tunnel (undici's ProxyAgent tunnels http:// URLs too).
-          (socket as TunnelledSocket)[TUNNEL] = { origin: `http://${host}:${port}` };
+          (socket as TunnelledSocket)[TUNNEL] = { origin: new URL(`http://${host}:${port}`).origin };
           o.server.emit('connection', socket);
           return;
         }

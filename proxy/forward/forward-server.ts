@@ -163,6 +163,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
         why: `a protocol upgrade (${String(req.headers.upgrade ?? 'unknown')}): relayed without parsing`,
         first,
         answerConnect: false,
+        answerFailure: true,
       },
       capture,
     );

@@ -33,6 +33,8 @@ export interface TunnelRequest {
   first?: Buffer;
   /** The CONNECT is still unanswered: answer 200 once connected, 502 if the server cannot be reached. */
   answerConnect: boolean;
+  /** The client waits for an HTTP answer (an upgrade request): a 502 if the server cannot be reached. */
+  answerFailure?: boolean;
 }
 
 export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireRecord) => void): void {
@@ -67,7 +69,7 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
       const message = `mcpscope could not open a tunnel to ${t.host}:${t.port}: ${cause}`;
       capture({ t: 'upstream-error', xid, ts: now(), code, message, status: 502 });
       done = true;
-      if (t.answerConnect && !client.destroyed) {
+      if ((t.answerConnect || t.answerFailure) && !client.destroyed) {
         const body = `${message}\n`;
         client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-mcpscope-error: ${code}\r\nconnection: close\r\n\r\n${body}`);
       } else client.destroy();

@@ -269,6 +269,15 @@ describe('an unreachable upstream', () => {
     });
   }
 
+  it('a WebSocket upgrade in absolute-form: 502 naming the refused connection (not a bare hang-up), recorded', async () => {
+    const proxyPort = Number(new URL(scope.forwardProxy!.origin).port);
+    const text = await rawExchange(proxyPort, `GET http://127.0.0.1:${port}/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    expect(text).toMatch(/^HTTP\/1\.1 502 /);
+    expect(text).toMatch(/could not open a tunnel to 127\.0\.0\.1:\d+: connection refused/);
+    const x = await scope.waitFor((st) => [...st.exchanges.values()].find((e) => e.url === '/ws' && e.endedAt !== undefined));
+    expect(x.status).toBe(502);
+  });
+
   it('through a blind CONNECT tunnel: the CONNECT is answered 502 naming the refused connection, recorded', async () => {
     const c = await connectThrough(blind.forwardProxy!.origin, `127.0.0.1:${port}`);
     expect(c.status).toBe(502);

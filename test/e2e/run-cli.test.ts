@@ -12,9 +12,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import type { LocalCa } from '../../proxy/forward/ca.js';
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
-import { makeTestCa, startHttpsMcpServer, type HttpsMcpServer } from '../support/tls-mcp-server.js';
+import { makeTestCa, startSdkServer, type SdkServer, type TestCa } from '../support/tls-peers.js';
 import { inspectorCliBin } from '../support/peers.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -48,23 +47,24 @@ function freePort(): Promise<number> {
   });
 }
 
-let testCa: LocalCa;
-let server: HttpsMcpServer;
+let testCa: TestCa;
+let server: SdkServer;
 let caFile: string;
 beforeAll(async () => {
   testCa = await makeTestCa();
-  caFile = join(testCa.dir, 'test-ca.pem');
-  writeFileSync(caFile, testCa.certPem);
-  server = await startHttpsMcpServer(testCa);
+  caFile = join(testCa.ca.dir, 'test-ca.pem');
+  writeFileSync(caFile, testCa.ca.certPem);
+  server = await startSdkServer({ tls: testCa.leaf });
 });
 afterAll(async () => {
   await server?.close();
+  testCa?.remove();
 });
 
 describe('mcpscope run, joining a running forward mcpscope', () => {
   let scope: McpscopeCore;
   beforeAll(async () => {
-    scope = await startMcpscope({ forward: { port: 0, upstreamCa: [testCa.certPem] }, uiPort: 0, discoveryFile: true });
+    scope = await startMcpscope({ forward: { port: 0, upstreamCa: [testCa.ca.certPem] }, uiPort: 0, discoveryFile: true });
   });
   afterAll(async () => {
     await scope?.close();
@@ -101,7 +101,7 @@ describe('mcpscope run, joining a running forward mcpscope', () => {
     // (inspector-cli 1.0.3 runs only from its build/ directory: see runInspectorCli in test/support/peers.ts.)
     const r = await run([BIN, 'run', '--ui-port', String(scope.ui!.port), '--', process.execPath, inspectorCliBin, '--cli', server.url, '--transport', 'http', '--method', 'tools/list'], {}, join(inspectorCliBin, '..'));
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['add', 'slow']);
+    expect((JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'hang', 'progress-then-wait', 'slow']);
     await scope.settle();
     const sessions = (scope.store.snapshot() as McpscopeEvent[]).filter((e) => e.type === 'session').map((e) => (e as { session: SessionInfo }).session);
     expect(sessions.some((s) => s.target === `https://localhost:${server.port}` && /inspector/i.test(JSON.stringify(s.clientInfo ?? '')))).toBe(true);

@@ -93,8 +93,9 @@ export function nextEvent<T>(emitter: EventEmitter, name: string, accept: (value
 
 /**
  * An official-SDK Streamable HTTP server (stateful; SSE responses, or JSON ones with `json`) with tools:
- * `add` {a,b}; `echo` {message}; `progress-then-wait`: sends one progress notification (when the
- * call has a progressToken), then waits for `release()`; `hang`: never answers.
+ * `add` {a,b}; `echo` {message}; `slow` {ms}: one progress notification (when the call has a
+ * progressToken), then the answer after `ms`; `progress-then-wait`: sends one progress
+ * notification, then waits for `release()`; `hang`: never answers.
  */
 export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean } = {}): Promise<SdkServer> {
   const events = new EventEmitter();
@@ -116,6 +117,12 @@ export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean
     });
     mcp.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
     mcp.registerTool('echo', { inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }));
+    mcp.registerTool('slow', { inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+      await new Promise((r) => setTimeout(r, ms));
+      return { content: [{ type: 'text', text: `slept ${ms}` }] };
+    });
     mcp.registerTool('progress-then-wait', {}, async (extra) => {
       const held = (gate = deferred());
       const token = extra._meta?.progressToken;
