@@ -23,6 +23,7 @@
 // and reused from there. Logs and the suite's result files go to $TMPDIR/mcpscope-conformance/<time>/.
 
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -54,7 +55,8 @@ function parseOptions(argv) {
     else if (arg === '--timeout') options.timeoutS = Number(value());
     else if (arg === '--verbose') options.verbose = true;
     else if (arg === '--help' || arg === '-h') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n'));
+      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+      console.log(lines.slice(0, lines.findIndex((l) => !l.startsWith('//'))).map((l) => l.slice(3)).join('\n'));
       process.exit(0);
     } else fail(`unknown option ${arg} (see --help)`);
   }
@@ -207,8 +209,16 @@ function runScenario(suite, scenario, mode, { runDir, timeoutS, forwardRecords }
         process.kill(-child.pid, 'SIGKILL');
       } catch {}
     }, (timeoutS + 30) * 1000);
+    let finished = false;
     const finish = (code, error) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
+      try {
+        process.kill(-child.pid, 'SIGKILL'); // anything the run left behind in its group
+      } catch {}
+      child.stdout.destroy();
+      child.stderr.destroy();
       log.end();
       const seconds = (Date.now() - started) / 1000;
       const checksFile = findFiles(outDir, 'checks.json').sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
@@ -240,7 +250,9 @@ function runScenario(suite, scenario, mode, { runDir, timeoutS, forwardRecords }
       done(result);
     };
     child.on('error', (error) => finish(-1, error));
-    child.on('close', (code, signal) => finish(code ?? (signal ? 128 : -1)));
+    // 'exit' and a moment for the last output, not 'close', which would wait for any leftover
+    // process still holding the pipes.
+    child.on('exit', (code, signal) => setTimeout(() => finish(code ?? (signal ? 128 : -1)), 300));
   });
 }
 
@@ -312,22 +324,69 @@ function failingChecks(result) {
 // ─── Main ────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Is `mcpscope run` there (forward mode needs it), and does it take --record (then each forward
+ * Runs a command in its own process group and gives up on it after `ms`: the whole group is
+ * killed, and the result does not wait for pipes a leftover grandchild may hold open.
+ */
+function runBounded(command, args, ms) {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: repo, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    let settled = false;
+    const settle = (status, error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      try {
+        process.kill(-child.pid, 'SIGKILL'); // whatever it left behind
+      } catch {}
+      done({ status, stdout, stderr, error });
+    };
+    const timer = setTimeout(() => settle(null, new Error(`no exit within ${ms / 1000} s`)), ms);
+    child.on('error', (error) => settle(null, error));
+    // 'exit', then a moment for the last output, rather than 'close' (which waits for every holder of the pipes).
+    child.on('exit', (code, signal) => setTimeout(() => settle(code ?? (signal ? 128 : null)), 200));
+  });
+}
+
+/** A loopback port on which nothing listens (bound, then closed). */
+function closedPort() {
+  return new Promise((done, failed) => {
+    const server = createServer();
+    server.on('error', failed);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * Is `mcpscope run` there (forward mode needs it)? Does the fetch of a command it runs go through
+ * its proxy? (A canary: Node's fetch of a closed loopback port throws when it goes there itself and
+ * gets the proxy's 502 when it goes through mcpscope.) Does it take --record (then each forward
  * run is recorded, and a run in which mcpscope saw no traffic at all is reported)?
  */
-function forwardAvailable(runDir) {
-  const probe = (extra) =>
-    spawnSync(process.execPath, [mcpscopeBin, 'run', '--ui-port', '0', ...extra, '--', process.execPath, '-e', 'process.exit(0)'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-      cwd: repo,
-    });
-  const plain = probe([]);
+async function forwardAvailable(runDir) {
+  const probe = (extra, script = 'process.exit(0)') =>
+    runBounded(process.execPath, [mcpscopeBin, 'run', '--ui-port', '0', ...extra, '--', process.execPath, '-e', script], 30_000);
+  const plain = await probe([]);
   if (plain.status !== 0) {
     return { ok: false, why: (plain.stderr || plain.stdout || plain.error?.message || `exit ${plain.status ?? plain.signal}`).trim().split('\n').slice(0, 3).join(' ') };
   }
-  const recording = probe(['--record', join(runDir, 'forward-probe.ndjson')]);
-  return { ok: true, records: recording.status === 0 };
+  const port = await closedPort();
+  const canary = await probe(
+    [],
+    `fetch('http://127.0.0.1:${port}/mcpscope-conformance-canary').then(` +
+      `(r) => { console.log('answered ' + r.status); process.exit(0); }, ` +
+      `(e) => { console.log('fetch threw: ' + (e.cause?.code ?? e.message)); process.exit(3); })`,
+  );
+  const proxied = canary.status === 0;
+  const canaryText = (canary.stdout || canary.stderr || '').trim().split('\n').filter((l) => !l.startsWith('mcpscope:')).join(' ');
+  const recording = await probe(['--record', join(runDir, 'forward-probe.ndjson')]);
+  return { ok: true, proxied, canary: canaryText, records: recording.status === 0 };
 }
 
 async function main() {
@@ -354,9 +413,16 @@ async function main() {
 
   let forward = { ok: true };
   if (options.modes.includes('forward')) {
-    forward = forwardAvailable(runDir);
+    forward = await forwardAvailable(runDir);
     if (!forward.ok) console.log(`forward: \`mcpscope run\` is not usable here (${forward.why}); the forward column is n/a and counts as a difference.\n`);
-    else if (!forward.records) console.log('forward: `mcpscope run` does not take --record; cannot check that the traffic went through it.\n');
+    else {
+      console.log(
+        forward.proxied
+          ? `forward: canary fetch of a closed port under \`mcpscope run\` was answered by the proxy (${forward.canary}): fetch goes through mcpscope.`
+          : `forward: canary fetch of a closed port under \`mcpscope run\` did not go through a proxy (${forward.canary}).`,
+      );
+      console.log(forward.records ? 'forward: each run is recorded (--record); a run mcpscope saw nothing of is reported.\n' : '');
+    }
   }
 
   const rows = [];
@@ -392,8 +458,11 @@ async function main() {
 
   // The verdict.
   const problems = [];
-  if (options.modes.includes('direct') && options.modes.includes('forward')) {
+  if (options.modes.includes('forward')) {
     if (!forward.ok) problems.push(`forward: \`mcpscope run\` is not usable (${forward.why}); ${authRows.length} auth scenarios not compared`);
+    else if (!forward.proxied) problems.push(`forward: a fetch under \`mcpscope run\` did not go through its proxy (${forward.canary}): the forward column proves nothing`);
+  }
+  if (options.modes.includes('direct') && options.modes.includes('forward')) {
     for (const row of authRows) {
       const a = row.results.direct;
       const b = row.results.forward;
@@ -418,7 +487,7 @@ async function main() {
   for (const row of rows) {
     for (const mode of ['forward', 'reverse']) {
       const r = row.results[mode];
-      if (r && !r.unavailable && r.recorded === 0) problems.push(`${row.scenario}: ${mode}: mcpscope recorded no exchange — the client's traffic did not pass through it (${r.log})`);
+      if (r && !r.unavailable && !r.timedOut && r.recorded === 0) problems.push(`${row.scenario}: ${mode}: mcpscope recorded no exchange — the client's traffic did not pass through it (${r.log})`);
     }
   }
   const directFailures = options.modes.includes('direct') ? authRows.filter((r) => !r.results.direct.ok) : [];
@@ -437,7 +506,11 @@ async function main() {
     for (const p of problems) console.log(p.startsWith('      ') ? p : `  ${p}`);
     process.exit(1);
   }
-  console.log(`\nOK (${minutes} min): forward matches direct, and reverse passes everything direct passes. Logs: ${runDir}`);
+  const held = [
+    options.modes.includes('direct') && options.modes.includes('forward') ? 'forward matches direct' : undefined,
+    options.modes.includes('direct') && options.modes.includes('reverse') ? 'reverse passes every auth scenario direct passes' : undefined,
+  ].filter(Boolean);
+  console.log(`\nOK (${minutes} min)${held.length ? `: ${held.join('; ')}` : ''}. Logs: ${runDir}`);
 }
 
 main().catch((error) => {
