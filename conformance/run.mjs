@@ -29,6 +29,16 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+
+/**
+ * Scenarios a reverse proxy cannot pass, by design: it must present itself as the server, so the
+ * token (or grant) the client obtains names the proxy, and an authorization server that checks the
+ * audience against the real server refuses it. Forward mode passes them; they are reported, not gated.
+ */
+const REVERSE_LIMITS = {
+  'auth/cross-app-access-complete-flow':
+    "the client asks its IdP for a grant for the resource it connected to — the proxy's URL — and the authorization server, which checks it against the real server's URL, refuses it",
+};
 const SUITE_VERSION = '0.1.16';
 const NODE_MAJOR = 22;
 const MODES = ['direct', 'forward', 'reverse'];
@@ -476,8 +486,13 @@ async function main() {
       }
     }
   }
+  const knownLimits = [];
   if (options.modes.includes('direct') && options.modes.includes('reverse')) {
     for (const row of authRows) {
+      if (row.results.direct.ok && !row.results.reverse.ok && REVERSE_LIMITS[row.scenario]) {
+        knownLimits.push(`${row.scenario}: ${cell(row.results.reverse)} — ${REVERSE_LIMITS[row.scenario]}`);
+        continue;
+      }
       if (row.results.direct.ok && !row.results.reverse.ok) {
         problems.push(`${row.scenario}: passes direct, fails through the reverse proxy (${cell(row.results.reverse)})`);
         problems.push(...failingChecks(row.results.reverse));
@@ -489,6 +504,10 @@ async function main() {
       const r = row.results[mode];
       if (r && !r.unavailable && !r.timedOut && r.recorded === 0) problems.push(`${row.scenario}: ${mode}: mcpscope recorded no exchange — the client's traffic did not pass through it (${r.log})`);
     }
+  }
+  if (knownLimits.length) {
+    console.log(`\nThrough the reverse proxy, failing as documented (docs/transparency.md: a reverse proxy cannot keep the server's identity; forward mode can):`);
+    for (const line of knownLimits) console.log(`  ${line}`);
   }
   const directFailures = options.modes.includes('direct') ? authRows.filter((r) => !r.results.direct.ok) : [];
   if (directFailures.length) {
@@ -508,7 +527,7 @@ async function main() {
   }
   const held = [
     options.modes.includes('direct') && options.modes.includes('forward') ? 'forward matches direct' : undefined,
-    options.modes.includes('direct') && options.modes.includes('reverse') ? 'reverse passes every auth scenario direct passes' : undefined,
+    options.modes.includes('direct') && options.modes.includes('reverse') ? `reverse passes every auth scenario direct passes${knownLimits.length ? ', but for its documented limit' : ''}` : undefined,
   ].filter(Boolean);
   console.log(`\nOK (${minutes} min)${held.length ? `: ${held.join('; ')}` : ''}. Logs: ${runDir}`);
 }

@@ -102,7 +102,10 @@ export class McpEndpoints {
 /** Rules 1 and 2 on the request head: `plain`, `mcp`, or undefined (the body or the response decides). */
 export function headVerdict(method: string, url: string, headers: HeaderMap, knownEndpoint: boolean): ExchangeKind | undefined {
   if (isWellKnown(url)) return 'plain';
-  if (firstHeader(headers, 'mcp-session-id') !== undefined || firstHeader(headers, 'mcp-protocol-version') !== undefined || firstHeader(headers, 'mcp-method') !== undefined) return 'mcp';
+  if (firstHeader(headers, 'mcp-session-id') !== undefined || firstHeader(headers, 'mcp-method') !== undefined) return 'mcp';
+  // The SDK sends MCP-Protocol-Version on its OAuth discovery GETs too (protected-resource metadata
+  // may live at any path): on a GET it counts only with an event stream accepted (MCP's GET stream).
+  if (firstHeader(headers, 'mcp-protocol-version') !== undefined && (method !== 'GET' || acceptsEventStream(headers))) return 'mcp';
   if (method === 'POST' && acceptsEventStream(headers)) return 'mcp';
   return knownEndpoint ? 'mcp' : undefined;
 }

@@ -380,3 +380,20 @@ describe('forward-mode tunnels', () => {
     expect(sessionOf(store, ex.sessionId)).toMatchObject({ transport: 'http', target: 'https://api.example' });
   });
 });
+
+describe('OAuth metadata at a custom path', () => {
+  it('is plain HTTP although the SDK sends MCP-Protocol-Version on the discovery GET (conformance auth/metadata-var3)', () => {
+    const { store, w, feed } = setup();
+    const x = w.xid();
+    feed([
+      ...w.send(x, 'GET', '/custom/metadata/location.json', { 'mcp-protocol-version': '2025-06-18', accept: '*/*' }),
+      ...w.reply(x, 200, { 'content-type': 'application/json' }, json({ resource: TARGET, authorization_servers: ['http://upstream.test/'] })),
+    ]);
+    expect(exchangeOf(store, x).plain).toBe(true);
+    expect(problems(store)).toEqual([]);
+    // The MCP GET stream (an event stream accepted) still counts as MCP from its head.
+    const y = w.xid();
+    feed([...w.send(y, 'GET', '/mcp', { 'mcp-protocol-version': '2025-06-18', accept: 'text/event-stream' }), ...w.reply(y, 405, {})]);
+    expect(exchangeOf(store, y).plain).toBeUndefined();
+  });
+});
