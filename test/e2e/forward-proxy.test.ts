@@ -12,50 +12,18 @@ import { request as httpRequest, createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import type { ExchangeInfo, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
+import { everythingScenario } from '../support/everything-scenario.js';
 import { closedPort, connectThrough, rawExchange, readToEnd, viaProxy, type ClientFetch } from '../support/tls-peers.js';
 
-const LONG_STEPS = 4;
 
 /** CONNECTs undici's ProxyAgent opened (its diagnostics channel), to tell the two modes apart. */
 let tunnelsOpened = 0;
 const onProxyConnected = () => void (tunnelsOpened += 1);
 
-async function scenario(url: string, clientName: string, via?: ClientFetch) {
-  const client = new Client({ name: clientName, version: '1.0.0' }, { capabilities: { sampling: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, async (req) => ({
-    role: 'assistant',
-    model: 'test-model',
-    content: { type: 'text', text: `sampled ${req.params.maxTokens}` },
-  }));
-  const transport = new StreamableHTTPClientTransport(new URL(url), via ? { fetch: via.fetch } : {});
-  await client.connect(transport);
-  try {
-    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    const echo = await client.callTool({ name: 'echo', arguments: { message: 'through the forward proxy' } });
-    const sum = await client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } });
-    const order: string[] = [];
-    const progress: Progress[] = [];
-    const longCall = client
-      .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: LONG_STEPS } }, undefined, { onprogress: (p) => progress.push(p) })
-      .then((r) => (order.push('long'), r));
-    const fastCall = client.callTool({ name: 'echo', arguments: { message: 'fast' } }).then((r) => (order.push('fast'), r));
-    const [long, fast] = await Promise.all([longCall, fastCall]);
-    const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say something', maxTokens: 7 } });
-    const prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
-    const resources = (await client.listResources()).resources.map((r) => r.uri).sort();
-    const ping = await client.ping();
-    return { server: client.getServerVersion(), tools, echo, sum, long, fast, completionOrder: order, progress: progress.map((p) => p.progress), sampled, prompts, resources, ping };
-  } finally {
-    await transport.terminateSession();
-    await client.close();
-  }
-}
+const scenario = (url: string, clientName: string, via?: ClientFetch) => everythingScenario(url, { clientName, sampling: true, fetch: via?.fetch });
 
 async function messagesOf(scope: McpscopeCore, session: SessionInfo): Promise<MessageEvent[]> {
   const res = await fetch(`${scope.ui!.origin}/api/sessions/${session.id}/messages`, { headers: { authorization: `Bearer ${scope.token}` } });

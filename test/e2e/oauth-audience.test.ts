@@ -11,18 +11,15 @@
  *   proxy's URL (on the host the client used), which the strict server refuses — why forward mode exists.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import type { ModificationEvent } from '../../proxy/model/events.js';
 import { startStrictOAuthWorld, type StrictOAuthWorld } from '../support/strict-auth-server.js';
+import { TestOAuthClient, connectWithOAuth, type FetchLike } from '../support/oauth-test-client.js';
 
-type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 let world: StrictOAuthWorld;
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -34,86 +31,9 @@ afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** An in-memory OAuth client whose "browser" fetches the authorization URL and reads the code from the redirect. */
-class TestOAuthClient implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  codes: string[] = [];
-  authorizationUrls: URL[] = [];
-  pendingCode?: string;
-  /** `browser`: how the user agent reaches the authorization server (through the proxy, in forward mode). */
-  constructor(private readonly browser: FetchLike = fetch) {}
-
-  get redirectUrl(): string {
-    // Never fetched: the code is read from the Location header.
-    return 'http://localhost:1/callback';
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'mcpscope audience e2e',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_post',
-    };
-  }
-  state(): string {
-    return `state-${randomUUID()}`;
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.authorizationUrls.push(url);
-    const res = await this.browser(url, { redirect: 'manual' });
-    if (res.status !== 302) throw new Error(`authorization refused: ${res.status} ${await res.text()}`);
-    const code = new URL(res.headers.get('location')!).searchParams.get('code');
-    if (!code) throw new Error('no code in the redirect');
-    this.codes.push(code);
-    this.pendingCode = code;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier(): string {
-    if (!this.verifier) throw new Error('no code verifier');
-    return this.verifier;
-  }
-  /** Everything secret this client held, for the leak check. */
-  secrets(): string[] {
-    return [this.saved!.access_token, ...this.codes, this.verifier!, (this.client as { client_secret?: string }).client_secret!];
-  }
-}
-
-/** Connect the way the SDK's simpleOAuthClient does: on UnauthorizedError, finish the flow and connect again. */
-async function connectWithOAuth(url: string, oauth: TestOAuthClient, fetchFn?: FetchLike): Promise<Client> {
-  const attempt = async (): Promise<Client | undefined> => {
-    const client = new Client({ name: 'oauth-audience-e2e', version: '1.0.0' }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: oauth, ...(fetchFn ? { fetch: fetchFn } : {}) });
-    try {
-      await client.connect(transport);
-      return client;
-    } catch (err) {
-      if (!(err instanceof UnauthorizedError) || !oauth.pendingCode) throw err;
-      const code = oauth.pendingCode;
-      oauth.pendingCode = undefined;
-      await transport.finishAuth(code);
-      await client.close().catch(() => undefined);
-      return undefined;
-    }
-  };
-  const client = (await attempt()) ?? (await attempt());
-  if (!client) throw new Error('OAuth did not complete');
+/** Connects (the shared helper), closed after the file. */
+async function connectAndKeep(url: string, oauth: TestOAuthClient, fetchFn?: FetchLike): Promise<Client> {
+  const client = await connectWithOAuth(url, oauth, { clientName: 'oauth-audience-e2e', fetchFn });
   cleanups.push(() => client.close());
   return client;
 }
@@ -121,7 +41,7 @@ async function connectWithOAuth(url: string, oauth: TestOAuthClient, fetchFn?: F
 /** Runs the whole flow and a tool call; checks what the strict servers saw. */
 async function flowSucceeds(oauth: TestOAuthClient, fetchFn?: FetchLike): Promise<void> {
   const from = world.asLog.length;
-  const client = await connectWithOAuth(world.serverUrl, oauth, fetchFn);
+  const client = await connectAndKeep(world.serverUrl, oauth, fetchFn);
   const result = await client.callTool({ name: 'whoami', arguments: { greeting: 'hello' } });
   expect(JSON.stringify(result.content)).toContain(`hello, ${oauth.client!.client_id} (aud ${world.serverUrl})`);
   // The authorization server issued the token for the server's real URL, after checking it twice.
@@ -202,7 +122,7 @@ describe('OAuth with the real audience', () => {
   });
 
   it('directly: discovery, registration, authorization, token exchange and a tool call succeed', async () => {
-    await flowSucceeds(new TestOAuthClient());
+    await flowSucceeds(new TestOAuthClient({ name: 'mcpscope audience e2e' }));
   });
 
   describe.each([
@@ -221,7 +141,7 @@ describe('OAuth with the real audience', () => {
         if (String(r.origin) === m.forwardProxy!.origin) toProxy.push(`${r.method} ${r.path}`);
       };
       diagnostics.subscribe('undici:request:create', onRequest);
-      const oauth = new TestOAuthClient(viaProxy);
+      const oauth = new TestOAuthClient({ name: 'mcpscope audience e2e', browser: viaProxy });
       try {
         await flowSucceeds(oauth, viaProxy);
       } finally {
@@ -278,9 +198,9 @@ describe('OAuth with the real audience', () => {
       const proxyUrl = `${proxyOrigin}/mcp`;
       const from = world.asLog.length;
       const issuedBefore = world.tokens.size;
-      const oauth = new TestOAuthClient();
+      const oauth = new TestOAuthClient({ name: 'mcpscope audience e2e' });
 
-      await expect(connectWithOAuth(proxyUrl, oauth)).rejects.toThrow(/invalid_target/);
+      await expect(connectAndKeep(proxyUrl, oauth)).rejects.toThrow(/invalid_target/);
       // The client asked for the proxy's URL (on the host it used), which the authorization server refused.
       expect(oauth.authorizationUrls.map((u) => u.searchParams.get('resource'))).toEqual([proxyUrl]);
       expect(world.asLog.slice(from)).toEqual([

@@ -14,10 +14,6 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { z } from 'zod';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -26,6 +22,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import { DemoInMemoryAuthProvider } from '@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { TestOAuthClient, connectWithOAuth } from '../support/oauth-test-client.js';
 import type { ModificationEvent, ProblemEvent } from '../../proxy/model/events.js';
 
 const TOKEN = 'oauth-e2e-ui-token-0123456789';
@@ -131,86 +128,6 @@ async function startOAuthUpstream(): Promise<Upstream> {
   return { origin, url: mcpUrl.href, provider };
 }
 
-/** An in-memory OAuth client whose "browser" fetches the authorization URL and reads the code from the redirect. */
-class TestOAuthClient implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  codes: string[] = [];
-  authorizationUrls: URL[] = [];
-  pendingCode?: string;
-
-  get redirectUrl(): string {
-    // A foreign origin: never fetched, and never rewritten.
-    return 'http://localhost:1/callback';
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'mcpscope oauth e2e',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_post',
-    };
-  }
-  state(): string {
-    return 'client-state-' + randomUUID();
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.authorizationUrls.push(url);
-    const res = await fetch(url, { redirect: 'manual' });
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get('location')!);
-    const code = location.searchParams.get('code');
-    expect(code).toBeTruthy();
-    this.codes.push(code!);
-    this.pendingCode = code!;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier(): string {
-    if (!this.verifier) throw new Error('no code verifier');
-    return this.verifier;
-  }
-}
-
-/** Connect with OAuth the way the SDK's simpleOAuthClient does: on UnauthorizedError, finish the flow and connect again. */
-async function connectWithOAuth(url: string, oauth: TestOAuthClient): Promise<Client> {
-  const attempt = async () => {
-    const client = new Client({ name: 'oauth-e2e', version: '1.0.0' }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: oauth });
-    try {
-      await client.connect(transport);
-      return { client };
-    } catch (err) {
-      if (!(err instanceof UnauthorizedError) || !oauth.pendingCode) throw err;
-      const code = oauth.pendingCode;
-      oauth.pendingCode = undefined;
-      await transport.finishAuth(code);
-      await client.close().catch(() => undefined);
-      return { client: undefined };
-    }
-  };
-  const first = await attempt();
-  if (first.client) return first.client;
-  const second = await attempt();
-  if (!second.client) throw new Error('OAuth did not complete');
-  return second.client;
-}
-
 async function scope(upstream: Upstream, options: { rewrite?: boolean } = {}): Promise<Mcpscope> {
   const m = await startMcpscope({ target: upstream.url, uiPort: 0, token: TOKEN, ...options });
   cleanups.push(() => m.close());
@@ -230,7 +147,7 @@ describe('OAuth through the proxy', () => {
   it('the SDK client discovers, registers, authorizes, exchanges the code and calls a tool through mcpscope', async () => {
     const upstream = await startOAuthUpstream();
     const m = await scope(upstream);
-    const oauth = new TestOAuthClient();
+    const oauth = new TestOAuthClient({ name: 'mcpscope oauth e2e', grantTypes: ['authorization_code', 'refresh_token'] });
 
     const client = await connectWithOAuth(m.proxy.url, oauth);
     cleanups.push(() => client.close());
@@ -391,7 +308,7 @@ describe('OAuth through the proxy', () => {
     const meta = await (await fetch(`${m.proxy.origin}/.well-known/oauth-protected-resource/mcp`)).json();
     expect(meta.resource).toBe(upstream.url);
 
-    const oauth = new TestOAuthClient();
+    const oauth = new TestOAuthClient({ name: 'mcpscope oauth e2e', grantTypes: ['authorization_code', 'refresh_token'] });
     await expect(connectWithOAuth(m.proxy.url, oauth)).rejects.toThrow(/Protected resource .* does not match expected/);
     expect(oauth.authorizationUrls).toHaveLength(0);
     expect(oauth.saved).toBeUndefined();

@@ -5,56 +5,14 @@
  * messages API shows every frame in wire order, correctly paired.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
 import type { MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { runInspectorCli, startEverythingServer, type RunningPeer } from '../support/peers.js';
+import { LONG_STEPS, everythingScenario } from '../support/everything-scenario.js';
 
 type Mode = 'streamableHttp' | 'sse';
 
-interface ScenarioResult {
-  server: unknown;
-  tools: string[];
-  echo: unknown;
-  sum: unknown;
-  long: unknown;
-  fast: unknown;
-  completionOrder: string[];
-  progressSeen: number;
-  prompts: string[];
-  resources: string[];
-  ping: unknown;
-}
-
-const LONG_STEPS = 4;
-
-async function scenario(url: string, mode: Mode): Promise<ScenarioResult> {
-  const client = new Client({ name: 'mcpscope-acceptance', version: '1.0.0' }, { capabilities: {} });
-  const transport = mode === 'streamableHttp' ? new StreamableHTTPClientTransport(new URL(url)) : new SSEClientTransport(new URL(url));
-  await client.connect(transport);
-  try {
-    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    const echo = await client.callTool({ name: 'echo', arguments: { message: 'through the looking glass' } });
-    const sum = await client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } });
-    const order: string[] = [];
-    const progress: Progress[] = [];
-    const longCall = client
-      .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: LONG_STEPS } }, undefined, { onprogress: (p) => progress.push(p) })
-      .then((r) => (order.push('long'), r));
-    const fastCall = client.callTool({ name: 'echo', arguments: { message: 'fast' } }).then((r) => (order.push('fast'), r));
-    const [long, fast] = await Promise.all([longCall, fastCall]);
-    const prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
-    const resources = (await client.listResources()).resources.map((r) => r.uri).sort();
-    const ping = await client.ping();
-    return { server: client.getServerVersion(), tools, echo, sum, long, fast, completionOrder: order, progressSeen: progress.length, prompts, resources, ping };
-  } finally {
-    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
-    await client.close();
-  }
-}
+const scenario = (url: string, mode: Mode) => everythingScenario(url, { clientName: 'mcpscope-acceptance', mode });
 
 async function messagesOf(scope: Mcpscope, session: SessionInfo): Promise<MessageEvent[]> {
   const res = await fetch(`${scope.ui!.origin}/api/sessions/${session.id}/messages`, { headers: { authorization: `Bearer ${scope.token}` } });
@@ -82,7 +40,7 @@ for (const mode of ['streamableHttp', 'sse'] as const) {
       // Sanity: the scenario really exercised what it claims.
       expect(direct.tools).toContain('trigger-long-running-operation');
       expect(direct.completionOrder).toEqual(['fast', 'long']);
-      expect(direct.progressSeen).toBeGreaterThanOrEqual(LONG_STEPS - 1);
+      expect(direct.progress.length).toBeGreaterThanOrEqual(LONG_STEPS - 1);
     });
 
     it('records every frame in wire order, paired, with all progress linked to its call', async () => {
