@@ -19,13 +19,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { packageVersion } from '../../proxy/version.js';
+import { freePort } from '../support/free-port.js';
 
 const CLONE = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
 const SDK = join(CLONE, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
@@ -71,14 +71,6 @@ function shellEnv(): NodeJS.ProcessEnv {
   return { ...process.env, PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}`, MCPSCOPE_HOME: home };
 }
 
-/** A port that was free a moment ago (the wrapper must bind that exact port, so port 0 will not do). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Connects the official SDK stdio client with `params`; initialize, list the tools, call one; close. */
 async function exercise(params: ConstructorParameters<typeof StdioClientTransport>[0]) {

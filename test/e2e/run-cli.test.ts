@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { makeTestCa, startSdkServer, type SdkServer, type TestCa } from '../support/tls-peers.js';
 import { inspectorCliBin } from '../support/peers.js';
+import { freePort } from '../support/free-port.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
@@ -38,14 +38,6 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): { chi
 
 const run = (args: string[], env?: NodeJS.ProcessEnv, cwd?: string) => start(args, env, cwd).done;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let testCa: TestCa;
 let server: SdkServer;

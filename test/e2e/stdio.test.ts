@@ -7,7 +7,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +23,7 @@ import { commandLine } from '../../proxy/stdio/command-line.js';
 import type { LogEvent, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
 import { everythingEntry } from '../support/peers.js';
 import { feedUntil } from '../support/feed.js';
+import { freePort } from '../support/free-port.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 
@@ -177,14 +177,6 @@ async function api<T>(path: string, origin = scope.ui!.origin, token = scope.tok
 }
 
 
-/** A port that was free a moment ago (the wrapper must bind that exact port, so port 0 will not do). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, ProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { LeafIssuer, loadOrCreateCa, x509, type CaMaterial, type LocalCa } from '../../proxy/forward/ca.js';
+import { freePort } from './free-port.js';
 
 export interface TestCa {
   ca: LocalCa;
@@ -200,14 +201,7 @@ export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean
 }
 
 /** A port that nothing listens on (bound by the OS, then closed). */
-export async function closedPort(): Promise<number> {
-  const s = createHttpServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export const closedPort = freePort;
 
 export interface ConnectResult {
   status: number;
