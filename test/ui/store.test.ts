@@ -735,3 +735,41 @@ describe('TimelineStore: stream close as cancellation (2026-07-28)', () => {
     expect((store.row(`c${req.seq}`) as CallRow).status).toBe('cancelled');
   });
 });
+
+describe('TimelineStore: a call refused at the HTTP layer', () => {
+  const exchange = (status: number | undefined): McpscopeEvent => ({ type: 'exchange', seq: 0, ts: 2_000, exchange: { id: 'x1', sessionId: 's1', method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1_000, requestBytes: 10, responseBytes: 0, status, hints: [] } as ExchangeInfo });
+  const initialize = (b: EventBuilder) => b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 0, method: 'initialize', jsonrpc: { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} } });
+
+  it('is an error with its HTTP status, not pending for ever (a 401 challenge before OAuth)', () => {
+    const store = new TimelineStore();
+    const b = new EventBuilder(1, 1_000);
+    b.session('s1');
+    const req = initialize(b);
+    store.ingest(b.events);
+    expect(call(store, req.seq).status).toBe('pending');
+    store.ingest([{ ...exchange(401), seq: req.seq + 1 }]);
+    expect(call(store, req.seq)).toMatchObject({ status: 'error', httpStatus: 401 });
+  });
+
+  it('also when the exchange head came before the request message, and a JSON-RPC answer still wins', () => {
+    const store = new TimelineStore();
+    const b = new EventBuilder(1, 1_000);
+    b.session('s1');
+    store.ingest([...b.events, { ...exchange(404), seq: 2 }]);
+    const b2 = new EventBuilder(3, 1_500);
+    const req = initialize(b2);
+    store.ingest(b2.events);
+    expect(call(store, req.seq)).toMatchObject({ status: 'error', httpStatus: 404 });
+    const b3 = new EventBuilder(req.seq + 1, 1_600);
+    b3.message({ exchangeId: 'x1', dir: 's2c', kind: 'error', carrier: 'post-json', id: 0, pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 0, error: { code: -32001, message: 'Session not found' } } });
+    store.ingest(b3.events);
+    expect(call(store, req.seq).response?.kind).toBe('error');
+    // A 2xx never refuses anything.
+    const ok = new TimelineStore();
+    const b4 = new EventBuilder(1, 1_000);
+    b4.session('s1');
+    const r4 = initialize(b4);
+    ok.ingest([...b4.events, { ...exchange(202), seq: r4.seq + 1 }]);
+    expect(call(ok, r4.seq).status).toBe('pending');
+  });
+});

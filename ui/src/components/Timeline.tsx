@@ -215,7 +215,11 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
       <span className="c-status">
         <span className={`badge st-${status}`} title={statusTitle(row)}>
           {status === 'pending' ? <span className="pulse" /> : null}
-          {row.type === 'http' && row.exchange.status !== undefined ? String(row.exchange.status) : STATUS_LABEL[status]}
+          {row.type === 'http' && row.exchange.status !== undefined
+            ? String(row.exchange.status)
+            : row.type === 'call' && row.httpStatus !== undefined && !row.response
+              ? `HTTP ${row.httpStatus}`
+              : STATUS_LABEL[status]}
         </span>
       </span>
       <LatencyCell row={row} now={now} stopped={stopped} />
@@ -230,6 +234,7 @@ function statusTitle(row: Row): string {
     if (err) return `${err.code} ${err.message}${err.meaning ? `\n${err.meaning}` : ''}`;
     if (row.status === 'tool-error') return 'The tool ran and reported a failure (isError: true).';
     if (row.status === 'cancelled') return 'The request was cancelled (notifications/cancelled).';
+    if (row.httpStatus !== undefined && !row.response) return `The server answered HTTP ${row.httpStatus} and no JSON-RPC response: the request was refused before it reached MCP (an authorization challenge, an expired session…). The HTTP tab of its detail shows why.`;
     if (row.status === 'pending') return 'Waiting for the response.';
     return 'Answered with a result.';
   }
@@ -322,6 +327,13 @@ function LatencyCell({ row, now, stopped }: { row: Row; now: number; stopped: bo
     return (
       <span className="c-latency mono muted" data-testid="row-latency" title="Time until the cancellation">
         {after !== undefined ? `✕ ${formatMs(after)}` : ''}
+      </span>
+    );
+  }
+  if (row.type === 'call' && row.httpStatus !== undefined && !row.response) {
+    return (
+      <span className="c-latency mono muted" data-testid="row-latency" title={`Refused with HTTP ${row.httpStatus}: no JSON-RPC answer`}>
+        refused
       </span>
     );
   }

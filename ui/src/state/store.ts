@@ -384,6 +384,13 @@ export class TimelineStore {
               this.touch(call);
             }
           }
+          // Refused at the HTTP layer (a 401 challenge, a 404 for an expired session): its calls get no JSON-RPC answer.
+          if (e.exchange.status !== undefined && e.exchange.status >= 400) {
+            for (const m of this.buckets.get(e.exchange.id)?.messages ?? []) {
+              const call = m.kind === 'request' ? this.callByRequestSeq.get(m.seq) : undefined;
+              if (call) this.refuseIfRejected(call);
+            }
+          }
         }
         break;
       case 'message':
@@ -499,6 +506,7 @@ export class TimelineStore {
           children: [],
           status: 'pending',
           latencyMs: undefined,
+          httpStatus: undefined,
           rev: 0,
           parentKey: undefined,
           ...MEMO_INIT,
@@ -506,6 +514,7 @@ export class TimelineStore {
         this.callByRequestSeq.set(m.seq, row);
         this.rowKeyByMessage.set(m.seq, row.key);
         this.place(row, m);
+        this.refuseIfRejected(row);
         return;
       }
       case 'response':
@@ -550,6 +559,16 @@ export class TimelineStore {
         return;
       }
     }
+  }
+
+  /** A pending call whose exchange was answered with an HTTP error and no JSON-RPC response: `error`, with that status. */
+  private refuseIfRejected(call: CallRow): void {
+    if (call.status !== 'pending' || call.response || call.request.exchangeId === undefined) return;
+    const status = this._exchanges.get(call.request.exchangeId)?.status;
+    if (status === undefined || status < 400) return;
+    call.status = 'error';
+    call.httpStatus = status;
+    this.touch(call);
   }
 
   // ---- lookups ----------------------------------------------------------------------------

@@ -43,6 +43,11 @@ export interface CallRow {
   status: CallStatus;
   /** ms, once answered; for pending rows the UI computes a live timer from request.ts. */
   latencyMs?: number;
+  /**
+   * The HTTP status of the request's exchange when it was refused (≥ 400) and no JSON-RPC answer
+   * came (a 401 challenge, say): the call is then `error`, not pending for ever.
+   */
+  httpStatus?: number;
   /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
   rev?: number;
 }
