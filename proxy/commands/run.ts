@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { McpscopeCore } from '../mcpscope.js';
 import { loadOrCreateCa } from '../forward/ca.js';
 import { clientEnv } from '../forward/client-env.js';
@@ -131,7 +132,8 @@ export async function main(argv: string[]): Promise<number> {
       scope = await startMcpscope({ ...options, uiPort: 0 });
     }
     proxyUrl = scope.forwardProxy!.origin;
-    say(`recording ${command.join(' ')} — open the UI: ${scope.ui!.url}`);
+    // The command's name only: its arguments may hold credentials (a header, a token), and the line stays short.
+    say(`recording ${basename(command[0])}'s traffic — open the UI: ${scope.ui!.url}`);
     say('this UI closes when the command ends; start `mcpscope --forward` in another terminal first to keep one open.');
   }
 
