@@ -1,7 +1,7 @@
 /**
  * How a stdio wrapper finds the token of the mcpscope UI already running on a port.
  *
- * A desktop client launches `npx mcpscope -- <server>` without knowing the UI's random token, so
+ * A desktop client launches `mcpscope -- <server>` without knowing the UI's random token, so
  * an mcpscope that serves a UI writes `ui-<port>.json` (`{ token, pid, url }`) into its home
  * directory — `$MCPSCOPE_HOME`, else `~/.mcpscope` — created 0700, the file 0600, and removes it
  * when it closes (only while the file is still its own). The wrapper reads it.
