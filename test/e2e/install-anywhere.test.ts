@@ -126,6 +126,18 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
     expect(version.stdout).toBe(`${packageVersion()}\n`);
   });
 
+  it('mcpscope run -- node … sends a Node client\'s fetch through the forward proxy from a directory outside the clone', async () => {
+    // The preload (the clone's bin/env-proxy-preload.mjs, found through the installed link) must
+    // load from here: a fetch of a closed port then gets the proxy's 502 instead of ECONNREFUSED.
+    const closed = await freePort();
+    const ui = await freePort();
+    const script = `fetch('http://127.0.0.1:${closed}/').then((r) => console.log('status ' + r.status), (e) => console.log('threw ' + (e.cause?.code ?? e.message)))`;
+    const r = spawnSync('mcpscope', ['run', '--ui-port', String(ui), '--', 'node', '-e', script], { cwd: work, env: shellEnv(), encoding: 'utf8', timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('status 502');
+    expect(r.stderr).toContain(`open the UI: http://127.0.0.1:${ui}/`);
+  });
+
   it('mcpscope -- node server.mjs serves the official SDK stdio client: initialize, tools/list, tools/call', async () => {
     const port = await freePort();
     const r = await exercise({ command: installed, args: ['--ui-port', String(port), '--', 'node', 'server.mjs'], cwd: work, env: { MCPSCOPE_HOME: home } });
