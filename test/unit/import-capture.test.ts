@@ -11,6 +11,7 @@ import { appendImported, CaptureFormatError, importCapture, readCapture } from '
 import { EventStore } from '../../proxy/store/event-store.js';
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { recordScriptedCapture } from '../support/scripted-session.js';
+import { json, setup, type Wire } from '../support/recorder-harness.js';
 
 const messagesOf = (events: readonly McpscopeEvent[], sessionId?: string): MessageEvent[] =>
   events.filter((e): e is MessageEvent => e.type === 'message' && (sessionId === undefined || e.sessionId === sessionId));
@@ -69,6 +70,54 @@ describe('readCapture: fixture', () => {
     expect(() => readCapture(JSON.stringify({ ...fixture, version: 2 }))).toThrow(/version 2; this mcpscope reads version 1\. Upgrade mcpscope/);
     expect(() => readCapture(JSON.stringify({ ...fixture, session: undefined }))).toThrow(/no valid "session"/);
     expect(() => readCapture(JSON.stringify({ ...fixture, messages: [{ seq: 1 }] }))).toThrow(/Message 1 of this fixture is not valid/);
+  });
+});
+
+/** A streamable session: initialize, a call answered, a call the client cancels (no answer), and `end` (nothing, or the DELETE). */
+function cancelledCallSession(end: 'open' | 'deleted') {
+  const { store, w, feed } = setup();
+  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const sh = { ...h, 'mcp-session-id': 'S', 'mcp-protocol-version': '2025-11-25' };
+  const post = (body: unknown, headers: Record<string, string> = sh) => w.send(w.xid(), 'POST', '/mcp', headers, json(body));
+  const answer = (xid: string, body: unknown, extra = {}) => w.reply(xid, 200, { 'content-type': 'application/json', ...extra }, json(body));
+  const xid = (recs: ReturnType<Wire['send']>) => recs[0].xid;
+  const init = post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, h);
+  feed([...init, ...answer(xid(init), { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } }, { 'mcp-session-id': 'S' })]);
+  const echo = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+  feed([...echo, ...answer(xid(echo), { jsonrpc: '2.0', id: 1, result: { content: [] } })]);
+  const slow = post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
+  feed([...slow, w.head(xid(slow), 200, { 'content-type': 'text/event-stream' })]);
+  const cancel = post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'bored' } });
+  feed([...cancel, ...w.reply(xid(cancel), 202, {})]);
+  feed([{ t: 'abort', xid: xid(slow), ts: w.ts(), side: 'client', reason: 'the client closed the connection' }]);
+  if (end === 'deleted') {
+    const del = w.send(w.xid(), 'DELETE', '/mcp', sh);
+    feed([...del, ...w.reply(xid(del), 200, {})]);
+  }
+  return store;
+}
+
+describe('readCapture: a fixture counts as the live session did', () => {
+  it.each(['open', 'deleted'] as const)('a cancelled call is not pending (session %s), in a fixture as live and in NDJSON and HAR', (end) => {
+    const store = cancelledCallSession(end);
+    const live = store.sessions.get('s1')!;
+    expect(live.counts).toMatchObject({ requests: 3, pending: 0 });
+    for (const text of [JSON.stringify(exportFixture(store, 's1')), exportNdjson(store, 's1'), JSON.stringify(exportHar(store, 's1'))]) {
+      const sessions = [...latestSessions(readCapture(text).events).values()];
+      expect(sessions.map((s) => s.counts)).toEqual([live.counts]);
+    }
+  });
+
+  it('a closed session has nothing pending, answered or not (the recorder stops waiting when it closes)', () => {
+    const { store, w, feed } = setup();
+    const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const x = w.xid();
+    feed([...w.send(x, 'POST', '/mcp', h, json({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })), w.head(x, 200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'T' })]);
+    const del = w.xid();
+    feed([...w.send(del, 'DELETE', '/mcp', { 'mcp-session-id': 'T' }), ...w.reply(del, 200, {})]);
+    const live = store.sessions.get('s1')!;
+    expect(live).toMatchObject({ status: 'closed', counts: { requests: 1, pending: 0 } });
+    expect(latestSessions(readCapture(JSON.stringify(exportFixture(store, 's1'))).events).get('s1')?.counts).toEqual(live.counts);
   });
 });
 
