@@ -21,6 +21,7 @@ import { packageVersion } from './version.js';
 import { FaultRegistry } from './faults/fault-rules.js';
 import { faultRoutes } from './faults/routes.js';
 import type { LocalCa } from './forward/ca.js';
+import { watchReachability } from './record/reachability.js';
 
 export { packageVersion };
 
@@ -86,6 +87,12 @@ export interface McpscopeOptions {
    * then a plain reverse proxy); the benchmark uses it to measure the pure forwarding cost.
    */
   record?: boolean;
+  /**
+   * Plain-words notices for a person watching the terminal, one line each (no newline): an
+   * upstream that cannot be reached (once per upstream, until it answers again) — the CLI writes
+   * them to stderr. Unset: nothing is said.
+   */
+  onNotice?: (line: string) => void;
 }
 
 /** An mcpscope, with or without a proxy port. */
@@ -174,6 +181,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed)) : recorder.handle);
   const faults = new FaultRegistry();
   const capture = options.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
+  const stopNotices = options.onNotice ? watchReachability(store, { notice: options.onNotice, isLive: (id) => recorder.registry.sessions.has(id) }) : undefined;
 
   // The record file first: a path that cannot be written fails the launch before anything listens.
   // It is redacted like every export, whatever --show-secrets says for the UI.
@@ -324,6 +332,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       });
     },
     async close() {
+      stopNotices?.();
       removeDiscovery?.();
       await thread?.close();
       queue.close();

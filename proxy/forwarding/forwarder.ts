@@ -220,24 +220,28 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const clientGone = ctx?.abort.aborted ?? false;
     const status = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' ? 504 : 502;
     const target = ctx?.route.target ?? '';
+    // The URL this request was sent to (the target's origin and the path the client asked for).
+    const url = ctx ? ctx.route.upstreamOrigin + reply.request.url : target;
     const message = clientGone
       ? 'the client went away before the upstream answered; mcpscope aborted the upstream request'
-      : `mcpscope could not get a response from ${target}: ${cause}`;
-    if (ctx) {
-      ctx.responded = true;
-      if (clientGone) capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: message });
-      else capture({ t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
-    }
+      : `mcpscope could not get a response from ${url}: ${cause}`;
+    if (ctx) ctx.responded = true;
     if (clientGone || reply.sent || reply.raw.headersSent) {
+      if (ctx) capture(clientGone ? { t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: message } : { t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
       if (!reply.raw.writableEnded) reply.raw.destroy();
       return;
     }
     const id = ctx ? jsonRpcIdFrom(ctx.head) : null;
-    void reply
-      .code(status)
-      .header('content-type', 'application/json')
-      .header('x-mcpscope-error', code)
-      .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message, data: { target, cause: code } } }));
+    const text = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message, data: { target, url, cause: code } } });
+    const headers = { 'content-type': 'application/json', 'x-mcpscope-error': code };
+    if (ctx) {
+      // mcpscope's answer is recorded as the response (its error pairs with the request), then why.
+      const xid = ctx.xid;
+      capture({ t: 'response', xid, ts: now(), status, headers });
+      capture({ t: 'response-chunk', xid, ts: now(), chunk: Buffer.from(text, 'utf8') });
+      capture({ t: 'upstream-error', xid, ts: now(), code, message, status });
+    }
+    void reply.code(status).headers(headers).send(text);
   }
 
   return { captureAndForward };

@@ -39,6 +39,11 @@ const WORDS: Record<string, string> = {
   CERT_NOT_YET_VALID: "the upstream's TLS certificate is not valid yet",
 };
 
+/** A failure code (`describeUpstreamError`'s, or the `x-mcpscope-error` header of mcpscope's own answer) in a few plain words. */
+export function causeOfCode(code: string): string {
+  return WORDS[code] ?? (TLS_TRUST_CODES.has(code) ? `the upstream's TLS certificate is not trusted (${code})` : code === 'UNKNOWN' ? 'no response' : code);
+}
+
 export function describeUpstreamError(err: unknown): { code: string; cause: string } {
   let e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
   const isKnownCode = (c: unknown) => typeof c === 'string' && (/^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(c) || TLS_TRUST_CODES.has(c));

@@ -33,6 +33,8 @@ import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type 
 import { redactJsonFields, type Redactor } from './redact.js';
 import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';
+import { ownAnswerHint } from './own-answers.js';
+import { atLeast, byteLength, flatCopy, mayBeJson, mediaType, metaOf, pathAndQuery, pickPeer, stripUndefined, targetOf } from './record-helpers.js';
 
 export interface RecorderOptions {
   store: EventStore;
@@ -74,22 +76,16 @@ interface ExchangeState {
   deferred?: { end: BodyEnd; ts: number };
   /** Plain HTTP: the bodies its hints read. */
   plainBodies?: PlainBodies;
+  /** mcpscope answered this request itself (own-answers.ts): said on the exchange and on the answer's messages. */
+  ownAnswer?: Hint;
+  /** The session closes once this response's body is read (its JSON-RPC error still pairs with the request). */
+  closeAfter?: string;
 }
 
 const STATELESS_VERSION = '2026-07-28';
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 const META_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
-
-function metaOf(params: unknown): Record<string, unknown> | undefined {
-  const m = (params as { _meta?: unknown } | undefined)?._meta;
-  return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : undefined;
-}
-
-/** `YYYY-MM-DD` versions compare as strings. */
-function atLeast(version: string | undefined, min: string): boolean {
-  return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= min;
-}
 
 /** A wrapped stdio server process (see proxy/stdio/stdio-wrapper.ts). */
 interface ProcessState {
@@ -112,6 +108,8 @@ interface ProcessState {
 interface FrameOwner {
   session?: SessionInfo;
   exchangeId?: string;
+  /** Said on every server→client message of the frame (mcpscope's own answer). */
+  note?: Hint;
 }
 
 const PREVIEW_BYTES = 4096;
@@ -124,21 +122,6 @@ const PLAIN_PREVIEW_BYTES = 16 * 1024;
 const TRUNCATED_PREFIX_BYTES = 64 * 1024;
 /** A stderr line longer than this is cut (the process's stderr still got every byte). */
 const STDERR_LINE_BYTES = 8192;
-
-
-function mediaType(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  return value.split(';')[0].trim().toLowerCase() || undefined;
-}
-
-function pathAndQuery(url: string, base: string): string | undefined {
-  try {
-    const u = new URL(url, base);
-    return u.pathname + u.search;
-  } catch {
-    return undefined;
-  }
-}
 
 export class Recorder {
   private readonly store: EventStore;
@@ -407,10 +390,9 @@ export class Recorder {
       this.registry.assignMcpId(session, assigned);
       this.markSession(session);
     }
-    if (session && ex.hasInitialize && status >= 400) {
-      this.closeSession(session, ts, 'initialize-rejected');
-    }
-    if (session && sentSessionId && status === 404) this.closeSession(session, ts, 'expired');
+    // Closed once the body is read, so that the error it carries still pairs with the request.
+    if (session && ex.hasInitialize && status >= 400) ex.closeAfter = 'initialize-rejected';
+    else if (session && sentSessionId && status === 404) ex.closeAfter = 'expired';
     if (session && info.method === 'DELETE' && status >= 200 && status < 300) this.closeSession(session, ts, 'deleted');
     // (Legacy HTTP+SSE sessions never have an Mcp-Session-Id: they are tied to their GET stream, not stateless.)
     if (session && session.transport === 'streamable-http' && ex.hasInitialize && status < 300 && !assigned && !session.mcpSessionId) {
@@ -443,6 +425,8 @@ export class Recorder {
       transport: session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
       negotiatedVersion: session?.protocolVersion,
     });
+    ex.ownAnswer = ownAnswerHint(headers);
+    if (ex.ownAnswer) info.hints.push(ex.ownAnswer);
     if (info.resumes) info.hints.push({ level: 'info', code: 'resumed', text: `Resumes the stream of exchange ${info.resumes} after event ${info.lastEventId}; replayed events are marked, not counted twice.` });
     this.markExchange(ex);
   }
@@ -506,6 +490,7 @@ export class Recorder {
 
   private onResponseEnd(ex: ExchangeState, ts: number, sha256?: string): void {
     this.finishResponse(ex, ts, sha256);
+    this.closeAfterBody(ex, ts);
     if (ex.info.listen !== undefined) this.onListenEnd(ex, 'server');
     ex.info.endedAt = ts;
     ex.ended = true;
@@ -560,6 +545,7 @@ export class Recorder {
     if (ex.ended) return;
     ex.reqReader = undefined;
     this.finishResponse(ex, ts);
+    this.closeAfterBody(ex, ts);
     if (ex.kind === undefined) this.decide(ex, 'plain');
     ex.info.aborted = side;
     ex.info.error = reason;
@@ -650,6 +636,10 @@ export class Recorder {
 
   private onUpstreamError(ex: ExchangeState, ts: number, code: string, message: string, status: number): void {
     if (ex.kind === undefined) this.decide(ex, 'plain');
+    // The answer mcpscope sent in the server's place, when forwarder.ts recorded it (before this
+    // record): its JSON-RPC error is the request's answer, paired with it.
+    this.finishResponse(ex, ts);
+    this.closeAfterBody(ex, ts);
     ex.info.status = status;
     ex.info.error = message;
     ex.info.endedAt = ts;
@@ -920,7 +910,7 @@ export class Recorder {
       const rawText = single && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.text(frame.text) : undefined;
       const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
       // Whole-payload issues (a batch, an invalid batch member) go on the payload's first message.
-      const hints: Hint[] = [...(i === 0 ? cls.issues : []), ...m.issues, ...corr.issues];
+      const hints: Hint[] = [...(i === 0 ? cls.issues : []), ...m.issues, ...corr.issues, ...(owner.note && dir === 's2c' ? [owner.note] : [])];
       if (corr.replayOf === undefined) {
         hints.push(
           ...messageHints({
@@ -1083,7 +1073,13 @@ export class Recorder {
   }
 
   private ownerOf(ex: ExchangeState): FrameOwner {
-    return { session: ex.session, exchangeId: ex.info.id };
+    return { session: ex.session, exchangeId: ex.info.id, note: ex.ownAnswer };
+  }
+
+  /** A close the response's head decided, once its body has been read (`closeAfter`). */
+  private closeAfterBody(ex: ExchangeState, ts: number): void {
+    if (ex.closeAfter !== undefined && ex.session) this.closeSession(ex.session, ts, ex.closeAfter);
+    ex.closeAfter = undefined;
   }
 
   private emitExchange(ex: ExchangeState): void {
@@ -1108,37 +1104,3 @@ export class Recorder {
   }
 }
 
-/** The upstream's name for a new session, when the proxy has one. */
-function targetOf(ex: { targetName?: string }): Partial<SessionInfo> {
-  return ex.targetName ? { targetName: ex.targetName } : {};
-}
-
-function pickPeer(p: { name: string; version?: unknown; title?: unknown }): { name: string; version?: string; title?: string } {
-  return {
-    name: p.name,
-    ...(typeof p.version === 'string' ? { version: p.version } : {}),
-    ...(typeof p.title === 'string' ? { title: p.title } : {}),
-  };
-}
-
-const encoder = new TextEncoder();
-function byteLength(s: string): number {
-  // Cheap for ASCII, exact for everything.
-  return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).byteLength;
-}
-
-/** A string that shares no memory with the one it was sliced from. */
-function flatCopy(s: string): string {
-  return Buffer.from(s, 'utf8').toString('utf8');
-}
-
-function mayBeJson(text: string): boolean {
-  return /^\s*[[{]/.test(text);
-}
-
-/** A copy of `o` without its undefined properties (built up, not `delete`d: that would leave a slow dictionary-mode object for the store, the feed and JSON.stringify). */
-function stripUndefined<T extends object>(o: T): T {
-  const out = {} as T;
-  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
-  return out;
-}

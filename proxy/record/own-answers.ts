@@ -1,0 +1,28 @@
+/**
+ * mcpscope's own answers: requests the proxy answered itself, in the server's place — the 502/504
+ * when the upstream could not be reached (proxy/forwarding/forwarder.ts, header `x-mcpscope-error`)
+ * and fault injection's answers (proxy/faults/fault-actions.ts, header `x-mcpscope-fault`). Both
+ * are recorded as the exchange's response, so their JSON-RPC error pairs with the request like a
+ * server's would; the hint says, on the exchange and on that message, who really answered.
+ */
+import type { Hint } from '../model/events.js';
+import { firstHeader, type HeaderMap } from '../capture/wire-records.js';
+import { causeOfCode } from '../forwarding/upstream-errors.js';
+
+export const OWN_ANSWER_HINT = 'answered-by-mcpscope';
+
+/** The hint for a response mcpscope sent itself (from its headers), or undefined for the server's. */
+export function ownAnswerHint(headers: HeaderMap): Hint | undefined {
+  const code = firstHeader(headers, 'x-mcpscope-error');
+  if (code !== undefined) {
+    return {
+      level: 'warn',
+      code: OWN_ANSWER_HINT,
+      text: `Answered by mcpscope, not by the server: the server was not reachable (${causeOfCode(code)}). The request never reached it; the client got this error in its place.`,
+    };
+  }
+  if (firstHeader(headers, 'x-mcpscope-fault') !== undefined) {
+    return { level: 'warn', code: OWN_ANSWER_HINT, text: 'Answered by mcpscope, not by the server (fault injection): the request was not forwarded.' };
+  }
+  return undefined;
+}
