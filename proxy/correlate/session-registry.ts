@@ -73,6 +73,22 @@ export class SessionRegistry {
     return s && s.status === 'open' ? s : undefined;
   }
 
+  /** The session is no home for id-less requests after all (a legacy HTTP+SSE stream). */
+  unmarkHeaderless(session: SessionInfo): void {
+    for (const [key, id] of this.headerless) if (id === session.id) this.headerless.delete(key);
+  }
+
+  /** The newest open session without a server-assigned id whose requests went to `target` (any client). */
+  headerlessTo(target: string): SessionInfo | undefined {
+    let newest: SessionInfo | undefined;
+    const suffix = ` to ${target}`;
+    for (const [key, id] of this.headerless) {
+      const s = key.endsWith(suffix) ? this.get(id) : undefined;
+      if (s && s.status === 'open' && (!newest || s.startedAt > newest.startedAt)) newest = s;
+    }
+    return newest;
+  }
+
   noteEventId(session: SessionInfo, eventId: string, exchangeId: string): void {
     let m = this.eventExchanges.get(session.id);
     if (!m) this.eventExchanges.set(session.id, (m = new Map()));

@@ -34,6 +34,7 @@ import { redactJsonFields, type Redactor } from './redact.js';
 import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';
 import { ownAnswerHint } from './own-answers.js';
+import { StreamEndpoints } from './get-stream.js';
 import { atLeast, byteLength, flatCopy, mayBeJson, mediaType, metaOf, pathAndQuery, pickPeer, stripUndefined, targetOf } from './record-helpers.js';
 
 export interface RecorderOptions {
@@ -137,6 +138,7 @@ export class Recorder {
   /** Plain HTTP exchanges' sessions, one per origin. */
   private httpBuckets = new Map<string, SessionInfo>();
   private mcpEndpoints = new McpEndpoints();
+  private streamEndpoints = new StreamEndpoints();
 
   constructor(options: RecorderOptions) {
     this.store = options.store;
@@ -338,15 +340,7 @@ export class Recorder {
         this.attach(ex, this.newSession('streamable-http', ex.target, ex.info.startedAt, targetOf(ex)));
       } else {
         const first = cls?.ok ? (cls.messages[0]?.value as { params?: unknown }) : undefined;
-        const key = groupingKeyOf(first?.params, ex.target);
-        const group = clientGroupOf(first?.params);
-        const session =
-          this.registry.headerlessFor(key) ??
-          this.newSession('streamable-http', ex.target, ex.info.startedAt, { ...targetOf(ex), grouping: group === 'anonymous' ? 'requests without Mcp-Session-Id' : group }, [
-            { level: 'info', code: 'stateless', text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.' },
-          ]);
-        this.registry.markHeaderless(session, key);
-        this.attach(ex, session);
+        this.attach(ex, this.statelessSession(ex, first?.params));
       }
     }
     if (ex.session && cls?.ok && !ex.hasInitialize) this.noteStatelessMeta(ex.session, cls.messages[0]?.value);
@@ -381,10 +375,12 @@ export class Recorder {
     const sentSessionId = firstHeader(ex.requestHeaders, 'mcp-session-id');
 
     if (!ex.session && info.method === 'GET' && isSse && status < 300 && !sentSessionId) {
-      // A GET event stream without a session id: the legacy HTTP+SSE transport's session stream.
-      this.attach(ex, this.newSession('legacy-sse', ex.target, info.startedAt, targetOf(ex)));
+      // A GET event stream without a session id: a stateless server's standalone stream, or the legacy HTTP+SSE transport's session stream (get-stream.ts).
+      if (this.streamEndpoints.isStreamable(ex.requestHeaders, ex.endpoint)) this.attach(ex, this.statelessSession(ex, undefined));
+      else this.attach(ex, this.newSession('legacy-sse', ex.target, info.startedAt, targetOf(ex)));
     }
     const session = ex.session;
+    if (session?.transport === 'streamable-http' && info.method === 'POST' && status < 300) this.streamEndpoints.notePost(ex.endpoint);
 
     if (session && assigned && !session.mcpSessionId) {
       this.registry.assignMcpId(session, assigned);
@@ -455,6 +451,7 @@ export class Recorder {
       return;
     }
     if (sse.event === 'endpoint') {
+      if (session && session.transport !== 'legacy-sse' && ex.info.carrier === 'get-sse' && !session.mcpSessionId) return this.onResponseFrame(this.toLegacy(ex, session), f, ts);
       const endpoint = pathAndQuery(f.text.trim(), ex.proxyOrigin + ex.info.url);
       if (session && endpoint) {
         this.registry.mapEndpoint(session, endpoint);
@@ -1074,6 +1071,41 @@ export class Recorder {
 
   private ownerOf(ex: ExchangeState): FrameOwner {
     return { session: ex.session, exchangeId: ex.info.id, note: ex.ownAnswer };
+  }
+
+  /**
+   * The session of requests without an Mcp-Session-Id (stateless servers, 2026-07-28): the newest
+   * one of the same client (`params`' `_meta`) and upstream; for a GET stream (no `params`), of the
+   * same upstream.
+   */
+  private statelessSession(ex: ExchangeState, params: unknown): SessionInfo {
+    const key = groupingKeyOf(params, ex.target);
+    const group = clientGroupOf(params);
+    const known = this.registry.headerlessFor(key) ?? (params === undefined ? this.registry.headerlessTo(ex.target) : undefined);
+    if (known) return known;
+    const session = this.newSession('streamable-http', ex.target, ex.info.startedAt, { ...targetOf(ex), grouping: group === 'anonymous' ? 'requests without Mcp-Session-Id' : group }, [
+      { level: 'info', code: 'stateless', text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.' },
+    ]);
+    this.registry.markHeaderless(session, key);
+    return session;
+  }
+
+  /** A GET stream taken for a stateless server's got the legacy `endpoint` event: it is a legacy HTTP+SSE session stream after all. */
+  private toLegacy(ex: ExchangeState, from: SessionInfo): ExchangeState {
+    if (from.counts.exchanges === 1 && from.counts.messages === 0) {
+      // Its session was opened for this stream: it becomes the legacy session.
+      from.transport = 'legacy-sse';
+      from.grouping = undefined;
+      this.registry.unmarkHeaderless(from);
+    } else {
+      from.counts.exchanges -= 1;
+      ex.session = undefined;
+      this.attach(ex, this.newSession('legacy-sse', ex.target, ex.info.startedAt, targetOf(ex)));
+    }
+    this.markSession(from);
+    ex.info.carrier = 'legacy-sse';
+    ex.info.hints = ex.info.hints.filter((h) => h.code !== 'standalone-stream');
+    return ex;
   }
 
   /** A close the response's head decided, once its body has been read (`closeAfter`). */

@@ -100,6 +100,33 @@ describe('SessionRegistry: headerless (stateless) groups', () => {
   });
 });
 
+describe('SessionRegistry: id-less sessions by upstream', () => {
+  it('headerlessTo: the newest open id-less session of any client with requests to that upstream', () => {
+    const r = new SessionRegistry();
+    const a = r.create('streamable-http', 'http://up/mcp', 10);
+    const b = r.create('streamable-http', 'http://up/mcp', 20);
+    const other = r.create('streamable-http', 'http://other/mcp', 30);
+    r.markHeaderless(a, groupingKeyOf(undefined, 'http://up/mcp'));
+    r.markHeaderless(b, groupingKeyOf({ _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } }, 'http://up/mcp'));
+    r.markHeaderless(other, groupingKeyOf(undefined, 'http://other/mcp'));
+    expect(r.headerlessTo('http://up/mcp')).toBe(b);
+    expect(r.headerlessTo('http://other/mcp')).toBe(other);
+    expect(r.headerlessTo('http://up')).toBeUndefined();
+    r.close(b, 40, 'deleted');
+    expect(r.headerlessTo('http://up/mcp')).toBe(a);
+  });
+
+  it('unmarkHeaderless: the session is no longer a home for id-less requests', () => {
+    const r = new SessionRegistry();
+    const a = r.create('streamable-http', 't', 0);
+    r.markHeaderless(a, 'anonymous to t');
+    r.unmarkHeaderless(a);
+    expect(r.headerlessFor('anonymous to t')).toBeUndefined();
+    expect(r.headerlessTo('t')).toBeUndefined();
+    expect(a.status).toBe('open');
+  });
+});
+
 describe('SessionRegistry: SSE event ids for resumption', () => {
   it('remembers the first exchange that carried an event id, per session', () => {
     const r = new SessionRegistry();
