@@ -108,6 +108,26 @@ describe('readCapture: a fixture counts as the live session did', () => {
     }
   });
 
+  it("a call mcpscope answered itself (the upstream down) counts the same from a fixture, NDJSON and HAR: its problem too", () => {
+    const { store, w, feed } = setup();
+    const x = w.xid();
+    const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'D' };
+    const message = 'mcpscope could not get a response from http://upstream.test/mcp: connection refused — is the server running on that port?';
+    feed([
+      ...w.send(x, 'POST', '/mcp', h, json({ jsonrpc: '2.0', id: 3, method: 'tools/list' })),
+      w.head(x, 502, { 'content-type': 'application/json', 'x-mcpscope-error': 'ECONNREFUSED' }),
+      ...w.chunks(x, json({ jsonrpc: '2.0', id: 3, error: { code: -32000, message } })),
+      { t: 'upstream-error', xid: x, ts: w.ts(), code: 'ECONNREFUSED', message, status: 502 },
+    ]);
+    const live = store.sessions.get('s1')!;
+    expect(live.counts).toEqual({ messages: 2, requests: 1, pending: 0, errors: 2, exchanges: 1 });
+    for (const text of [JSON.stringify(exportFixture(store, 's1')), exportNdjson(store, 's1'), JSON.stringify(exportHar(store, 's1'))]) {
+      const events = readCapture(text).events;
+      expect([...latestSessions(events).values()].map((s) => s.counts)).toEqual([live.counts]);
+      expect(events.filter((e) => e.type === 'problem').map((e) => (e as { code: string }).code)).toEqual(['upstream-unreachable']);
+    }
+  });
+
   it('a closed session has nothing pending, answered or not (the recorder stops waiting when it closes)', () => {
     const { store, w, feed } = setup();
     const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
