@@ -4,6 +4,7 @@
  * on it, with the same API, exports and import as a live mcpscope. Runs until Ctrl-C.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { generateToken, packageVersion, UI_DIR } from '../mcpscope.js';
 import { startUiServer, type UiServer } from '../server/ui-server.js';
 import { EventStore } from '../store/event-store.js';
@@ -26,6 +27,9 @@ Usage
   --host <addr>     listen address (default 127.0.0.1)
 `;
 
+/** What each kind of capture is called, for people. */
+const KINDS: Record<string, string> = { fixture: 'fixture', ndjson: 'NDJSON event log', events: 'event list', har: 'HAR file' };
+
 export interface OpenHandle {
   ui: UiServer;
   store: EventStore;
@@ -36,7 +40,7 @@ export interface OpenHandle {
 export async function openCapture(
   file: string,
   options: { uiPort?: number; token?: string; host?: string; onWarning?: (m: string) => void } = {},
-): Promise<OpenHandle & { kind: string; events: number; sessions: string[] }> {
+): Promise<OpenHandle & { kind: string; events: number; sessions: string[]; movedFrom?: number }> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -59,9 +63,12 @@ export async function openCapture(
       uiDir: UI_DIR,
       showSecrets: false,
       version,
+      // The UI shows the file, not the live controls (there is no proxy, nothing to pause or clear).
+      capture: { file: basename(file), kind: KINDS[capture.kind] ?? capture.kind },
       plugins: [fixtureRoutes({ store, token, version })],
     });
   let ui: UiServer;
+  let movedFrom: number | undefined;
   if (options.uiPort !== undefined) ui = await serve(options.uiPort);
   else {
     try {
@@ -69,9 +76,10 @@ export async function openCapture(
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       ui = await serve(0);
+      movedFrom = DEFAULT_UI_PORT;
     }
   }
-  return { ui, store, kind: capture.kind, events: loaded.events, sessions: loaded.sessions, close: () => ui.close() };
+  return { ui, store, kind: capture.kind, events: loaded.events, sessions: loaded.sessions, movedFrom, close: () => ui.close() };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -125,10 +133,12 @@ export async function main(argv: string[]): Promise<number> {
     process.on('SIGTERM', () => shutdown('SIGTERM'));
   });
 
-  const kinds: Record<string, string> = { fixture: 'fixture', ndjson: 'NDJSON event log', events: 'event list', har: 'HAR file' };
+  if (opened.movedFrom !== undefined) {
+    out.write(`mcpscope open: port ${opened.movedFrom} (the default UI port) is in use, so the UI is on port ${opened.ui.port} instead. Choose one with --ui-port.\n`);
+  }
   out.write(
     `\nmcpscope ${packageVersion()}\n` +
-      `Opened ${file} (${kinds[opened.kind] ?? opened.kind}): ${opened.events} events, ${opened.sessions.length} session${opened.sessions.length === 1 ? '' : 's'}. Ctrl-C to stop.\n` +
+      `Opened ${file} (${KINDS[opened.kind] ?? opened.kind}): ${opened.events} events, ${opened.sessions.length} session${opened.sessions.length === 1 ? '' : 's'}. Ctrl-C to stop.\n` +
       `  UI     ${opened.ui.url}\n\n`,
   );
   return stopped;

@@ -11,6 +11,8 @@
  *   GET  /api/exchanges/:id              one HTTP exchange
  *   GET  /api/messages/:seq              one message in full (the feed elides payloads over 256 KiB)
  *   POST /api/clear                      forget everything captured so far
+ *   GET  /api/info                       what this UI serves: { mode: "live" }, or a saved capture
+ *                                        (`mcpscope open`): { mode: "capture", file, kind }
  *   WS   /ws?since=SEQ                   hello, snapshot, then live events (see docs/event-schema.md)
  *   WS   /ingest                         stdio wrappers send their wire records (see ingest.ts); token
  *                                        required, and no Origin at all (browsers may not ingest)
@@ -46,6 +48,11 @@ export interface UiServerOptions {
    * recorder. Without it (a UI with no recorder, e.g. browsing a saved capture) /ingest answers 404.
    */
   ingest?: (record: WireRecord) => void;
+  /**
+   * A saved capture served by `mcpscope open` (no proxy, nothing live): `/api/info` says so, and
+   * the UI shows the file instead of the live controls (pause, clear, faults, store stats).
+   */
+  capture?: { file: string; kind: string };
   /** Extra routes (exports, fault injection…) registered inside the authenticated scope. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -164,6 +171,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (!x) return reply.code(404).send({ error: `No exchange ${req.params.id}` });
     return x;
   });
+  const info = options.capture ? { mode: 'capture', file: options.capture.file, kind: options.capture.kind, version: options.version } : { mode: 'live', version: options.version };
+  app.get('/api/info', async () => info);
   app.post('/api/clear', async () => {
     store.clear();
     feed.cleared();

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The Faults panel: the header button opens it, it lists the rules from GET /api/faults, adds one
+ * The Faults panel: the header button opens it, it lists the rules from GET api/faults, adds one
  * with POST (the JSON the API expects) and removes one with DELETE. fetch is a stub here; the API
  * itself is tested in test/e2e/faults.test.ts.
  */
@@ -64,7 +64,7 @@ describe('FaultsPanel', () => {
     act(() => q('faults')!.click());
     await settle();
     expect(q('faults-panel')).not.toBeNull();
-    expect(api.calls[0]).toEqual({ method: 'GET', url: '/api/faults', body: undefined });
+    expect(api.calls[0]).toEqual({ method: 'GET', url: 'api/faults', body: undefined });
     expect(host.querySelectorAll('[data-testid="fault-rule"]')).toHaveLength(0);
 
     // Defaults: method tools/call, answer 503, once.
@@ -79,7 +79,7 @@ describe('FaultsPanel', () => {
 
     act(() => q('fault-remove')!.click());
     await settle();
-    expect(api.calls.some((c) => c.method === 'DELETE' && c.url === '/api/faults/fault-1')).toBe(true);
+    expect(api.calls.some((c) => c.method === 'DELETE' && c.url === 'api/faults/fault-1')).toBe(true);
     expect(host.querySelectorAll('[data-testid="fault-rule"]')).toHaveLength(0);
     expect(api.rules()).toEqual([]);
   });

@@ -2,7 +2,9 @@
  * The mcpscope UI shell: header, session list, timeline / waterfall with the filter bar, the
  * detail pane, and compare mode (two sessions diffed). Owns view state (filters, selection, view,
  * detail, compared sessions) and mirrors it into the URL. Capture files dropped anywhere on the
- * page (or picked with "Open…") are imported through the API and arrive on the live feed.
+ * page (or picked with "Open…") are imported through the API and arrive on the live feed. A saved
+ * capture served by `mcpscope open` (the server says so at `api/info`) shows its file name in the
+ * header and no live controls.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
 import type { TimelineStore } from './state/store.js';
@@ -10,7 +12,7 @@ import { FeedClient } from './state/feed-client.js';
 import { filtersFromSearch, filtersToSearch, isEmptyFilters } from './state/filters.js';
 import { EMPTY_FILTERS, type FeedStatus, type Filters, type Row, type SessionInfo } from './state/types.js';
 import { useStoreVersion } from './state/use-store.js';
-import { Header } from './components/Header.js';
+import { Header, type UiSource } from './components/Header.js';
 import { SessionList } from './components/SessionList.js';
 import { FilterBar, type View } from './components/FilterBar.js';
 import { Timeline } from './components/Timeline.js';
@@ -20,6 +22,7 @@ import { DiffView } from './components/DiffView.js';
 import { DropOverlay, useFileDrop } from './components/DropOverlay.js';
 import { Toasts, type Notice } from './components/Toasts.js';
 import { describeImport, importCaptureFile } from './state/import-client.js';
+import { apiFetch, loadServerInfo } from './state/api.js';
 
 export interface AppProps {
   store: TimelineStore;
@@ -27,6 +30,13 @@ export interface AppProps {
   connect?: boolean;
   /** Initial feed status (tests). */
   initialStatus?: FeedStatus;
+  /**
+   * A live mcpscope or a saved capture (`mcpscope open`). Default: asked from the server
+   * (`api/info`) when connected — no live controls until it answers — else live.
+   */
+  source?: UiSource;
+  /** Ask the server what it serves (`api/info`); default: when connected. */
+  detectSource?: boolean;
 }
 
 /** The two sessions of compare mode ('' = not picked yet). */
@@ -109,7 +119,7 @@ function isTyping(target: EventTarget | null): boolean {
   return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el.isContentEditable;
 }
 
-export function App({ store, connect = false, initialStatus = 'connecting' }: AppProps) {
+export function App({ store, connect = false, initialStatus = 'connecting', source: givenSource, detectSource = connect }: AppProps) {
   const version = useStoreVersion(store);
   const [urlState] = useState(() => urlStateFromSearch(typeof location !== 'undefined' ? location.search : ''));
   const [filters, setFilters] = useState<Filters>(urlState.filters);
@@ -127,6 +137,22 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
   const [detailWidth, setDetailWidth] = useState(() => Math.round(Math.min(760, Math.max(420, (typeof window !== 'undefined' ? window.innerWidth : 1400) * 0.42))));
   const feedRef = useRef<FeedClient | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
+  const [detectedSource, setDetectedSource] = useState<UiSource>(detectSource ? { mode: 'unknown' } : { mode: 'live' });
+  const source = givenSource ?? detectedSource;
+  /** A saved capture has nothing live: no timers ticking on its pending calls. */
+  const live = source.mode !== 'capture';
+
+  // ---- what the server serves: live traffic, or a saved capture ----
+  useEffect(() => {
+    if (!detectSource || givenSource) return;
+    let current = true;
+    void loadServerInfo().then((info) => {
+      if (current) setDetectedSource(info);
+    });
+    return () => {
+      current = false;
+    };
+  }, [detectSource, givenSource]);
 
   // ---- live feed ----
   useEffect(() => {
@@ -238,7 +264,7 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
   const onClear = async () => {
     setBusy('clearing…');
     try {
-      const res = await fetch('/api/clear', { method: 'POST', credentials: 'same-origin' });
+      const res = await apiFetch('clear', { method: 'POST' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       store.clear();
       setSelectedKey(undefined);
@@ -364,6 +390,7 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
   return (
     <div className={`app${showDetail ? ' with-detail' : ''}`} style={showDetail ? ({ '--detail-w': `${detailWidth}px` } as CSSProperties) : undefined}>
       <Header
+        source={source}
         status={status.status}
         statusDetail={status.detail}
         paused={paused}
@@ -416,9 +443,9 @@ export function App({ store, connect = false, initialStatus = 'connecting' }: Ap
                 searchRef={searchRef}
               />
               {view === 'timeline' ? (
-                <Timeline rows={rows} selectedKey={selectedKey} onSelect={select} onOpen={open} showSession={multiSession} live={!paused} closedSessions={closedSessions} />
+                <Timeline rows={rows} selectedKey={selectedKey} onSelect={select} onOpen={open} showSession={multiSession} live={live && !paused} closedSessions={closedSessions} />
               ) : (
-                <Waterfall store={store} sessionId={filters.session} version={version} selectedKey={selectedKey} onSelect={select} live={!paused} visibleKeys={visibleKeys} />
+                <Waterfall store={store} sessionId={filters.session} version={version} selectedKey={selectedKey} onSelect={select} live={live && !paused} visibleKeys={visibleKeys} />
               )}
             </>
           )}

@@ -5,6 +5,7 @@
  * gives it (content-disposition) and the page's cookie authenticates the download.
  */
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import { apiPath } from '../state/api.js';
 
 export type ExportFormat = 'fixture' | 'har' | 'ndjson';
 
@@ -23,8 +24,8 @@ export const EXPORT_FORMATS: readonly FormatInfo[] = [
 
 /** Where a format is downloaded from: one session (`sessionId`), or everything (''). Undefined: not offered. */
 export function exportHref(sessionId: string, format: ExportFormat): string | undefined {
-  if (sessionId !== '') return `api/sessions/${encodeURIComponent(sessionId)}/export?format=${format}`;
-  return format === 'fixture' ? undefined : `api/export?format=${format}`;
+  if (sessionId !== '') return apiPath(`sessions/${encodeURIComponent(sessionId)}/export?format=${format}`);
+  return format === 'fixture' ? undefined : apiPath(`export?format=${format}`);
 }
 
 export interface ExportMenuProps {

@@ -1,11 +1,13 @@
 /**
  * Fault injection controls (issue 6, item 8): a header button ("Faults") that opens a small panel
  * listing the proxy's fault rules, with a form to add one and a button to remove each. Talks to
- * GET/POST/DELETE /api/faults on the UI's own origin (the token cookie authenticates it).
- * Off by default: with no rules the proxy forwards everything untouched.
+ * GET/POST/DELETE api/faults (state/api.ts: the page's own origin; the token cookie authenticates it).
+ * Off by default: with no rules the proxy forwards everything untouched. Where the API has no
+ * fault rules (an mcpscope without them answers 404) the panel says so and offers no form.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { FaultRule } from '../../../proxy/faults/fault-types.js';
+import { apiFetch } from '../state/api.js';
 
 type ActionType = FaultRule['action']['type'];
 
@@ -31,6 +33,8 @@ export function FaultsPanel() {
   const [open, setOpen] = useState(false);
   const [rules, setRules] = useState<FaultRule[]>([]);
   const [error, setError] = useState<string | undefined>();
+  /** The API has no fault rules here (404): nothing can be added. */
+  const [unavailable, setUnavailable] = useState(false);
   const [method, setMethod] = useState('tools/call');
   const [tool, setTool] = useState('');
   const [path, setPath] = useState('');
@@ -40,9 +44,16 @@ export function FaultsPanel() {
 
   const load = useCallback(async () => {
     try {
-      const res = await fetch('/api/faults', { credentials: 'same-origin' });
+      const res = await apiFetch('faults');
+      if (res.status === 404) {
+        setUnavailable(true);
+        setRules([]);
+        setError('Fault injection is not available here: this mcpscope has no proxy whose traffic it could change.');
+        return;
+      }
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       setRules((await res.json()) as FaultRule[]);
+      setUnavailable(false);
       setError(undefined);
     } catch (err) {
       setError(`Fault rules are not available (${(err as Error).message}).`);
@@ -58,9 +69,8 @@ export function FaultsPanel() {
     const action =
       type === 'delay' ? { type, ms: n } : type === 'status' ? { type, status: n } : type === 'drop-stream' ? { type, afterEvents: n } : { type };
     const match = { ...(method ? { method } : {}), ...(tool ? { tool } : {}), ...(path ? { path } : {}) };
-    const res = await fetch('/api/faults', {
+    const res = await apiFetch('faults', {
       method: 'POST',
-      credentials: 'same-origin',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ match, action, once }),
     }).catch((err: Error) => err);
@@ -73,7 +83,7 @@ export function FaultsPanel() {
   };
 
   const remove = async (id: string) => {
-    await fetch(`/api/faults/${encodeURIComponent(id)}`, { method: 'DELETE', credentials: 'same-origin' }).catch(() => undefined);
+    await apiFetch(`faults/${encodeURIComponent(id)}`, { method: 'DELETE' }).catch(() => undefined);
     await load();
   };
 
@@ -94,7 +104,7 @@ export function FaultsPanel() {
         <div className="menu" role="dialog" aria-label="Fault injection" data-testid="faults-panel" style={{ width: 360, padding: 8 }}>
           <div className="menu-head">Fault injection — applied to matching requests through the proxy, each recorded as a modification.</div>
           {error ? <p className="err-text" data-testid="faults-error">{error}</p> : null}
-          {rules.length === 0 ? <p className="muted">No rules: traffic passes untouched.</p> : null}
+          {rules.length === 0 && !unavailable ? <p className="muted">No rules: traffic passes untouched.</p> : null}
           <ul data-testid="faults-list" style={{ listStyle: 'none', padding: 0, margin: '6px 0' }}>
             {rules.map((r) => (
               <li key={r.id} data-testid="fault-rule" style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
@@ -108,6 +118,7 @@ export function FaultsPanel() {
               </li>
             ))}
           </ul>
+          {unavailable ? null : (
           <form
             data-testid="fault-form"
             style={{ display: 'grid', gap: 4 }}
@@ -147,6 +158,7 @@ export function FaultsPanel() {
               Add rule
             </button>
           </form>
+          )}
         </div>
       ) : null}
     </div>

@@ -1,12 +1,20 @@
 /**
  * Top bar: name, feed status, counts, pause/resume, clear, open a capture, fault injection, export.
+ * A saved capture (`mcpscope open <file>`) shows what it is instead — its file name, "capture" —
+ * and none of the live controls (there is no proxy: nothing to pause, clear, fault or evict).
  */
 import { useEffect, useRef, useState } from 'react';
 import type { FeedStatus } from '../state/types.js';
+import { apiFetch, type ServerInfo } from '../state/api.js';
 import { ExportMenu } from './ExportMenu.js';
 import { FaultsPanel } from './FaultsPanel.js';
 
+/** What the page shows: a live mcpscope, a saved capture, or not known yet (the server has not said). */
+export type UiSource = ServerInfo | { mode: 'unknown' };
+
 export interface HeaderProps {
+  /** Live (the default), a saved capture, or unknown: then neither live controls nor a capture label. */
+  source?: UiSource;
   status: FeedStatus;
   statusDetail?: string;
   paused: boolean;
@@ -55,20 +63,59 @@ export function Logo() {
 /** What the file picker offers (the import reads any file by its content). */
 const CAPTURE_ACCEPT = '.json,.ndjson,.jsonl,.har,application/json,application/x-ndjson';
 
-export function Header({ status, statusDetail, paused, stats, sessionsCount, exportSession, onTogglePause, onClear, onOpenFiles, busy }: HeaderProps) {
-  const fileRef = useRef<HTMLInputElement>(null);
-  const effective = paused ? 'paused' : status;
-  const text = statusText(status, statusDetail, paused);
+/** A page icon, for the capture badge. */
+function FileIcon() {
   return (
-    <header className="app-header">
+    <svg width="11" height="13" viewBox="0 0 11 13" aria-hidden="true" style={{ flex: 'none' }}>
+      <path d="M1.5 0.75 h5 l3 3 v7.75 a0.75 0.75 0 0 1 -0.75 0.75 h-7.25 a0.75 0.75 0 0 1 -0.75 -0.75 v-10 a0.75 0.75 0 0 1 0.75 -0.75 z M6.5 0.75 v3 h3" fill="none" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round" />
+    </svg>
+  );
+}
+
+/** The badge of a saved capture: its file name and "capture" (plus the feed's trouble, if any). */
+function CaptureBadge({ file, kind, status, statusDetail }: { file: string; kind?: string; status: FeedStatus; statusDetail?: string }) {
+  // The snapshot still comes over the feed: say so if it cannot be reached, never "live".
+  const trouble = status === 'offline' || status === 'reconnecting' ? statusText(status, statusDetail) : undefined;
+  return (
+    <div
+      className="status st-capture"
+      data-testid="status"
+      data-status="capture"
+      title={`A saved capture (${kind ?? 'capture file'}) opened with mcpscope open: nothing here is live.${trouble ? ` The page has lost mcpscope: ${trouble}.` : ''}`}
+      style={{ color: 'var(--text-2)', maxWidth: '36vw' }}
+    >
+      <FileIcon />
+      <span className="mono" data-testid="capture-file" style={{ color: 'var(--text)', overflow: 'hidden', textOverflow: 'ellipsis' }}>
+        {file}
+      </span>
+      <span data-testid="capture-label" style={{ color: 'var(--text-3)' }}>
+        capture{trouble ? ` · ${trouble}` : ''}
+      </span>
+    </div>
+  );
+}
+
+export function Header({ source = { mode: 'live' }, status, statusDetail, paused, stats, sessionsCount, exportSession, onTogglePause, onClear, onOpenFiles, busy }: HeaderProps) {
+  const fileRef = useRef<HTMLInputElement>(null);
+  const live = source.mode === 'live';
+  // Until the server says what it serves, the feed's "live" is not claimed.
+  const feedStatus: FeedStatus = source.mode === 'unknown' && status === 'live' ? 'connecting' : status;
+  const effective = live && paused ? 'paused' : feedStatus;
+  const text = statusText(feedStatus, statusDetail, live && paused);
+  return (
+    <header className="app-header" data-mode={source.mode}>
       <div className="brand">
         <Logo />
         <span className="brand-name">mcpscope</span>
       </div>
-      <div className={`status st-feed-${effective}`} data-testid="status" data-status={effective} title={statusDetail ?? ''}>
-        <span className="status-dot" aria-hidden="true" />
-        <span className="status-text">{text}</span>
-      </div>
+      {source.mode === 'capture' ? (
+        <CaptureBadge file={source.file} kind={source.kind} status={status} statusDetail={statusDetail} />
+      ) : (
+        <div className={`status st-feed-${effective}`} data-testid="status" data-status={effective} title={statusDetail ?? ''}>
+          <span className="status-dot" aria-hidden="true" />
+          <span className="status-text">{text}</span>
+        </div>
+      )}
       <div className="header-stats">
         <span>
           <b>{sessionsCount}</b> sessions
@@ -82,7 +129,7 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
         <span>
           <b>{stats.events.toLocaleString()}</b> events
         </span>
-        <EvictedNote />
+        {live ? <EvictedNote /> : null}
         {stats.dropped > 0 ? (
           <span className="err-text" title="The UI fell behind the feed and these events were not delivered; reload to re-fetch them.">
             <b>{stats.dropped.toLocaleString()}</b> dropped
@@ -92,12 +139,16 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
       <span className="spacer" />
       {busy ? <span className="muted header-busy">{busy}</span> : null}
       <div className="header-actions">
-        <button type="button" className={`btn${paused ? ' btn-primary' : ''}`} data-testid="pause" onClick={onTogglePause} title={paused ? 'Resume the live view' : 'Pause the live view (traffic is still recorded)'}>
-          {paused ? '▶ Resume' : '❚❚ Pause'}
-        </button>
-        <button type="button" className="btn" data-testid="clear" onClick={onClear} title="Forget everything captured so far (POST /api/clear)">
-          Clear
-        </button>
+        {live ? (
+          <>
+            <button type="button" className={`btn${paused ? ' btn-primary' : ''}`} data-testid="pause" onClick={onTogglePause} title={paused ? 'Resume the live view' : 'Pause the live view (traffic is still recorded)'}>
+              {paused ? '▶ Resume' : '❚❚ Pause'}
+            </button>
+            <button type="button" className="btn" data-testid="clear" onClick={onClear} title="Forget everything captured so far (POST api/clear)">
+              Clear
+            </button>
+          </>
+        ) : null}
         <button
           type="button"
           className="btn"
@@ -123,7 +174,7 @@ export function Header({ status, statusDetail, paused, stats, sessionsCount, exp
             if (files.length > 0) onOpenFiles(files);
           }}
         />
-        <FaultsPanel />
+        {live ? <FaultsPanel /> : null}
         <ExportMenu sessionId={exportSession} empty={stats.events === 0} />
       </div>
     </header>
@@ -138,16 +189,16 @@ interface StoreStats {
   maxBytes: number;
 }
 
-/** mcpscope's store is bounded: when it has evicted old events, say so (polls /api/stats). */
+/** A live mcpscope's store is bounded: when it has evicted old events, say so (polls api/stats). */
 function EvictedNote() {
   const [stats, setStats] = useState<StoreStats | undefined>();
   useEffect(() => {
     let live = true;
     const load = () =>
-      fetch('api/stats', { credentials: 'same-origin' })
+      apiFetch('stats')
         .then((r) => (r.ok ? (r.json() as Promise<Partial<StoreStats>>) : undefined))
         .then((s) => {
-          // Only a well-formed answer counts (an older mcpscope, or `open`, may not have /api/stats).
+          // Only a well-formed answer counts (an older mcpscope may not have api/stats).
           if (live && s && typeof s.evictedEvents === 'number' && typeof s.evictedSessions === 'number' && typeof s.maxEvents === 'number' && typeof s.maxBytes === 'number') {
             setStats(s as StoreStats);
           }

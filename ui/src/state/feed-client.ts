@@ -10,9 +10,10 @@ import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events.js'
 import { fromFeed } from '../../../proxy/model/feed-form.js';
 import type { TimelineStore } from './store.js';
 import type { FeedStatus } from './types.js';
+import { feedUrlFor } from './api.js';
 
 export interface FeedClientOptions {
-  /** Feed URL; default `ws(s)://location.host/ws` (the page's cookie carries the token). */
+  /** Feed URL; default `ws` next to the page (`ws(s)://host/ws`; the page's cookie carries the token). */
   url?: string;
   onStatus?: (status: FeedStatus, detail?: string) => void;
   /** Runs a callback before the next paint; default: requestAnimationFrame (with a timer fallback for hidden tabs). */
@@ -204,7 +205,7 @@ export class FeedClient {
   // ---- connection -------------------------------------------------------------------------
 
   private feedUrl(since: number): string {
-    const base = this.options.url ?? (typeof location !== 'undefined' ? `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws` : 'ws://127.0.0.1/ws');
+    const base = this.options.url ?? (typeof location !== 'undefined' ? feedUrlFor(location.href) : 'ws://127.0.0.1/ws');
     const url = new URL(base, typeof location !== 'undefined' ? location.href : undefined);
     if (since > 0) url.searchParams.set('since', String(since));
     else url.searchParams.delete('since');

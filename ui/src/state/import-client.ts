@@ -3,6 +3,7 @@
  * (proxy/fixtures/routes.ts), which appends its events to the store; they then reach this page on
  * the live feed like any other traffic. Framework-free; `fetch` is injectable for tests.
  */
+import { apiPath } from './api.js';
 
 /** What `POST /api/import` answers. */
 export interface ImportResult {
@@ -62,7 +63,7 @@ async function errorOf(res: Response): Promise<string> {
 export async function importCaptureText(text: string, fetchImpl: typeof fetch = fetch): Promise<ImportOutcome> {
   let res: Response;
   try {
-    res = await fetchImpl('api/import', {
+    res = await fetchImpl(apiPath('import'), {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'text/plain; charset=utf-8' },

@@ -1,0 +1,58 @@
+/**
+ * The one way the UI reaches mcpscope's API: every path is relative to the page (`api/…`), so
+ * the UI works wherever it is served from (at `/`, as mcpscope serves it, or under a prefix behind
+ * another proxy), and the page's HttpOnly cookie carries the token (`credentials: 'same-origin'`).
+ * Downloads (`<a href>`) use `apiPath`, requests `apiFetch`; the feed derives its `/ws` URL from
+ * the same base (`feedUrlFor`).
+ */
+
+/** Where the API lives, relative to the page. */
+export const API_BASE = 'api/';
+
+/** `apiPath('faults')` → `api/faults` (a leading `/`, `api/` or `/api/` is taken as the same path). */
+export function apiPath(path: string): string {
+  return API_BASE + path.replace(/^\/+/, '').replace(/^api\//, '');
+}
+
+/** fetch() for an API path, with the page's cookie. `fetch` is looked up at call time (tests stub it). */
+export function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(apiPath(path), { credentials: 'same-origin', ...init });
+}
+
+/** The feed's WebSocket URL for a page at `href`: `ws(s)://` + the page's directory + `ws`. */
+export function feedUrlFor(href: string): string {
+  const url = new URL('ws', href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+/** What `GET api/info` answers: a live mcpscope, or a saved capture served by `mcpscope open`. */
+export type ServerInfo =
+  | { mode: 'live' }
+  | {
+      mode: 'capture';
+      /** The capture's file name (no directories). */
+      file: string;
+      /** What the file was read as: fixture, NDJSON event log, HAR file… */
+      kind?: string;
+    };
+
+/**
+ * Asks the server what it serves. An mcpscope that predates `api/info` (404), or an answer that
+ * cannot be read, counts as live: that is what such a server is.
+ */
+export async function loadServerInfo(): Promise<ServerInfo> {
+  try {
+    const res = await apiFetch('info');
+    if (!res.ok) return { mode: 'live' };
+    const body = (await res.json()) as Partial<{ mode: string; file: unknown; kind: unknown }>;
+    if (body.mode === 'capture') {
+      return { mode: 'capture', file: typeof body.file === 'string' ? body.file : 'saved capture', kind: typeof body.kind === 'string' ? body.kind : undefined };
+    }
+    return { mode: 'live' };
+  } catch {
+    return { mode: 'live' };
+  }
+}
