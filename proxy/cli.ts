@@ -13,11 +13,29 @@
  * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
 import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import type { McpscopeCore } from './mcpscope.js';
 import { packageVersion } from './version.js';
 
 export const DEFAULT_UI_PORT = 6480;
 export const DEFAULT_PROXY_PORT = 6481;
+
+/**
+ * The default ports of the main command, `<proxy>,<ui>`, from MCPSCOPE_TEST_DEFAULT_PORTS: for
+ * tests only (they cannot count on 6480/6481 being free, nor taken), to exercise what happens when
+ * a default port is busy.
+ */
+function defaultPorts(): { proxy: number; ui: number } {
+  const m = /^(\d+),(\d+)$/.exec(process.env.MCPSCOPE_TEST_DEFAULT_PORTS ?? '');
+  return m ? { proxy: Number(m[1]), ui: Number(m[2]) } : { proxy: DEFAULT_PROXY_PORT, ui: DEFAULT_UI_PORT };
+}
+
+/** The port an EADDRINUSE error names (`listen EADDRINUSE: address already in use 127.0.0.1:6481`). */
+function busyPortOf(e: NodeJS.ErrnoException & { port?: unknown }): number | undefined {
+  if (typeof e.port === 'number') return e.port;
+  const m = /:(\d+)\s*$/.exec(e.message);
+  return m ? Number(m[1]) : undefined;
+}
 
 const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Context Protocol
 
@@ -233,26 +251,64 @@ async function main(): Promise<void> {
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,
   };
-  const port = portOption(v.port, '--port', DEFAULT_PROXY_PORT);
-  const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+  const defaults = defaultPorts();
+  let port = portOption(v.port, '--port', defaults.proxy);
+  let uiPort = portOption(v['ui-port'], '--ui-port', defaults.ui);
 
   const { startMcpscope } = await import('./mcpscope.js');
   let scope: McpscopeCore;
   const launch = (p: number, u: number) => startMcpscope({ ...options, port: p, uiPort: u, ...(forwardOptions ? { forward: { ...forwardOptions, port: p } } : {}) });
-  try {
-    scope = await launch(port, uiPort);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code !== 'EADDRINUSE') fail(e.message);
-    if (v.port !== undefined || v['ui-port'] !== undefined) fail(`a port is already in use (${e.message}). Choose another with --port / --ui-port, or 0 for any free port.`);
-    // Default ports taken (another mcpscope?): any free ports will do.
-    scope = await launch(0, 0);
+  // A busy default port (another mcpscope?) moves to a free one, and says so; a port asked for
+  // with --port / --ui-port does not move.
+  const movedProxy: number[] = [];
+  const movedUi: number[] = [];
+  /** A port was busy but the error did not say which: both moved. */
+  let movedUnnamed: string | undefined;
+  const explicit = v.port !== undefined || v['ui-port'] !== undefined;
+  for (;;) {
+    try {
+      scope = await launch(port, uiPort);
+      break;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code !== 'EADDRINUSE') fail(e.message);
+      const busy = busyPortOf(e);
+      // Several targets take --port, --port+1, …: any of them is "the proxy port".
+      const proxyBusy = busy !== undefined && busy >= port && busy < port + Math.max(1, upstreams.length);
+      if (busy !== undefined && busy === uiPort && v['ui-port'] === undefined && uiPort !== 0) {
+        movedUi.push(uiPort);
+        uiPort = 0;
+      } else if (proxyBusy && v.port === undefined && port !== 0) {
+        movedProxy.push(busy);
+        port = 0;
+      } else if (busy === undefined && !explicit && (port !== 0 || uiPort !== 0)) {
+        movedUnnamed = e.message;
+        port = 0;
+        uiPort = 0;
+      } else {
+        const which = busy === undefined ? 'a port' : `port ${busy}${busy === uiPort ? ' (--ui-port)' : proxyBusy ? ' (--port)' : ''}`;
+        fail(`${which} is already in use (${e.message}). Choose another with --port / --ui-port, or 0 for any free port.`);
+      }
+    }
   }
   // Everything but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it (Linux).
   const { yieldCpuToProxyThread } = await import('./server/proxy-thread.js');
   yieldCpuToProxyThread(scope.proxyThread);
 
   const out = process.stderr;
+  const proxiesNow = forward ? scope.forwardProxy?.origin : scope.proxies.map((p) => p.url).join(', ');
+  if (movedUnnamed !== undefined) {
+    out.write(`mcpscope: a default port is in use (${movedUnnamed}), so mcpscope listens on free ports instead: proxy ${proxiesNow}, UI port ${scope.ui!.port}. Choose them with --port / --ui-port.\n`);
+  }
+  for (const busy of movedProxy) {
+    out.write(`mcpscope: port ${busy} (the default proxy port) is in use, so the proxy listens on a free port instead: ${proxiesNow}. Choose one with --port.\n`);
+  }
+  for (const busy of movedUi) {
+    out.write(
+      `mcpscope: port ${busy} (the default UI port) is in use, so the UI is on port ${scope.ui!.port} instead. Choose one with --ui-port` +
+        ` (stdio wrappers look for the UI on ${busy}: give them --ui-port ${scope.ui!.port}).\n`,
+    );
+  }
   let banner = `\nmcpscope ${packageVersion()}\n`;
   banner += demo
     ? 'Demo mode: a demo MCP server and a scripted client talk through the proxy. Open the UI URL to watch;\nrun `mcpscope --target <url>` to inspect your own server.\n'
@@ -263,7 +319,9 @@ async function main(): Promise<void> {
     const name = upstreams[i]?.name;
     banner += `  proxy  ${p.url}  →  ${i === 0 ? target : upstreams[i].url}${name ? `  (${name})` : ''}\n`;
   }
-  banner += `  UI     ${scope.ui!.url}\n\n`;
+  banner += `  UI     ${scope.ui!.url}\n`;
+  if (v.record !== undefined) banner += `  record ${resolve(v.record)}  (every event, as NDJSON; reopen it with \`mcpscope open\`)\n`;
+  banner += '\n';
   // Handlers first: a signal right after the URLs are printed must still shut down cleanly.
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
 import { feedUntil } from '../support/feed.js';
+import { freePort } from '../support/free-port.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 
@@ -36,8 +39,8 @@ afterEach(async () => {
   demo = undefined;
 });
 
-function run(args: string[]): { child: ChildProcess; stderr: () => string; stdout: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '' } });
+function run(args: string[], env: Record<string, string> = {}): { child: ChildProcess; stderr: () => string; stdout: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '', ...env } });
   children.push(child);
   let err = '';
   let out = '';
@@ -48,8 +51,8 @@ function run(args: string[]): { child: ChildProcess; stderr: () => string; stdou
 }
 
 /** Starts the CLI and waits for the two URLs it prints on stderr. */
-function launch(args: string[]): Promise<Launched> {
-  const r = run(args);
+function launch(args: string[], env: Record<string, string> = {}): Promise<Launched> {
+  const r = run(args, env);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`mcpscope did not print its URLs:\n${r.stderr()}`)), 20_000);
     const check = () => {
@@ -169,6 +172,66 @@ describe('mcpscope CLI', () => {
       expect(taken.stderr()).toContain('already in use');
     } finally {
       blocker.close();
+    }
+  });
+
+  it('says in plain words which default port was busy and which one it uses instead', async () => {
+    // The default ports are 6481/6480; a test cannot count on those being free or taken, so it
+    // names two of its own as "the defaults" (MCPSCOPE_TEST_DEFAULT_PORTS) and occupies one.
+    const defaults = { proxy: await freePort(), ui: await freePort() };
+    const env = { MCPSCOPE_TEST_DEFAULT_PORTS: `${defaults.proxy},${defaults.ui}` };
+    const portOf = (url: string) => Number(new URL(url).port);
+    const occupy = async (port: number) => {
+      const blocker = createServer();
+      await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r));
+      return () => new Promise<void>((r) => blocker.close(() => r()));
+    };
+
+    // The proxy's default port is busy: the proxy moves (and says where), the UI stays.
+    let release = await occupy(defaults.proxy);
+    try {
+      const app = await launch(['--target', 'http://127.0.0.1:9/mcp'], env);
+      expect(portOf(app.proxyUrl)).not.toBe(defaults.proxy);
+      expect(portOf(app.uiUrl)).toBe(defaults.ui);
+      expect(app.stderr()).toContain(
+        `mcpscope: port ${defaults.proxy} (the default proxy port) is in use, so the proxy listens on a free port instead: ${app.proxyUrl}. Choose one with --port.`,
+      );
+      expect(app.stderr()).not.toContain('default UI port');
+      app.child.kill('SIGINT');
+      expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
+    } finally {
+      await release();
+    }
+
+    // The UI's default port is busy: the UI moves, the proxy stays.
+    release = await occupy(defaults.ui);
+    try {
+      const app = await launch(['--target', 'http://127.0.0.1:9/mcp'], env);
+      expect(portOf(app.proxyUrl)).toBe(defaults.proxy);
+      expect(portOf(app.uiUrl)).not.toBe(defaults.ui);
+      expect(app.stderr()).toContain(
+        `mcpscope: port ${defaults.ui} (the default UI port) is in use, so the UI is on port ${portOf(app.uiUrl)} instead. Choose one with --ui-port`,
+      );
+      expect(app.stderr()).not.toContain('default proxy port');
+      app.child.kill('SIGINT');
+      expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
+    } finally {
+      await release();
+    }
+  });
+
+  it('names the --record file in its startup banner', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpscope-cli-record-'));
+    try {
+      const file = join(dir, 'capture.ndjson');
+      const app = await launch(['--target', 'http://127.0.0.1:9/mcp', '--port', '0', '--ui-port', '0', '--record', file]);
+      await expect.poll(() => /^ {2}record (\S+)/m.exec(app.stderr())?.[1]).toBe(file);
+      // In the banner, after the UI line.
+      expect(app.stderr().indexOf('  record ')).toBeGreaterThan(app.stderr().indexOf('  UI     '));
+      app.child.kill('SIGINT');
+      expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
