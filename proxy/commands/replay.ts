@@ -1,5 +1,5 @@
 /**
- * `mcpscope replay FIXTURE [--port P] [--host H] [--path /mcp] [--speed N] [--stdio] [--quiet]`:
+ * `mcpscope replay FIXTURE [--port P] [--host H] [--path /mcp] [--timing recorded|fast|F] [--stdio] [--quiet]`:
  * serves a recorded session as a mock MCP server (see proxy/fixtures/replay-server.ts).
  * HTTP: prints the endpoint URL on stdout (and what it serves on stderr); Ctrl-C stops it.
  * --stdio: speaks newline-delimited JSON-RPC on stdin/stdout (logs on stderr) until stdin ends.
@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { FixtureError, loadFixture } from '../fixtures/load-fixture.js';
 import { buildReplayModel } from '../fixtures/replay-matching.js';
 import { startMockServer, startStdioMock, type MockServer } from '../fixtures/replay-server.js';
+import type { ReplayTiming } from '../fixtures/replay-session.js';
 
 export const DEFAULT_REPLAY_PORT = 6482;
 
@@ -22,11 +23,36 @@ Options
   --port <n>       port (default ${DEFAULT_REPLAY_PORT}, any free port when taken; 0 = any free port)
   --host <addr>    listen address (default 127.0.0.1)
   --path <path>    endpoint path (default: the recorded one, e.g. /mcp)
-  --speed <x>      0 = answer at once (default); 1 = keep the recorded delays; 2 = twice as fast
+  --timing <t>     when answers and streamed messages go out:
+                     recorded  at their recorded offsets from each request (default), so
+                               concurrent calls complete in the recorded order and
+                               progress keeps its pace
+                     fast      everything at once
+                     <factor>  the recorded delays times <factor>: 0.5 = twice as fast,
+                               2 = half speed
+  --speed <x>      older spelling, the inverse factor: --speed 2 = --timing 0.5,
+                   --speed 1 = --timing recorded, --speed 0 = --timing fast
   --stdio          speak MCP over stdin/stdout instead of HTTP
   --quiet          no per-request log lines on stderr
   -h, --help       this help
 `;
+
+/** `--timing recorded|fast|<factor>`, or the older `--speed <x>` (its inverse: speed 0 = fast). */
+export function parseTiming(timing: string | undefined, speed: string | undefined): { timing: ReplayTiming } | { error: string } {
+  if (timing !== undefined && speed !== undefined) return { error: '--timing or --speed, not both (--speed is the older spelling).' };
+  if (timing !== undefined) {
+    if (timing === 'recorded' || timing === 'fast') return { timing };
+    const factor = Number(timing);
+    if (timing.trim() === '' || !Number.isFinite(factor) || factor < 0) return { error: `--timing must be recorded, fast or a factor ≥ 0 (0.5 = twice as fast), not ${JSON.stringify(timing)}` };
+    return { timing: factor === 0 ? 'fast' : factor };
+  }
+  if (speed !== undefined) {
+    const n = Number(speed);
+    if (speed.trim() === '' || !Number.isFinite(n) || n < 0) return { error: `--speed must be a number ≥ 0, not ${JSON.stringify(speed)}` };
+    return { timing: n === 0 ? 'fast' : 1 / n };
+  }
+  return { timing: 'recorded' };
+}
 
 export async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -38,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         host: { type: 'string' },
         path: { type: 'string' },
+        timing: { type: 'string' },
         speed: { type: 'string' },
         stdio: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
@@ -66,11 +93,12 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const speed = v.speed === undefined ? 0 : Number(v.speed);
-  if (!Number.isFinite(speed) || speed < 0) {
-    process.stderr.write(`mcpscope replay: --speed must be a number ≥ 0, not ${JSON.stringify(v.speed)}\n`);
+  const parsedTiming = parseTiming(v.timing, v.speed);
+  if ('error' in parsedTiming) {
+    process.stderr.write(`mcpscope replay: ${parsedTiming.error}\n`);
     return 2;
   }
+  const timing = parsedTiming.timing;
   if (v.path !== undefined && !v.path.startsWith('/')) {
     process.stderr.write(`mcpscope replay: --path must start with "/"\n`);
     return 2;
@@ -86,11 +114,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   const model = buildReplayModel(fixture);
   const log = v.quiet ? undefined : (line: string) => process.stderr.write(`  ${line}\n`);
-  const summary = `${basename(file)}: ${model.calls.length} recorded requests from ${fixture.session.serverInfo?.name ?? 'an MCP server'} (${fixture.session.transport})`;
+  const pace = timing === 'recorded' || timing === 1 ? 'recorded timing' : timing === 'fast' ? 'answering at once' : `recorded timing × ${timing}`;
+  const summary = `${basename(file)}: ${model.calls.length} recorded requests from ${fixture.session.serverInfo?.name ?? 'an MCP server'} (${fixture.session.transport}), ${pace}`;
 
   if (v.stdio) {
     process.stderr.write(`mcpscope replay: serving ${summary} on stdio\n`);
-    const mock = startStdioMock(fixture, { stdin: process.stdin, stdout: process.stdout, speed, log });
+    const mock = startStdioMock(fixture, { stdin: process.stdin, stdout: process.stdout, timing, log });
     const stop = () => void mock.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -101,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
   const host = v.host ?? '127.0.0.1';
   let mock: MockServer;
   try {
-    mock = await startMockServer(fixture, { port, host, path: v.path, speed, log });
+    mock = await startMockServer(fixture, { port, host, path: v.path, timing, log });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code !== 'EADDRINUSE') throw err;
@@ -109,7 +138,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`mcpscope replay: port ${port} is already in use. Choose another with --port, or 0 for any free port.\n`);
       return 2;
     }
-    mock = await startMockServer(fixture, { port: 0, host, path: v.path, speed, log });
+    mock = await startMockServer(fixture, { port: 0, host, path: v.path, timing, log });
   }
   process.stderr.write(`mcpscope replay: serving ${summary}\n  Point your MCP client at the URL below. Ctrl-C to stop.\n`);
   process.stdout.write(`${mock.url}\n`);

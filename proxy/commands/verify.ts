@@ -1,5 +1,5 @@
 /**
- * `mcpscope verify FIXTURE --target URL [--transport http|sse] [--json] [--timeout MS] [--header K:V]`
+ * `mcpscope verify FIXTURE --target URL [--transport http|sse] [--json] [--timeout MS] [--header K:V] [--ignore PATH]`
  * (or `… -- <command> [args…]` for a stdio server):
  * plays the client side of a recorded session against a live server and reports every difference
  * (see proxy/fixtures/verify.ts). Exit code 0: same answers; 1: differences; 2: usage, fixture or
@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
 import { FixtureError, loadFixture } from '../fixtures/load-fixture.js';
+import { parseIgnorePattern } from '../fixtures/json-diff.js';
 import { formatVerifyReport, verifyFixture, VerifyConnectionError } from '../fixtures/verify.js';
 
 const USAGE = `Usage: mcpscope verify <fixture.json> --target <url> [options]
@@ -15,13 +16,20 @@ const USAGE = `Usage: mcpscope verify <fixture.json> --target <url> [options]
 
 Replays the client side of a recorded session against a live MCP server and compares every
 response with the recorded one (tools/list schema drift, changed results, new errors, missing
-progress), ignoring ids, _meta, session ids and timestamp-looking values.
+progress), ignoring ids, _meta, session ids and timestamp-looking values. Server→client
+requests (sampling, elicitation, roots) are answered as the recorded client answered them,
+whichever stream they come on.
 
 Options
   --target <url>          the live server's MCP endpoint (or give a stdio server's command after --)
   --transport <http|sse>  Streamable HTTP or legacy HTTP+SSE (default: as recorded)
   --header <name:value>   extra HTTP header, e.g. "Authorization: Bearer …" (repeatable)
   --timeout <ms>          per-request timeout (default 30000)
+  --ignore <path>         do not count differences at this path (and below), written as the
+                          report prints them: [<call> › ]<path>, e.g.
+                          --ignore 'tools/call random_delay › content[0].text'
+                          ("›" may be typed ">"; * = any one key, index or name).
+                          Repeatable; adds to the fixture's own "verify": { "ignore": [...] }
   --json                  print the report as JSON
   -h, --help              this help
 
@@ -43,6 +51,7 @@ export async function main(argv: string[]): Promise<number> {
         transport: { type: 'string' },
         header: { type: 'string', multiple: true },
         timeout: { type: 'string' },
+        ignore: { type: 'string', multiple: true },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -68,6 +77,13 @@ export async function main(argv: string[]): Promise<number> {
   if (v.transport !== undefined && v.transport !== 'http' && v.transport !== 'sse') return usage(`--transport must be http or sse, not ${JSON.stringify(v.transport)}.`);
   const timeoutMs = v.timeout === undefined ? undefined : Number(v.timeout);
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) return usage(`--timeout must be a positive number of milliseconds.`);
+  for (const pattern of v.ignore ?? []) {
+    try {
+      parseIgnorePattern(pattern);
+    } catch (err) {
+      return usage(`--ignore ${(err as Error).message}.`);
+    }
+  }
   const headers: Record<string, string> = {};
   for (const h of v.header ?? []) {
     const i = h.indexOf(':');
@@ -91,6 +107,7 @@ export async function main(argv: string[]): Promise<number> {
       transport: v.transport as 'http' | 'sse' | undefined,
       timeoutMs,
       headers: Object.keys(headers).length > 0 ? headers : undefined,
+      ignore: v.ignore,
     });
     process.stdout.write(v.json ? `${JSON.stringify({ fixture: file, ...report }, null, 2)}\n` : formatVerifyReport(report, basename(file)));
     return report.ok ? 0 : 1;

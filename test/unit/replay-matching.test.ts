@@ -264,7 +264,8 @@ describe('a replay session', () => {
   });
 
   it('sends no progress when the client asked for none, and the GET-stream messages once the stream is open', async () => {
-    const session = new ReplaySession(buildReplayModel(withFollowers()));
+    // (At once: with the recorded timing list_changed would follow the response 5 ms later.)
+    const session = new ReplaySession(buildReplayModel(withFollowers()), { timing: 'fast' });
     const sink = recordingSink();
     const done = session.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {} } }, sink);
     const sampling = await sink.next((m) => m.method === 'sampling/createMessage');
@@ -313,13 +314,14 @@ describe('a replay session', () => {
     expect(sink.sent[1]).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32602 } });
   });
 
-  it('keeps recorded pacing when asked (speed 1) and answers at once by default', async () => {
-    // Recorded: request at t=10, response at t=15 (5 ms later): speed 0.05 stretches it to 100 ms.
+  it('keeps the recorded pacing by default (the older speed option still scales it) and answers at once with timing fast', async () => {
+    // Recorded: request at t=10, response at t=15 (5 ms later): speed 0.05 (= timing 20) stretches it to 100 ms.
     const session = new ReplaySession(buildReplayModel(basic()), { speed: 0.05 });
     const started = Date.now();
     await session.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, recordingSink());
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
-    const instant = new ReplaySession(buildReplayModel(basic()));
+    expect(new ReplaySession(buildReplayModel(basic())).factor).toBe(1);
+    const instant = new ReplaySession(buildReplayModel(basic()), { timing: 'fast' });
     const t0 = Date.now();
     await instant.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, recordingSink());
     expect(Date.now() - t0).toBeLessThan(90);
