@@ -357,7 +357,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const methods = useCallback(() => {
     const seen = new Set<string>();
     const visit = (r: Row, depth: number) => {
-      const m = r.type === 'call' ? r.request.method : r.type === 'problem' || r.type === 'http' ? undefined : r.message.method;
+      const m = r.type === 'call' ? r.request.method : r.type === 'problem' || r.type === 'http' || r.type === 'log' ? undefined : r.message.method;
       if (m) seen.add(m);
       if (r.type === 'call' && depth < 4) for (const c of store.childrenOf(r)) visit(c, depth + 1);
     };

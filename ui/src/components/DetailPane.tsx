@@ -5,13 +5,13 @@
  */
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { TimelineStore } from '../state/store.js';
-import type { CallRow, ExchangeInfo, MessageEvent, Row } from '../state/types.js';
+import type { CallRow, ExchangeInfo, LogRow, MessageEvent, Row } from '../state/types.js';
 import type { Hint } from '../../../proxy/model/events.js';
 import { describeHeader } from '../../../proxy/annotate/http-hints.js';
 import { describeErrorCode } from '../../../proxy/annotate/error-codes.js';
-import { curlFor, formatBytes, formatClock, formatMs, jsonPretty, rowTitle } from '../state/format.js';
+import { curlFor, formatBytes, formatClock, formatMs, jsonPretty, plural, rowTitle } from '../state/format.js';
 import { JsonView } from './JsonView.js';
-import { STATUS_LABEL, dirLabel, notificationGist, rowKeysForMessage, rowMessages, rowStatus } from './row-info.js';
+import { STATUS_LABEL, carrierText, dirLabel, exchangeTitle, notificationGist, rowKeysForMessage, rowMessages, rowStatus, seqTitle } from './row-info.js';
 
 export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints';
 const TABS: { id: DetailTab; label: string }[] = [
@@ -69,6 +69,7 @@ function exchangesOf(store: TimelineStore, row: Row): ExchangeInfo[] {
   };
   if (row.type === 'problem') add(row.event.exchangeId);
   else if (row.type === 'http') add(row.exchange.id);
+  else if (row.type === 'log') return [];
   else for (const m of rowMessages(row)) add(m.exchangeId);
   const out: ExchangeInfo[] = [];
   for (const id of ids) {
@@ -109,14 +110,16 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
   const onCopyJson = async () => {
     let value: unknown;
     if (row.type === 'call') value = { request: row.request.jsonrpc, response: row.response?.jsonrpc ?? null };
-    else if (row.type === 'problem') value = row.event;
+    else if (row.type === 'problem' || row.type === 'log') value = row.event;
     else if (row.type === 'http') value = store.exchanges.get(row.exchange.id) ?? row.exchange;
     else value = row.message.jsonrpc;
     if (await copyText(jsonPretty(value))) setCopied('JSON');
   };
 
-  const requestMsg = row.type === 'call' ? row.request : row.type === 'problem' || row.type === 'http' ? undefined : row.message.dir === 'c2s' ? row.message : undefined;
+  const requestMsg = curlMessage(row);
   const requestExchange = requestMsg?.exchangeId ? store.exchanges.get(requestMsg.exchangeId) : undefined;
+  // Only what the client sent over HTTP can be replayed with curl: never a server→client request
+  // (its exchange is the client's POST whose stream carried it), stdio, problems or stderr lines.
   const canCurl = requestExchange !== undefined && requestExchange.method === 'POST';
   const onCopyCurl = async () => {
     if (!requestExchange || !requestMsg) return;
@@ -138,12 +141,14 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
           </span>
         </div>
         <div className="detail-actions">
-          <button type="button" className="btn btn-sm" onClick={onCopyJson} title="Copy the request and response as JSON">
+          <button type="button" className="btn btn-sm" data-testid="copy-json" onClick={onCopyJson} title={copyJsonTitle(row)}>
             {copied === 'JSON' ? 'Copied ✓' : 'Copy JSON'}
           </button>
-          <button type="button" className="btn btn-sm" onClick={onCopyCurl} disabled={!canCurl} title="Copy the request as a cURL command against the proxy">
-            {copied === 'cURL' ? 'Copied ✓' : 'Copy cURL'}
-          </button>
+          {canCurl ? (
+            <button type="button" className="btn btn-sm" data-testid="copy-curl" onClick={onCopyCurl} title="Copy the client's HTTP request as a cURL command against the proxy">
+              {copied === 'cURL' ? 'Copied ✓' : 'Copy cURL'}
+            </button>
+          ) : null}
           <button type="button" className="btn btn-sm btn-icon" onClick={onClose} title="Close (Esc)" aria-label="Close details">
             ×
           </button>
@@ -179,6 +184,30 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
       </div>
     </section>
   );
+}
+
+/**
+ * The message a "Copy cURL" replays: one the client sent (a client→server request, or a
+ * notification or answer it POSTed). Undefined for a server→client request — copying its
+ * exchange would POST the server's own request back to the server.
+ */
+export function curlMessage(row: Row): MessageEvent | undefined {
+  const m = row.type === 'call' ? row.request : row.type === 'notification' || row.type === 'orphan' ? row.message : undefined;
+  return m !== undefined && m.dir === 'c2s' && m.carrier !== 'stdio' && m.exchangeId !== undefined ? m : undefined;
+}
+
+function copyJsonTitle(row: Row): string {
+  switch (row.type) {
+    case 'call':
+      return 'Copy the request and its response as JSON';
+    case 'http':
+      return 'Copy the HTTP exchange as JSON';
+    case 'problem':
+    case 'log':
+      return 'Copy the event as JSON';
+    default:
+      return 'Copy the message as JSON';
+  }
 }
 
 function headerOf(headers: Record<string, string | string[]> | undefined, name: string): string | undefined {
@@ -231,13 +260,13 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
   }
   if (row.type === 'call') {
     links.push(
-      <button key="req" type="button" className="chip" onClick={() => onSection('request')} data-link="request">
+      <button key="req" type="button" className="chip" onClick={() => onSection('request')} data-link="request" title={`Show the request. ${seqTitle(row.request.seq)}`}>
         request #{row.request.seq}
       </button>,
     );
     if (row.response) {
       links.push(
-        <button key="res" type="button" className="chip" onClick={() => onSection('response')} data-link="response">
+        <button key="res" type="button" className="chip" onClick={() => onSection('response')} data-link="response" title={`Show the ${row.response.kind === 'error' ? 'error' : 'response'}. ${seqTitle(row.response.seq)}`}>
           {row.response.kind === 'error' ? 'error' : 'response'} #{row.response.seq}
         </button>,
       );
@@ -251,7 +280,7 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
     }
     if (row.cancel) {
       links.push(
-        <button key="cancel" type="button" className="chip chip-warn" onClick={() => onSection('cancel')} data-link="cancel">
+        <button key="cancel" type="button" className="chip chip-warn" onClick={() => onSection('cancel')} data-link="cancel" title={`Show the cancellation. ${seqTitle(row.cancel.seq)}`}>
           cancelled #{row.cancel.seq}
         </button>,
       );
@@ -280,7 +309,7 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
       const target = findRowKey(store, rowKeysForMessage({ ...m, seq: m.replayOf, replayOf: undefined }));
       if (target) {
         links.push(
-          <button key="replay" type="button" className="chip" onClick={() => onSelect(target)} data-link="replay">
+          <button key="replay" type="button" className="chip" onClick={() => onSelect(target)} data-link="replay" title={`A copy the server sent again when the client resumed the stream. The original is ${seqTitle(m.replayOf)}`}>
             replay of #{m.replayOf}
           </button>,
         );
@@ -291,8 +320,8 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
     const target = first ? findRowKey(store, rowKeysForMessage(first)) : undefined;
     if (target) {
       links.push(
-        <button key="ex" type="button" className="chip" onClick={() => onSelect(target)} data-link="exchange">
-          → call on {row.event.exchangeId} <span className="chip-sub">{rowTitleSafe(store, target)}</span>
+        <button key="ex" type="button" className="chip" onClick={() => onSelect(target)} data-link="exchange" title={exchangeTitle(row.event.exchangeId)}>
+          → call on exchange {row.event.exchangeId} <span className="chip-sub">{rowTitleSafe(store, target)}</span>
         </button>,
       );
     }
@@ -312,21 +341,57 @@ function rowTitleSafe(store: TimelineStore, key: string): string {
 function MessageMeta({ m, base }: { m: MessageEvent; base?: number }) {
   return (
     <div className="msg-meta">
-      <span className="mono">#{m.seq}</span>
+      <Seq seq={m.seq} />
       <span>{dirLabel(m.dir)}</span>
       <span className="mono">{formatClock(m.ts)}</span>
-      {base !== undefined && m.ts !== base ? <span className="mono">+{formatMs(m.ts - base)}</span> : null}
+      {base !== undefined && m.ts !== base ? <span className="mono" title="after the request">+{formatMs(m.ts - base)}</span> : null}
       <span>{formatBytes(m.size)}</span>
-      <span className="mono">{m.carrier}</span>
-      {m.exchangeId ? <span className="mono">{m.exchangeId}</span> : null}
-      {m.id !== undefined ? <span className="mono">id {JSON.stringify(m.id)}</span> : null}
+      <CarrierLabel carrier={m.carrier} />
+      {m.exchangeId ? <ExchangeLabel id={m.exchangeId} /> : null}
+      {m.id !== undefined ? (
+        <span className="mono" title="The JSON-RPC id: the client or server pairs a response with its request by it">
+          id {JSON.stringify(m.id)}
+        </span>
+      ) : null}
       {m.batch ? (
         <span>
           batch {m.batch.index + 1}/{m.batch.size}
         </span>
       ) : null}
-      {m.replayOf !== undefined ? <span className="tag tag-warn">replay of #{m.replayOf}</span> : null}
+      {m.replayOf !== undefined ? (
+        <span className="tag tag-warn" title={`A copy the server sent again when the client resumed the stream. The original is ${seqTitle(m.replayOf)}`}>
+          replay of #{m.replayOf}
+        </span>
+      ) : null}
     </div>
+  );
+}
+
+/** A seq number (`#1869`), with what it is in a tooltip. */
+function Seq({ seq }: { seq: number }) {
+  return (
+    <span className="mono" data-testid="seq" title={seqTitle(seq)}>
+      #{seq}
+    </span>
+  );
+}
+
+/** How a message travelled (`post-sse`…), in plain words, the recorder's name in the tooltip. */
+function CarrierLabel({ carrier }: { carrier: string | undefined }) {
+  const t = carrierText(carrier);
+  return (
+    <span className="carrier" data-testid="carrier" title={t.long}>
+      {t.short}
+    </span>
+  );
+}
+
+/** An exchange id (`x257`), said to be one. */
+function ExchangeLabel({ id }: { id: string }) {
+  return (
+    <span className="exchange-id" data-testid="exchange-id" title={exchangeTitle(id)}>
+      exchange <span className="mono">{id}</span>
+    </span>
   );
 }
 
@@ -370,6 +435,7 @@ function Payload({ m, label }: { m: MessageEvent; label: string }) {
 
 function MessagesTab({ store, row, onSelect }: { store: TimelineStore; row: Row; onSelect(key: string): void }) {
   if (row.type === 'problem') return <ProblemView row={row} />;
+  if (row.type === 'log') return <LogView store={store} row={row} />;
   if (row.type === 'http') {
     // Plain HTTP carries no JSON-RPC: what there is to see is the exchange itself.
     const x = store.exchanges.get(row.exchange.id) ?? row.exchange;
@@ -431,8 +497,12 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
           {req.name ? <span className="muted"> · {req.name}</span> : null}
         </span>
         <span className="muted">{dirLabel(row.dir)}</span>
-        <span className="mono">id {JSON.stringify(req.id)}</span>
-        <span className="mono">{row.sessionId}</span>
+        <span className="mono" title="The JSON-RPC id: the response carries the same one">
+          id {JSON.stringify(req.id)}
+        </span>
+        <span title="The session this call belongs to (see the list on the left)">
+          session <span className="mono">{row.sessionId}</span>
+        </span>
         {row.latencyMs !== undefined ? <span className="mono">{formatMs(row.latencyMs)}</span> : null}
         {req.progressToken !== undefined ? <span className="mono muted">progressToken {JSON.stringify(req.progressToken)}</span> : null}
       </div>
@@ -472,7 +542,7 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
           <table className="table progress-table">
             <thead>
               <tr>
-                <th>#</th>
+                <th title="Event number: mcpscope numbers everything it records, in order">#</th>
                 <th>after</th>
                 <th>progress</th>
                 <th />
@@ -485,7 +555,9 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
                 const pct = info?.total ? Math.min(1, info.progress / info.total) : undefined;
                 return (
                   <tr key={p.seq}>
-                    <td className="mono">{p.seq}</td>
+                    <td className="mono" title={seqTitle(p.seq)}>
+                      {p.seq}
+                    </td>
                     <td className="mono">+{formatMs(p.ts - req.ts)}</td>
                     <td className="mono">{info ? `${info.progress}${info.total !== undefined ? `/${info.total}` : ''}` : ''}</td>
                     <td className="pcol">
@@ -544,10 +616,14 @@ function ProblemView({ row }: { row: Extract<Row, { type: 'problem' }> }) {
         <div className="problem-code mono">{e.code}</div>
         <div>{e.text}</div>
         <div className="msg-meta">
-          <span className="mono">#{e.seq}</span>
+          <Seq seq={e.seq} />
           <span className="mono">{formatClock(e.ts)}</span>
-          {e.sessionId ? <span className="mono">{e.sessionId}</span> : null}
-          {e.exchangeId ? <span className="mono">{e.exchangeId}</span> : null}
+          {e.sessionId ? (
+            <span title="The session it happened in">
+              session <span className="mono">{e.sessionId}</span>
+            </span>
+          ) : null}
+          {e.exchangeId ? <ExchangeLabel id={e.exchangeId} /> : null}
           {e.location ? (
             <span className="mono">
               offset {e.location.offset} · {e.location.length} B
@@ -564,6 +640,36 @@ function ProblemView({ row }: { row: Extract<Row, { type: 'problem' }> }) {
           <RawText text={e.raw} />
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** A line the wrapped stdio server wrote to stderr, with its neighbours for context. */
+function LogView({ store, row }: { store: TimelineStore; row: LogRow }) {
+  const e = row.event;
+  const session = e.sessionId !== undefined ? store.sessions.get(e.sessionId) : undefined;
+  return (
+    <div className="messages">
+      <div className="panel" data-section="log">
+        <div className="panel-head">
+          <span className="panel-title">
+            <span className="tag tag-stderr">stderr</span> A line the server process wrote to stderr
+          </span>
+          <div className="msg-meta">
+            <Seq seq={e.seq} />
+            <span className="mono">{formatClock(e.ts)}</span>
+            {e.sessionId ? (
+              <span title="The session of the process">
+                session <span className="mono">{e.sessionId}</span>
+              </span>
+            ) : null}
+          </div>
+        </div>
+        <RawText text={e.text} />
+        <div className="note">
+          A stdio server's stderr is its own log output, outside MCP: mcpscope relays it unchanged and records it line by line{session?.transport === 'stdio' ? <> for <span className="mono">{session.target}</span></> : null}.
+        </div>
+      </div>
     </div>
   );
 }
@@ -589,6 +695,7 @@ function RawText({ text }: { text: string }) {
 }
 
 function RawTab({ row }: { row: Row }) {
+  if (row.type === 'log') return <RawText text={row.event.text} />;
   if (row.type === 'problem') {
     return row.event.raw !== undefined ? <RawText text={row.event.raw} /> : <div className="placeholder">No bytes were kept for this problem.</div>;
   }
@@ -621,7 +728,7 @@ function RawTab({ row }: { row: Row }) {
               {m.kind} {m.method ? <span className="muted">{m.method}</span> : null}
             </span>
             <div className="msg-meta">
-              <span className="mono">#{m.seq}</span>
+              <Seq seq={m.seq} />
               <span>{formatBytes(m.size)} on the wire</span>
               {m.location ? (
                 <span className="mono">
@@ -629,8 +736,8 @@ function RawTab({ row }: { row: Row }) {
                   {m.location.eventType ? ` · event ${m.location.eventType}` : ''}
                 </span>
               ) : null}
-              <span className="mono">{m.carrier}</span>
-              {m.exchangeId ? <span className="mono">{m.exchangeId}</span> : null}
+              <CarrierLabel carrier={m.carrier} />
+              {m.exchangeId ? <ExchangeLabel id={m.exchangeId} /> : null}
             </div>
           </div>
           {m.raw !== undefined ? (
@@ -711,7 +818,9 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
               <span className="http-method mono">{x.method}</span>
               <span className="mono http-url">{x.url}</span>
               {x.status !== undefined ? <span className={`http-status mono s${Math.floor(x.status / 100)}xx`}>{x.status}</span> : <span className="badge st-pending">waiting</span>}
-              <span className="mono muted">{x.id}</span>
+              <span className="muted">
+                <ExchangeLabel id={x.id} />
+              </span>
             </div>
             <dl className="kv">
               {x.upstreamUrl ? (
@@ -720,9 +829,12 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
                   <dd className="mono">{x.upstreamUrl}</dd>
                 </>
               ) : null}
-              <dt>Carrier</dt>
-              <dd className="mono">{x.carrier ?? '—'}</dd>
-              <dt>Types</dt>
+              <dt title="How the messages of this exchange travelled: in the request body, a JSON answer, or an SSE event stream">Carried as</dt>
+              <dd>
+                <CarrierLabel carrier={x.carrier} />
+                {x.carrier ? <span className="mono muted"> ({x.carrier})</span> : null}
+              </dd>
+              <dt title="Content-Type of the request → of the response">Types</dt>
               <dd className="mono">
                 {x.requestType ?? '—'} → {x.responseType ?? '—'}
               </dd>
@@ -763,7 +875,7 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
             {mods.map((m) => (
               <div className="note warn" key={m.seq}>
                 <b>mcpscope changed the bytes ({m.what}):</b> {m.text}
-                <div className="mono diff">
+                <div className="mono mod-diff">
                   <div>− {m.before}</div>
                   <div>+ {m.after}</div>
                 </div>
@@ -824,10 +936,10 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
     <div className="panel">
       <div className="panel-head">
         <span className="panel-title">
-          {exchange.method} {exchange.url} <span className="muted">({exchange.carrier ?? exchange.responseType})</span>
+          {exchange.method} {exchange.url} <span className="muted">({exchange.carrier ? carrierText(exchange.carrier).short : exchange.responseType})</span>
         </span>
         <span className="muted">
-          {exchange.id} · {entries.length} events
+          <ExchangeLabel id={exchange.id} /> · {plural(entries.length, 'event')}
         </span>
       </div>
       <table className="table stream-table">
@@ -843,7 +955,7 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
         </colgroup>
         <thead>
           <tr>
-            <th>#</th>
+            <th title="Event number: mcpscope numbers everything it records, in order">#</th>
             <th>time</th>
             <th>type</th>
             <th>id</th>
@@ -857,7 +969,7 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
           {from > 0 ? (
             <tr>
               <td colSpan={8} className="muted">
-                … {from} earlier events
+                … {plural(from, 'earlier event')}
               </td>
             </tr>
           ) : null}
@@ -866,7 +978,9 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
             const target = e.messageSeq !== undefined ? targetOf(store, e.messageSeq) : undefined;
             return (
               <tr key={e.seq} className={`what-${e.what}${isMine ? ' mine' : ''}${target ? ' clickable' : ''}`} onClick={target && !isMine ? () => onSelect(target) : undefined}>
-                <td className="mono muted">{e.seq}</td>
+                <td className="mono muted" title={seqTitle(e.seq)}>
+                  {e.seq}
+                </td>
                 <td className="mono">+{formatMs(e.ts - exchange.startedAt)}</td>
                 <td>
                   <span className={`tag what what-${e.what}`} title={e.retry !== undefined ? `retry: ${e.retry} ms` : undefined}>
@@ -924,7 +1038,9 @@ function HintsTab({ store, row, exchanges }: { store: TimelineStore; row: Row; e
           <span className="panel-title">
             {m.kind} <span className="muted">{m.method ?? ''}</span>
           </span>
-          <span className="mono muted">#{m.seq}</span>
+          <span className="muted">
+            <Seq seq={m.seq} />
+          </span>
         </div>
         <HintList hints={m.hints} />
       </div>,
@@ -939,7 +1055,9 @@ function HintsTab({ store, row, exchanges }: { store: TimelineStore; row: Row; e
           <span className="panel-title">
             HTTP {x.method} {x.url}
           </span>
-          <span className="mono muted">{x.id}</span>
+          <span className="muted">
+            <ExchangeLabel id={x.id} />
+          </span>
         </div>
         <HintList hints={[...problems.map((p) => ({ level: p.level, code: p.code, text: p.text }) as Hint), ...x.hints]} />
       </div>,

@@ -174,7 +174,7 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
           <div className="diff-empty">
             <div className="tl-empty-title">No differences</div>
             <div className="tl-empty-text">
-              All {summary.same.toLocaleString()} calls have the same parameters and outcomes in {left} and {right} (ids, <code>_meta</code>, progress tokens, timestamps and latency are not compared).
+              {summary.same === 1 ? 'The one call has' : `All ${summary.same.toLocaleString()} calls have`} the same parameters and outcomes in {left} and {right} (ids, <code>_meta</code>, progress tokens, timestamps and latency are not compared).
             </div>
           </div>
         ) : (

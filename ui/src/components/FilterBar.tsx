@@ -4,6 +4,7 @@
  */
 import { useEffect, useId, useRef, useState, type RefObject } from 'react';
 import type { Filters } from '../state/types.js';
+import { plural } from '../state/format.js';
 
 export type View = 'timeline' | 'waterfall';
 
@@ -122,6 +123,7 @@ export function FilterBar({ filters, onChange, methods, shown, total, filtered, 
         <option value="notification">notifications</option>
         <option value="response">responses</option>
         <option value="error">errors (JSON-RPC)</option>
+        <option value="log">stderr lines (stdio)</option>
       </select>
       <label className={`toggle${filters.errorsOnly ? ' on' : ''}`} title="Only rows with an error, a tool error or a protocol problem">
         <input type="checkbox" data-testid="filter-errors" checked={filters.errorsOnly} onChange={(e) => onChange({ ...filters, errorsOnly: e.target.checked })} />
@@ -160,7 +162,7 @@ export function FilterBar({ filters, onChange, methods, shown, total, filtered, 
       ) : null}
       <span className="spacer" />
       <span className="row-count" data-testid="row-count">
-        {filtered ? `${shown} of ${total}` : `${shown} rows`}
+        {filtered ? `${shown} of ${total}` : plural(shown, 'row')}
       </span>
     </div>
   );

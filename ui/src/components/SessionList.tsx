@@ -4,7 +4,7 @@
  * of selected.
  */
 import type { SessionInfo } from '../state/types.js';
-import { formatClock } from '../state/format.js';
+import { formatClock, plural } from '../state/format.js';
 
 const TRANSPORT: Record<SessionInfo['transport'], { short: string; title: string }> = {
   'streamable-http': { short: 'HTTP', title: 'Streamable HTTP' },
@@ -89,8 +89,8 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
               <span className="si-title">All sessions</span>
             </div>
             <div className="si-counts">
-              <span>{totals.messages} msgs</span>
-              {totals.errors > 0 ? <span className="err-text">{totals.errors} errors</span> : null}
+              <span>{plural(totals.messages, 'msg')}</span>
+              {totals.errors > 0 ? <span className="err-text">{plural(totals.errors, 'error')}</span> : null}
             </div>
           </li>
         )}
@@ -130,6 +130,14 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 <span className="spacer" />
                 <span className="si-time mono">{formatClock(s.startedAt)}</span>
               </div>
+              {s.transport === 'stdio' && s.target ? (
+                <div className="si-command mono" data-testid="session-command" title={`The server's command line: ${s.target}`}>
+                  <span className="si-prompt" aria-hidden="true">
+                    $
+                  </span>{' '}
+                  {s.target}
+                </div>
+              ) : null}
               {s.transport === 'http' ? (
                 <div className="si-peers si-http" data-testid="session-http">
                   <span title={s.target}>HTTP traffic to {s.target}</span>
@@ -160,17 +168,17 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
               </div>
               <div className="si-counts">
                 {s.transport === 'http' ? (
-                  <span title="HTTP exchanges">{s.counts.exchanges} exchanges</span>
+                  <span title="HTTP exchanges">{plural(s.counts.exchanges, 'exchange')}</span>
                 ) : (
                   <>
-                    <span title="JSON-RPC messages">{s.counts.messages} msgs</span>
-                    <span title="requests">{s.counts.requests} req</span>
+                    <span title="JSON-RPC messages">{plural(s.counts.messages, 'msg')}</span>
+                    <span title="requests">{plural(s.counts.requests, 'req', 'reqs')}</span>
                   </>
                 )}
                 {s.counts.pending > 0 ? <span className="pending-text" title="requests without an answer yet">{s.counts.pending} pending</span> : null}
                 {s.counts.errors > 0 ? (
                   <span className="err-text" title="errors, tool errors and protocol mistakes">
-                    {s.counts.errors} errors
+                    {plural(s.counts.errors, 'error')}
                   </span>
                 ) : null}
               </div>

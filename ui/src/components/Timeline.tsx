@@ -5,10 +5,10 @@
  */
 import { memo, useCallback, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { CallRow, Row } from '../state/types.js';
-import { isAtBottom, scrollToReveal, visibleRange } from '../state/virtual.js';
+import { isAtBottom, keepInView, scrollToReveal, visibleRange } from '../state/virtual.js';
 import { formatBytes, formatClock, formatMs } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
-import { STATUS_LABEL, callGist, httpGist, httpTitle, notificationGist, rowDepth, rowMethod, rowName, rowSize, rowStatus, rowTs } from './row-info.js';
+import { STATUS_LABEL, callGist, httpGist, httpTitle, notificationGist, rowDepth, rowDir, rowMethod, rowName, rowSize, rowStatus, rowTs } from './row-info.js';
 import { useElementSize } from './use-element-size.js';
 
 export const ROW_HEIGHT = 28;
@@ -40,6 +40,34 @@ export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = fa
   const count = rows.length;
   const vh = viewportHeight > 0 ? viewportHeight : FALLBACK_VIEWPORT;
   const range = visibleRange({ scrollTop, viewportHeight: vh, rowHeight: ROW_HEIGHT, count, overscan: OVERSCAN });
+
+  // The list got shorter or taller (the detail pane opened or was resized — below the list, or
+  // beside it, wrapping the filter bar): the selected row stays in view if it was in view. Before
+  // the tail effect below, so that it can stop following when the tail would hide the selection.
+  const shownHeight = useRef(vh);
+  useLayoutEffect(() => {
+    const before = shownHeight.current;
+    shownHeight.current = vh;
+    const el = viewportRef.current;
+    if (before === vh || selectedKey === undefined || !el) return;
+    const index = rows.findIndex((r) => r.key === selectedKey);
+    if (index < 0) return;
+    const next = keepInView({ index, scrollTop: el.scrollTop, before, after: vh, rowHeight: ROW_HEIGHT });
+    if (next === undefined) return;
+    if (followRef.current) {
+      const bottom = Math.max(0, count * ROW_HEIGHT - vh);
+      // The tail shows it: go on following.
+      if (index * ROW_HEIGHT >= bottom && (index + 1) * ROW_HEIGHT <= bottom + vh) return;
+      followRef.current = false;
+      setFollow(false);
+      setBaseline(count);
+    }
+    if (next !== el.scrollTop) {
+      el.scrollTop = next;
+      setScrollTop(next);
+    }
+    // Only the height change matters here (the selection's own changes are revealed below).
+  }, [vh]);
 
   // Live tail: keep the bottom in view while following.
   useLayoutEffect(() => {
@@ -187,7 +215,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
   const depth = rowDepth(row);
   const method = rowMethod(row);
   const ts = rowTs(row);
-  const dir = row.type === 'problem' ? undefined : row.dir;
+  const dir = rowDir(row);
   const sessionId = row.sessionId;
   const cls = `tl-row kind-${row.type} st-${status}${selected ? ' selected' : ''}${depth ? ' nested' : ''}${index % 2 ? ' odd' : ''}`;
   return (
@@ -206,8 +234,11 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
       onKeyDown={(e) => onKeyDown(e, row.key)}
     >
       <span className="c-time mono">{formatClock(ts)}</span>
-      <span className={`c-dir dir-${dir ?? 'none'}`} title={dir === 'c2s' ? 'client → server' : dir === 's2c' ? 'server → client' : ''}>
-        {dir === 'c2s' ? '→' : dir === 's2c' ? '←' : '!'}
+      <span
+        className={`c-dir dir-${dir ?? (row.type === 'log' ? 'log' : 'none')}`}
+        title={dir === 'c2s' ? 'client → server' : dir === 's2c' ? 'server → client' : row.type === 'log' ? "the server process's stderr" : ''}
+      >
+        {dir === 'c2s' ? '→' : dir === 's2c' ? '←' : row.type === 'log' ? '⋯' : '!'}
       </span>
       {showSession ? <span className="c-sess mono">{sessionId ?? ''}</span> : null}
       <MethodCell row={row} depth={depth} />
@@ -223,7 +254,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
         </span>
       </span>
       <LatencyCell row={row} now={now} stopped={stopped} />
-      <span className="c-size mono">{row.type === 'problem' ? '' : formatBytes(rowSize(row))}</span>
+      <span className="c-size mono">{row.type === 'problem' || row.type === 'log' ? '' : formatBytes(rowSize(row))}</span>
     </div>
   );
 }
@@ -239,6 +270,7 @@ function statusTitle(row: Row): string {
     return 'Answered with a result.';
   }
   if (row.type === 'problem') return `${row.event.code}: ${row.event.text}`;
+  if (row.type === 'log') return 'A line the server process wrote to stderr (its log output, not MCP).';
   if (row.type === 'http') {
     const x = row.exchange;
     return x.error ?? (x.status !== undefined ? `HTTP ${x.status}` : 'Waiting for the response.');
@@ -252,6 +284,18 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
   let name: string | undefined;
   let gist = '';
   let level: string | undefined;
+  if (row.type === 'log') {
+    return (
+      <span className="c-method">
+        <span className="tag tag-stderr" title="A line the server process wrote to stderr (its log output, not MCP)">
+          stderr
+        </span>
+        <span className="m-log mono" data-testid="row-log-text">
+          {row.event.text}
+        </span>
+      </span>
+    );
+  }
   if (row.type === 'problem') {
     main = row.event.code;
     gist = row.event.text;

@@ -4,7 +4,7 @@
  */
 import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';
 
-export type RowStatus = 'ok' | 'error' | 'tool-error' | 'cancelled' | 'pending' | 'notification' | 'orphan' | 'problem' | 'warn';
+export type RowStatus = 'ok' | 'error' | 'tool-error' | 'cancelled' | 'pending' | 'notification' | 'orphan' | 'problem' | 'warn' | 'log';
 
 /** Text shown in the status badge per status. */
 export const STATUS_LABEL: Record<RowStatus, string> = {
@@ -17,6 +17,7 @@ export const STATUS_LABEL: Record<RowStatus, string> = {
   orphan: 'orphan',
   problem: 'problem',
   warn: 'warning',
+  log: 'log',
 };
 
 /** `data-status` of a row: a call's status; `error` for an error orphan or problem. */
@@ -32,6 +33,8 @@ export function rowStatus(row: Row): RowStatus {
       return row.event.level === 'error' ? 'error' : 'warn';
     case 'http':
       return httpStatus(row.exchange);
+    case 'log':
+      return 'log';
   }
 }
 
@@ -74,6 +77,7 @@ export function rowMethod(row: Row): string {
       return row.message.method ?? '';
     case 'problem':
     case 'http':
+    case 'log':
       return '';
   }
 }
@@ -87,12 +91,13 @@ export function rowName(row: Row): string | undefined {
       return row.message.name;
     case 'problem':
     case 'http':
+    case 'log':
       return undefined;
   }
 }
 
 export function rowDir(row: Row): 'c2s' | 's2c' | undefined {
-  return row.type === 'problem' ? undefined : row.dir;
+  return row.type === 'problem' || row.type === 'log' ? undefined : row.dir;
 }
 
 export function rowDepth(row: Row): 0 | 1 {
@@ -110,6 +115,8 @@ export function rowTs(row: Row): number {
       return row.event.ts;
     case 'http':
       return row.exchange.startedAt;
+    case 'log':
+      return row.event.ts;
   }
 }
 
@@ -127,6 +134,7 @@ export function rowMessages(row: Row): MessageEvent[] {
       return [row.message];
     case 'problem':
     case 'http':
+    case 'log':
       return [];
   }
 }
@@ -143,6 +151,8 @@ export function rowSize(row: Row): number {
       return row.event.raw?.length ?? 0;
     case 'http':
       return row.exchange.requestBytes + row.exchange.responseBytes;
+    case 'log':
+      return row.event.text.length;
   }
 }
 
@@ -232,4 +242,29 @@ export function rowKeysForMessage(m: MessageEvent): string[] {
 
 export function dirLabel(dir: 'c2s' | 's2c'): string {
   return dir === 'c2s' ? 'client → server' : 'server → client';
+}
+
+/** How a message travelled, in plain words (the recorder's carrier names are terse: `post-sse`…). */
+export const CARRIER_TEXT: Record<string, { short: string; long: string }> = {
+  'post-body': { short: 'POST body', long: 'Sent by the client in the body of an HTTP POST.' },
+  'post-json': { short: 'JSON answer', long: 'The server answered the HTTP POST with a plain JSON body.' },
+  'post-sse': { short: 'POST event stream', long: 'The server answered the HTTP POST with an SSE event stream (post-sse); messages for that request travel on it.' },
+  'get-sse': { short: 'GET event stream', long: 'The SSE event stream the client opened with an HTTP GET (get-sse): the server sends messages on it without a request.' },
+  'legacy-sse': { short: 'legacy event stream', long: 'The event stream of the legacy HTTP+SSE transport (2024-11-05, legacy-sse).' },
+  stdio: { short: 'stdio', long: "A line on the server process's stdin or stdout (stdio transport)." },
+};
+
+export function carrierText(carrier: string | undefined): { short: string; long: string } {
+  if (carrier === undefined) return { short: '—', long: 'Not known yet.' };
+  return CARRIER_TEXT[carrier] ?? { short: carrier, long: carrier };
+}
+
+/** Tooltip of a seq number (`#1869`). */
+export function seqTitle(seq: number): string {
+  return `Event #${seq}: mcpscope numbers everything it records, in the order it happened.`;
+}
+
+/** Tooltip of an exchange id (`x257`). */
+export function exchangeTitle(id: string): string {
+  return `HTTP exchange ${id}: mcpscope's name for one HTTP request and its response (see the HTTP tab).`;
 }

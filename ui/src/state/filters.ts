@@ -1,7 +1,7 @@
 /**
  * Timeline filters: matching a row, and the filter state in the URL (so a view can be shared).
  *
- * URL parameters: `session`, `method`, `dir` (c2s|s2c), `kind` (request|notification|response|error),
+ * URL parameters: `session`, `method`, `dir` (c2s|s2c), `kind` (request|notification|response|error|log),
  * `errors=1`, `minms=<n>`, `q=<text>`. Any other parameter (notably `token`) is left alone.
  */
 import type { MessageEvent } from '../../../proxy/model/events.js';
@@ -9,7 +9,7 @@ import type { TimelineStore } from './store.js';
 import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types.js';
 
 const DIRS = new Set(['c2s', 's2c']);
-const KINDS = new Set(['request', 'notification', 'response', 'error']);
+const KINDS = new Set(['request', 'notification', 'response', 'error', 'log']);
 /** The URL parameters filters own. */
 export const FILTER_PARAMS = ['session', 'method', 'dir', 'kind', 'errors', 'minms', 'q'] as const;
 
@@ -81,6 +81,8 @@ function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
       const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(needle);
       return has(`${x.method} ${x.url} ${x.status ?? ''}`) || x.hints.some((h) => has(h.text) || has(h.code)) || has(x.requestPreview) || has(x.responsePreview);
     }
+    case 'log':
+      return row.event.text.toLowerCase().includes(needle);
   }
 }
 
@@ -117,11 +119,14 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
   if (f.session !== '' && rowSession(row, store) !== f.session) return false;
 
   if (f.dir !== '') {
-    const dir = row.type === 'call' ? row.request.dir : row.type === 'problem' ? undefined : row.type === 'http' ? row.dir : row.message.dir;
+    // Problems and stderr lines have no direction.
+    const dir = row.type === 'call' ? row.request.dir : row.type === 'problem' || row.type === 'log' ? undefined : row.type === 'http' ? row.dir : row.message.dir;
     if (dir !== f.dir) return false;
   }
 
   if (f.kind !== '') {
+    // `log` picks a stdio server's stderr lines, and only those.
+    if ((f.kind === 'log') !== (row.type === 'log')) return false;
     switch (row.type) {
       case 'call':
         if (f.kind === 'notification') return false;
@@ -136,11 +141,13 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
       case 'problem':
       case 'http':
         return false;
+      case 'log':
+        break;
     }
   }
 
   if (f.method !== '') {
-    const method = row.type === 'call' ? row.request.method : row.type === 'problem' || row.type === 'http' ? undefined : row.message.method;
+    const method = row.type === 'call' ? row.request.method : row.type === 'problem' || row.type === 'http' || row.type === 'log' ? undefined : row.message.method;
     if (method === undefined || !method.toLowerCase().includes(f.method)) return false;
   }
 
@@ -162,6 +169,10 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
       case 'http':
         // A plain HTTP exchange that failed (a 4xx, such as a refused token request, is an answer, not an error).
         err = row.exchange.aborted !== undefined || row.exchange.error !== undefined || (row.exchange.status ?? 0) >= 500;
+        break;
+      case 'log':
+        // A stderr line is what the server chose to print: often a log, not necessarily an error.
+        err = false;
         break;
     }
     if (!err) return false;

@@ -151,7 +151,22 @@ export function rowTitle(row: Row): string {
       const x = row.exchange;
       return `${x.method} ${truncate(x.url, 160)}${x.status !== undefined ? ` → ${x.status}` : ''}`;
     }
+    case 'log':
+      return `stderr: ${truncate(row.event.text, 160)}`;
   }
+}
+
+/** The noun for a count, in the right number: `noun(1, 'error')` → "error", `noun(3, 'error')` → "errors". */
+export function noun(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/**
+ * A count with its noun in the right number: `plural(1, 'error')` → "1 error",
+ * `plural(3, 'error')` → "3 errors", `plural(2, 'match', 'matches')` → "2 matches".
+ */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${noun(n, one, many)}`;
 }
 
 const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade']);

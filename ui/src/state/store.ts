@@ -30,6 +30,7 @@ import type {
   Filters,
   HttpRow,
   Lane,
+  LogRow,
   NotificationRow,
   OrphanRow,
   ProblemRow,
@@ -415,6 +416,10 @@ export class TimelineStore {
         break;
       case 'log':
         this._logs.push(e);
+        // A wrapped stdio server's stderr line: a row of its session (mcpscope's own notes are not).
+        if (e.source === 'stderr' && typeof e.text === 'string') {
+          this.addTopLevel({ type: 'log', key: `l${e.seq}`, seq: e.seq, sessionId: e.sessionId, event: e, rev: 0, ...MEMO_INIT } as LogRow);
+        }
         break;
       default:
         // Unknown event types (a newer schema) are kept in the log and otherwise ignored.

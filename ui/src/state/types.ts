@@ -6,6 +6,7 @@ import type {
   Carrier,
   Direction,
   ExchangeInfo,
+  LogEvent,
   McpscopeEvent,
   MessageEvent,
   MessageKind,
@@ -15,7 +16,7 @@ import type {
   SseFrameEvent,
 } from '../../../proxy/model/events.js';
 
-export type { McpscopeEvent, MessageEvent, SessionInfo, ExchangeInfo, ProblemEvent, SseFrameEvent, ModificationEvent };
+export type { McpscopeEvent, MessageEvent, SessionInfo, ExchangeInfo, ProblemEvent, SseFrameEvent, ModificationEvent, LogEvent };
 
 /** Status of a call row. */
 export type CallStatus = 'pending' | 'ok' | 'error' | 'tool-error' | 'cancelled';
@@ -104,7 +105,24 @@ export interface HttpRow {
   rev?: number;
 }
 
-export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow | HttpRow;
+/**
+ * A line a wrapped stdio server wrote to stderr (a `log` event with `source: 'stderr'`), shown in
+ * its session's timeline. Not a message: no direction, no method.
+ */
+export interface LogRow {
+  type: 'log';
+  key: string; // `l<seq>`
+  seq: number;
+  sessionId?: string;
+  event: LogEvent;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow | HttpRow | LogRow;
+
+/** What the kind filter picks: a JSON-RPC kind, or `log` (a stdio server's stderr lines). */
+export type RowKind = MessageKind | 'log';
 
 export interface Filters {
   /** '' = all sessions. */
@@ -112,7 +130,8 @@ export interface Filters {
   /** Substring match on method (e.g. "tools/"). */
   method: string;
   dir: '' | Direction;
-  kind: '' | MessageKind;
+  /** A JSON-RPC kind, or `log`: only a stdio server's stderr lines. */
+  kind: '' | RowKind;
   /** Only rows with an error, tool error or protocol problem. */
   errorsOnly: boolean;
   /** Only calls at least this slow (ms). 0 = off. */

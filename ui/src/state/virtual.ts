@@ -49,6 +49,21 @@ export function scrollToReveal(o: { index: number; scrollTop: number; viewportHe
   return scrollTop;
 }
 
+/**
+ * The viewport's height changed from `before` to `after` (the detail pane opened below the list,
+ * or the filter bar above it wrapped): the scrollTop that keeps row `index` in view, if it was in
+ * view (even partly) before; undefined when it was not (the scroll position is left alone).
+ */
+export function keepInView(o: { index: number; scrollTop: number; before: number; after: number; rowHeight: number }): number | undefined {
+  const rowHeight = finite(o.rowHeight) > 0 ? o.rowHeight : 1;
+  const scrollTop = Math.max(0, finite(o.scrollTop));
+  const index = Math.max(0, Math.floor(finite(o.index)));
+  const top = index * rowHeight;
+  const wasInView = top + rowHeight > scrollTop && top < scrollTop + Math.max(0, finite(o.before));
+  if (!wasInView) return undefined;
+  return scrollToReveal({ index, scrollTop, viewportHeight: o.after, rowHeight });
+}
+
 /** Whether the viewport shows the end of the list (within `slack` pixels): keep following the tail. */
 export function isAtBottom(scrollTop: number, viewportHeight: number, totalHeight: number, slack = 4): boolean {
   return finite(scrollTop) + finite(viewportHeight) >= finite(totalHeight) - slack;
