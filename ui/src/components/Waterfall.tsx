@@ -1,38 +1,40 @@
 /**
- * Waterfall: one lane per stream (each POST's response stream, the GET stream, the legacy SSE
- * stream, stdio), each call a bar from request to response on a shared time axis. Concurrent
- * calls in one lane are packed onto sub-tracks so overlap stays visible. Only lanes in view and
- * bars inside the visible time window are rendered.
+ * Waterfall: calls as bars from request to response on a shared time axis, on rows of streams.
+ * POST response streams that follow one another share a row (packed like a browser's network
+ * waterfall: only concurrent streams stack); the GET stream, the legacy SSE stream, POST JSON
+ * and stdio have rows of their own (see `packWaterfall`). Calls that overlap within a row get
+ * sub-tracks. The axis spans what is shown: a closed session ends at its last event, an open one
+ * runs on to now (`waterfallAxis`). Only rows in view and bars inside the visible time window
+ * are rendered.
  */
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type WheelEvent as ReactWheelEvent } from 'react';
 import type { TimelineStore } from '../state/store.js';
-import type { Lane } from '../state/types.js';
+import type { Bar, Lane } from '../state/types.js';
 import { formatMs } from '../state/format.js';
+import { fitView, laneTitle, packWaterfall, waterfallAxis, type PackedLane } from '../state/waterfall.js';
 import { useNow } from '../state/use-store.js';
 import { useElementSize } from './use-element-size.js';
 
-const MAX_LABEL_W = 260;
+const MIN_LABEL_W = 150;
+const MAX_LABEL_W = 420;
 const TRACK_H = 16;
 const LANE_PAD = 6;
 const AXIS_H = 26;
 const MAX_TRACKS = 12;
 const MIN_BAR_W = 2;
-
-type WaterfallResult = ReturnType<TimelineStore['waterfall']>;
-type Bar = WaterfallResult['bars'][number];
-
-interface PlacedBar {
-  bar: Bar;
-  track: number;
-}
+const MAX_ZOOM = 2000;
+/** Right-hand margin of the plot. */
+const PLOT_PAD = 24;
+/** Rough advance widths (px per character) of the label column (11.5px mono) and bar labels (600 9.5px sans). */
+const LANE_CHAR_W = 7;
+const BAR_CHAR_W = 5.9;
+/** An outside label needs at least this much room after its bar. */
+const MIN_LABEL_ROOM = 36;
 
 interface LaneLayout {
-  lane: Lane;
+  lane: PackedLane;
   top: number;
   height: number;
-  bars: PlacedBar[];
-  /** What the lane is about: the first top-level call on it (for POST streams). */
-  title?: string;
 }
 
 export interface WaterfallProps {
@@ -48,10 +50,9 @@ export interface WaterfallProps {
   visibleKeys?: ReadonlySet<string>;
 }
 
-function laneKeyOf(bar: Bar, lanes: Lane[]): string {
-  const l = (bar as { lane: unknown }).lane;
-  if (typeof l === 'number') return lanes[l]?.key ?? String(l);
-  return String(l);
+/** A bar's label, and the shorter one to fall back on: a tool call's tool name alone. */
+function labelTexts(label: string): string[] {
+  return label.startsWith('tools/call ') ? [label, label.slice('tools/call '.length)] : [label];
 }
 
 /** A step of 1/2/5 × 10^k ms giving ticks at least `minPx` apart. */
@@ -67,63 +68,55 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
   const size = useElementSize(scrollRef);
   const [scroll, setScroll] = useState({ left: 0, top: 0 });
   const [zoom, setZoom] = useState(1);
+  /** A horizontal scroll position to apply once the next render has the new zoom. */
+  const pendingLeft = useRef<number | undefined>(undefined);
 
   const wf = useMemo(() => store.waterfall(sessionId), [store, sessionId, version]);
-  const hasPending = useMemo(() => wf.bars.some((b) => b.end === undefined), [wf]);
-  const now = useNow(250, live && hasPending);
-
+  const packed = useMemo(() => packWaterfall(wf, { visibleKeys, maxTracks: MAX_TRACKS }), [wf, visibleKeys]);
   const layout = useMemo(() => {
-    const byLane = new Map<string, Bar[]>();
-    for (const b of wf.bars) {
-      if (visibleKeys && !visibleKeys.has(b.key)) continue;
-      const k = laneKeyOf(b, wf.lanes);
-      let list = byLane.get(k);
-      if (!list) byLane.set(k, (list = []));
-      list.push(b);
-    }
     const out: LaneLayout[] = [];
+    const laneOfBar = new Map<string, number>();
     let top = 0;
-    for (const lane of wf.lanes) {
-      const bars = byLane.get(lane.key) ?? [];
-      if (visibleKeys && bars.length === 0) continue;
-      bars.sort((a, b) => a.start - b.start || a.depth - b.depth);
-      const trackEnds: number[] = [];
-      const placed: PlacedBar[] = [];
-      for (const bar of bars) {
-        const end = bar.end ?? Number.POSITIVE_INFINITY;
-        let track = trackEnds.findIndex((e) => e <= bar.start);
-        if (track < 0) {
-          if (trackEnds.length < MAX_TRACKS) {
-            track = trackEnds.length;
-            trackEnds.push(end);
-          } else {
-            track = MAX_TRACKS - 1;
-            trackEnds[track] = Math.max(trackEnds[track], end);
-          }
-        } else trackEnds[track] = end;
-        placed.push({ bar, track });
-      }
-      const height = Math.max(1, trackEnds.length) * TRACK_H + LANE_PAD;
-      const perCall = lane.carrier === 'post-sse' || lane.carrier === 'post-body';
-      const first = perCall ? bars.find((b) => b.depth === 0) : undefined;
-      out.push({ lane, top, height, bars: placed, title: first?.label });
+    let calls = 0;
+    let streams = 0;
+    for (const lane of packed) {
+      const height = lane.tracks * TRACK_H + LANE_PAD;
+      for (const { bar } of lane.bars) laneOfBar.set(bar.key, out.length);
+      calls += lane.bars.length;
+      streams += lane.streams.length;
+      out.push({ lane, top, height });
       top += height;
     }
-    return { lanes: out, totalHeight: top };
-  }, [wf, visibleKeys]);
-
+    return { lanes: out, totalHeight: top, laneOfBar, calls, streams };
+  }, [packed]);
+  const hasPending = useMemo(() => packed.some((l) => l.bars.some((b) => b.bar.end === undefined)), [packed]);
+  const clock = store.lastTs;
+  // Closed sessions end where they ended: no clock to run.
+  const closed = useMemo(() => waterfallAxis(wf, store.sessions, clock).closed, [wf, store, clock]);
+  const ticking = live && hasPending && !closed;
+  const now = useNow(250, ticking);
+  const axis = waterfallAxis(wf, store.sessions, clock, ticking ? now : undefined);
 
   const onScroll = useCallback(() => {
     const el = scrollRef.current;
     if (el) setScroll({ left: el.scrollLeft, top: el.scrollTop });
   }, []);
 
-  // The lane-label column takes at most a third of a narrow view.
-  const LABEL_W = Math.round(Math.max(150, Math.min(MAX_LABEL_W, (size.w || 1000) * 0.34)));
-  const start = wf.start;
-  const end = Math.max(wf.end, hasPending ? now : wf.end, start + 1);
+  // The label column is as wide as its longest label needs, up to 28 % of the view (the rest is the plot's).
+  const labelNeed = useMemo(() => {
+    let chars = 0;
+    for (const { lane } of layout.lanes) {
+      const n = lane.label.length + (lane.call ? lane.call.length + 1 : 0) + (!sessionId && lane.sessionId ? lane.sessionId.length + 3 : 0);
+      if (n > chars) chars = n;
+    }
+    return 22 + chars * LANE_CHAR_W;
+  }, [layout, sessionId]);
+  const width = size.w || 1000;
+  const LABEL_W = Math.round(Math.min(Math.max(MIN_LABEL_W, labelNeed), Math.max(MIN_LABEL_W, Math.min(MAX_LABEL_W, width * 0.28))));
+  const start = axis.start;
+  const end = axis.end;
   const duration = end - start;
-  const viewW = (size.w || 1000) - LABEL_W - 24;
+  const viewW = width - LABEL_W - PLOT_PAD;
   const plotW = Math.max(200, viewW * zoom);
   const pxPerMs = plotW / duration;
   const x = (t: number) => LABEL_W + (t - start) * pxPerMs;
@@ -133,7 +126,7 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
   const winTop = scroll.top - AXIS_H;
   const winBottom = scroll.top + viewH;
   const t0 = start + (scroll.left - 40) / pxPerMs;
-  const t1 = start + (scroll.left + (size.w || 1000) - LABEL_W + 40) / pxPerMs;
+  const t1 = start + (scroll.left + width - LABEL_W + 40) / pxPerMs;
 
   const visibleLanes = useMemo(() => {
     // Binary search the first lane whose bottom is below winTop.
@@ -155,21 +148,41 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
   const firstTick = Math.max(0, Math.floor((t0 - start) / step) * step);
   for (let t = firstTick; start + t <= Math.min(end, t1) && ticks.length < 200; t += step) ticks.push(t);
 
+  // Zoom changes scroll after the render that widens the canvas.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const left = pendingLeft.current;
+    if (!el || left === undefined) return;
+    pendingLeft.current = undefined;
+    el.scrollLeft = Math.max(0, left);
+    setScroll({ left: el.scrollLeft, top: el.scrollTop });
+  });
+
+  /** Shows the window starting at time `from` at zoom `next`. */
+  const showView = (next: number, from: number) => {
+    const el = scrollRef.current;
+    const left = ((from - start) * Math.max(200, viewW * next)) / duration;
+    if (next === zoom && el) {
+      el.scrollLeft = Math.max(0, left);
+      setScroll({ left: el.scrollLeft, top: el.scrollTop });
+      return;
+    }
+    pendingLeft.current = left;
+    setZoom(next);
+  };
+
   const zoomBy = (factor: number, anchorClientX?: number) => {
     const el = scrollRef.current;
-    const next = Math.max(1, Math.min(2000, zoom * factor));
+    const next = Math.max(1, Math.min(MAX_ZOOM, zoom * factor));
     if (!el || next === zoom) {
       setZoom(next);
       return;
     }
     const rect = el.getBoundingClientRect();
     const anchorX = anchorClientX !== undefined ? anchorClientX - rect.left - LABEL_W : (el.clientWidth - LABEL_W) / 2;
-    const tAnchor = (el.scrollLeft + anchorX) / pxPerMs;
-    setZoom(next);
-    requestAnimationFrame(() => {
-      const newPx = (viewW * next) / duration;
-      el.scrollLeft = Math.max(0, tAnchor * newPx - anchorX);
-    });
+    const tAnchor = start + (el.scrollLeft + anchorX) / pxPerMs;
+    const newPx = Math.max(200, viewW * next) / duration;
+    showView(next, tAnchor - anchorX / newPx);
   };
 
   const onWheel = (e: ReactWheelEvent<HTMLDivElement>) => {
@@ -178,13 +191,42 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
     zoomBy(e.deltaY < 0 ? 1.25 : 0.8, e.clientX);
   };
 
-  const nowX = hasPending ? x(now) : undefined;
+  // Fit: the calls drawn fill the view. Enabled whenever the view shows something else.
+  const fit = fitView(packed, axis, MAX_ZOOM);
+  const fitLeft = ((fit.from - start) * Math.max(200, viewW * fit.zoom)) / duration;
+  const fitted = Math.abs(zoom - fit.zoom) <= fit.zoom * 0.01 && Math.abs(scroll.left - fitLeft) <= 2;
+
+  // Reveal the selection when it changes (keyboard, a row picked elsewhere, a shared link).
+  const revealRef = useRef({ layout, x, LABEL_W });
+  revealRef.current = { layout, x, LABEL_W };
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el || selectedKey === undefined) return;
+    const { layout: lay, x: xOf, LABEL_W: labelW } = revealRef.current;
+    const i = lay.laneOfBar.get(selectedKey);
+    if (i === undefined) return;
+    const l = lay.lanes[i];
+    const top = AXIS_H + l.top;
+    const bottom = top + l.height;
+    if (top - AXIS_H < el.scrollTop) el.scrollTop = Math.max(0, top - AXIS_H - 8);
+    else if (bottom > el.scrollTop + el.clientHeight) el.scrollTop = bottom - el.clientHeight + 8;
+    const bar = l.lane.bars.find((b) => b.bar.key === selectedKey)?.bar;
+    if (bar) {
+      const left = xOf(bar.start);
+      const plotLeft = el.scrollLeft + labelW;
+      const plotRight = el.scrollLeft + el.clientWidth;
+      if (left < plotLeft || left > plotRight - 20) el.scrollLeft = Math.max(0, left - labelW - (el.clientWidth - labelW) / 4);
+    }
+    setScroll({ left: el.scrollLeft, top: el.scrollTop });
+  }, [selectedKey]);
+
+  const nowX = ticking ? x(now) : undefined;
 
   return (
     <div className="waterfall">
       <div className="wf-toolbar">
-        <span className="wf-summary">
-          {layout.lanes.length} lanes · {wf.bars.length} calls · {formatMs(duration)}
+        <span className="wf-summary" data-testid="waterfall-summary">
+          {layout.lanes.length} lanes · {layout.streams} streams · {layout.calls} calls · {formatMs(duration)}
         </span>
         <span className="wf-legend">
           <i className="lg st-ok" /> ok <i className="lg st-error" /> error <i className="lg st-tool-error" /> tool error <i className="lg st-cancelled" /> cancelled{' '}
@@ -195,17 +237,24 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
           <button type="button" className="btn btn-sm" onClick={() => zoomBy(0.5)} disabled={zoom <= 1} title="Zoom out (Ctrl + wheel)">
             −
           </button>
-          <button type="button" className="btn btn-sm" onClick={() => setZoom(1)} disabled={zoom === 1} title="Fit the whole session">
+          <button
+            type="button"
+            className="btn btn-sm"
+            data-testid="waterfall-fit"
+            onClick={() => showView(fit.zoom, fit.from)}
+            disabled={fitted || layout.calls === 0}
+            title="Fit the calls shown to the view"
+          >
             Fit
           </button>
-          <button type="button" className="btn btn-sm" onClick={() => zoomBy(2)} title="Zoom in (Ctrl + wheel)">
+          <button type="button" className="btn btn-sm" onClick={() => zoomBy(2)} disabled={zoom >= MAX_ZOOM} title="Zoom in (Ctrl + wheel)">
             +
           </button>
         </span>
       </div>
-      <div className="wf-scroll" ref={scrollRef} onScroll={onScroll} onWheel={onWheel}>
-        <div className="wf-canvas" style={{ width: LABEL_W + plotW + 24, height: AXIS_H + layout.totalHeight, ['--wf-label-w' as string]: `${LABEL_W}px` }}>
-          <div className="wf-axis" style={{ width: LABEL_W + plotW + 24 }}>
+      <div className="wf-scroll" ref={scrollRef} onScroll={onScroll} onWheel={onWheel} data-testid="waterfall-scroll">
+        <div className="wf-canvas" style={{ width: LABEL_W + plotW + PLOT_PAD, height: AXIS_H + layout.totalHeight, ['--wf-label-w' as string]: `${LABEL_W}px` }}>
+          <div className="wf-axis" data-testid="waterfall-axis" data-start={start} data-end={end} style={{ width: LABEL_W + plotW + PLOT_PAD }}>
             <div className="wf-axis-label">{sessionId ? `session ${sessionId}` : 'all sessions'}</div>
             {ticks.map((t) => (
               <div key={t} className="wf-tick" style={{ left: x(start + t) }}>
@@ -219,36 +268,21 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
             ))}
             {nowX !== undefined ? <div className="wf-now" style={{ left: nowX }} title="now" /> : null}
             {visibleLanes.map((l) => (
-              <div key={l.lane.key} className="wf-lane" data-testid="waterfall-lane" data-lane={l.lane.key} style={{ top: l.top, height: l.height }}>
-                <div className="wf-lane-label" title={l.title ? `${l.lane.label} · ${l.title}` : l.lane.label}>
-                  {!sessionId && l.lane.sessionId ? <span className="tag">{l.lane.sessionId}</span> : null}
-                  <span className="wf-lane-text">
-                    {l.lane.label}
-                    {l.title ? <span className="wf-lane-title"> {l.title}</span> : null}
-                  </span>
-                </div>
-                {l.lane.carrier && l.lane.carrier !== 'post-json' && l.lane.start > 0 ? (
-                  <LaneExtent lane={l.lane} x={x} now={now} t0={t0} t1={t1} />
-                ) : null}
-                {l.bars.map(({ bar, track }) => {
-                  const barEnd = bar.end ?? now;
-                  if (barEnd < t0 || bar.start > t1) return null;
-                  return (
-                    <WaterfallBar
-                      key={bar.key}
-                      bar={bar}
-                      left={x(bar.start)}
-                      width={Math.max(MIN_BAR_W, (Math.max(barEnd, bar.start) - bar.start) * pxPerMs)}
-                      top={LANE_PAD / 2 + track * TRACK_H}
-                      selected={bar.key === selectedKey}
-                      store={store}
-                      pxPerMs={pxPerMs}
-                      onSelect={onSelect}
-                      elapsed={barEnd - bar.start}
-                    />
-                  );
-                })}
-              </div>
+              <WaterfallLane
+                key={l.lane.key}
+                layout={l}
+                showSession={!sessionId}
+                x={x}
+                pxPerMs={pxPerMs}
+                t0={t0}
+                t1={t1}
+                end={end}
+                labelRight={LABEL_W}
+                plotRight={LABEL_W + plotW}
+                selectedKey={selectedKey}
+                store={store}
+                onSelect={onSelect}
+              />
             ))}
             {layout.lanes.length === 0 ? <div className="wf-empty">No calls to draw yet.</div> : null}
           </div>
@@ -258,11 +292,116 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
   );
 }
 
+interface LaneProps {
+  layout: LaneLayout;
+  showSession: boolean;
+  x(t: number): number;
+  pxPerMs: number;
+  t0: number;
+  t1: number;
+  /** Axis end: where open calls and streams are drawn to. */
+  end: number;
+  /** The plot's left and right edges (px). */
+  labelRight: number;
+  plotRight: number;
+  selectedKey?: string;
+  store: TimelineStore;
+  onSelect(key: string): void;
+}
+
+function WaterfallLane({ layout: l, showSession, x, pxPerMs, t0, t1, end, labelRight, plotRight, selectedKey, store, onSelect }: LaneProps) {
+  const { lane } = l;
+  // Bars in the visible window with their geometry; a label goes inside a bar wide enough for
+  // it, else after it when there is room before the next bar on its track, else before it when
+  // there is room after the previous one (the last bar of a row, near the axis end).
+  const drawn: { bar: Bar; track: number; left: number; width: number }[] = [];
+  for (const { bar, track } of lane.bars) {
+    const barEnd = bar.end ?? end;
+    if (barEnd < t0 || bar.start > t1) continue;
+    drawn.push({ bar, track, left: x(bar.start), width: Math.max(MIN_BAR_W, (Math.max(barEnd, bar.start) - bar.start) * pxPerMs) });
+  }
+  const nextLeft = new Array<number>(drawn.length).fill(plotRight);
+  const lastOnTrack = new Map<number, number>();
+  for (let i = 0; i < drawn.length; i++) {
+    const prev = lastOnTrack.get(drawn[i].track);
+    if (prev !== undefined) nextLeft[prev] = drawn[i].left;
+    lastOnTrack.set(drawn[i].track, i);
+  }
+  // Left to right per track: what the previous bar and its label took.
+  const usedRight = new Map<number, number>();
+  const labels = drawn.map(({ bar, track, left, width }, i): BarProps['label'] => {
+    const taken = usedRight.get(track) ?? labelRight;
+    usedRight.set(track, left + width);
+    // Nested calls are thin bars over their parent's: their names are in their tooltips.
+    if (bar.depth > 0) return undefined;
+    const inside = width - 10;
+    const after = nextLeft[i] - (left + width) - 8;
+    const before = left - taken - 8;
+    // The whole label where it fits (inside, after, before), else the tool's name alone, else
+    // the widest room there is.
+    let label: BarProps['label'];
+    for (const text of labelTexts(bar.label)) {
+      const w = text.length * BAR_CHAR_W;
+      if (inside >= w) return { side: 'inside', text, width: inside };
+      if (after >= w) label = { side: 'after', text, width: w + 2 };
+      else if (before >= w) label = { side: 'before', text, width: w + 2 };
+      if (label) break;
+    }
+    if (!label) {
+      const most = Math.max(inside, after, before);
+      if (most < MIN_LABEL_ROOM) return undefined;
+      const text = labelTexts(bar.label).at(-1)!;
+      label = most === inside ? { side: 'inside', text, width: inside } : most === after ? { side: 'after', text, width: after } : { side: 'before', text, width: before };
+    }
+    if (label.side === 'after') usedRight.set(track, left + width + 4 + label.width);
+    return label;
+  });
+  return (
+    <div
+      className={`wf-lane wf-kind-${lane.kind}`}
+      data-testid="waterfall-lane"
+      data-lane={lane.key}
+      data-kind={lane.kind}
+      data-streams={lane.streams.length}
+      style={{ top: l.top, height: l.height }}
+    >
+      <div className="wf-lane-label" title={laneTitle(lane)}>
+        {showSession && lane.sessionId ? <span className="tag">{lane.sessionId}</span> : null}
+        <span className="wf-lane-text">
+          {lane.label}
+          {lane.call ? <span className="wf-lane-title"> {lane.call}</span> : null}
+        </span>
+      </div>
+      {lane.streams.map((s) => (s.carrier && s.carrier !== 'post-json' && s.start > 0 ? <LaneExtent key={s.key} lane={s} x={x} end={end} t0={t0} t1={t1} /> : null))}
+      {drawn.map(({ bar, track, left, width }, i) => {
+        const top = LANE_PAD / 2 + track * TRACK_H;
+        return (
+          <WaterfallBar
+            key={bar.key}
+            bar={bar}
+            left={left}
+            width={width}
+            top={top}
+            label={labels[i]}
+            selected={bar.key === selectedKey}
+            store={store}
+            pxPerMs={pxPerMs}
+            onSelect={onSelect}
+            elapsed={(bar.end ?? end) - bar.start}
+          />
+        );
+      })}
+    </div>
+  );
+}
+
 interface BarProps {
   bar: Bar;
   left: number;
   width: number;
   top: number;
+  /** Its label (the call, or its tool's name alone) and where it goes: inside the bar, beside it (at most so wide), or nowhere. */
+  label: { side: 'inside' | 'after' | 'before'; text: string; width: number } | undefined;
   selected: boolean;
   store: TimelineStore;
   pxPerMs: number;
@@ -270,37 +409,54 @@ interface BarProps {
   onSelect(key: string): void;
 }
 
-function WaterfallBar({ bar, left, width, top, selected, store, pxPerMs, elapsed, onSelect }: BarProps) {
+function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, elapsed, onSelect }: BarProps) {
   const row = store.row(bar.key);
   const progress = row?.type === 'call' ? row.progress : [];
   const nested = bar.depth > 0;
+  const last = progress.length ? progress[progress.length - 1].progress : undefined;
   const title = `${bar.label}\n${bar.status}${bar.end === undefined ? ' (running)' : ''} · ${formatMs(elapsed)}${
-    progress.length ? `\nprogress ${progress[progress.length - 1].progress?.progress ?? ''}${progress[progress.length - 1].progress?.total !== undefined ? `/${progress[progress.length - 1].progress?.total}` : ''}` : ''
+    last ? `\nprogress ${last.progress ?? ''}${last.total !== undefined ? `/${last.total}` : ''}` : ''
   }`;
+  const barTop = nested ? top + 4 : top + 1;
+  const select = (e: { stopPropagation(): void }) => {
+    e.stopPropagation();
+    onSelect(bar.key);
+  };
   return (
-    <div
-      className={`wf-bar st-${bar.status}${nested ? ' nested' : ''}${selected ? ' selected' : ''}`}
-      data-testid="waterfall-bar"
-      data-key={bar.key}
-      data-status={bar.status}
-      style={{ left, width, top: nested ? top + 4 : top + 1 }}
-      title={title}
-      onClick={(e) => {
-        e.stopPropagation();
-        onSelect(bar.key);
-      }}
-    >
-      {width > 60 ? <span className="wf-bar-label">{bar.label}</span> : null}
-      {progress.map((p) => (
-        <i key={p.seq} className="wf-ptick" style={{ left: Math.max(0, Math.min(width - 1, (p.ts - bar.start) * pxPerMs)) }} />
-      ))}
-    </div>
+    <>
+      <div
+        className={`wf-bar st-${bar.status}${nested ? ' nested' : ''}${selected ? ' selected' : ''}`}
+        data-testid="waterfall-bar"
+        data-key={bar.key}
+        data-status={bar.status}
+        style={{ left, width, top: barTop }}
+        title={title}
+        onClick={select}
+      >
+        {label?.side === 'inside' ? <span className="wf-bar-label">{label.text}</span> : null}
+        {progress.map((p) => (
+          <i key={p.seq} className="wf-ptick" style={{ left: Math.max(0, Math.min(width - 1, (p.ts - bar.start) * pxPerMs)) }} />
+        ))}
+      </div>
+      {label && label.side !== 'inside' ? (
+        <span
+          className={`wf-bar-beside ${label.side}${selected ? ' selected' : ''}`}
+          data-testid="waterfall-bar-label"
+          data-key={bar.key}
+          style={label.side === 'after' ? { left: left + width + 4, top: barTop, maxWidth: label.width } : { left: left - 4 - label.width, top: barTop, width: label.width }}
+          title={title}
+          onClick={select}
+        >
+          {label.text}
+        </span>
+      ) : null}
+    </>
   );
 }
 
-/** The lifetime of the lane's stream (request sent → stream ended, or now): a faint band. */
-function LaneExtent({ lane, x, now, t0, t1 }: { lane: Lane; x: (t: number) => number; now: number; t0: number; t1: number }) {
-  const end = lane.end ?? Math.max(now, lane.start);
+/** The lifetime of a stream (request sent → stream ended, or the axis end): a faint band. */
+function LaneExtent({ lane, x, end: axisEnd, t0, t1 }: { lane: Lane; x: (t: number) => number; end: number; t0: number; t1: number }) {
+  const end = lane.end ?? Math.max(axisEnd, lane.start);
   if (end < t0 || lane.start > t1) return null;
   const left = x(lane.start);
   return (

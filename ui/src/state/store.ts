@@ -25,11 +25,9 @@ import type {
   SseFrameEvent,
 } from '../../../proxy/model/events.js';
 import type {
-  Bar,
   CallRow,
   Filters,
   HttpRow,
-  Lane,
   LogRow,
   NotificationRow,
   OrphanRow,
@@ -40,7 +38,8 @@ import type {
   Waterfall,
 } from './types.js';
 import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, type PreparedFilters } from './filters.js';
-import { rowTitle, truncate } from './format.js';
+import { truncate } from './format.js';
+import { WaterfallBuilder } from './waterfall.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
@@ -78,20 +77,6 @@ interface FlatList {
 }
 
 let filterSerial = 0;
-
-/** A waterfall lane and the bookkeeping of one waterfall computation. */
-interface LaneSlot {
-  key: string;
-  lane: Lane;
-  /** Computation that last used it. */
-  stamp: number;
-  /** Its exchange was upserted since the lane object was made. */
-  stale: boolean;
-  /** Extent of its bars in the current computation (lanes without an exchange). */
-  extStart: number;
-  extEnd: number;
-  open: boolean;
-}
 
 const SSE_CARRIERS: ReadonlySet<Carrier> = new Set<Carrier>(['post-sse', 'get-sse', 'legacy-sse']);
 const NO_ROWS: readonly Row[] = Object.freeze([]) as readonly Row[];
@@ -157,12 +142,15 @@ export class TimelineStore {
   private touchBase = 0;
   /** Lowest top-level index touched by the batch being ingested. */
   private batchTop = Infinity;
-  private waterfallCache = new Map<string, { version: number; value: Waterfall }>();
-  /** Bars of answered calls, reused while the call's rev is unchanged (by request seq). */
-  private barCache = new Map<number, { rev: number; bar: Bar; slot: LaneSlot }>();
-  /** Lanes by key, reused while their exchange upsert is unchanged. */
-  private laneCache = new Map<string, LaneSlot>();
-  private laneStamp = 0;
+  /** The waterfall's streams and bars (ui/src/state/waterfall.ts), memoized per version. */
+  private readonly waterfallBuilder = new WaterfallBuilder({
+    sessions: this._sessions,
+    exchanges: this._exchanges,
+    calls: () => this.callByRequestSeq.values(),
+    streamExchanges: () => this.streamExchanges,
+    messagesOf: (exchangeId) => this.buckets.get(exchangeId)?.messages,
+    depthOf: (row) => this.depthOf(row),
+  });
   private statsCache?: { version: number; value: StoreStats };
   private sessionListCache?: { version: number; value: SessionInfo[] };
 
@@ -326,9 +314,7 @@ export class TimelineStore {
     // Every list computed before now is stale as a whole.
     this.touchBase = this._version + 1;
     this.batchTop = Infinity;
-    this.waterfallCache.clear();
-    this.barCache.clear();
-    this.laneCache.clear();
+    this.waterfallBuilder.reset();
   }
 
   /** Forgets everything (the server's `cleared`, a restarted server). */
@@ -374,8 +360,7 @@ export class TimelineStore {
       case 'exchange':
         if (e.exchange && typeof e.exchange.id === 'string') {
           this._exchanges.set(e.exchange.id, e.exchange);
-          const slot = this.laneCache.get(e.exchange.id);
-          if (slot) slot.stale = true;
+          this.waterfallBuilder.exchangeChanged(e.exchange.id);
           if (e.exchange.plain) this.applyPlain(e.seq, e.exchange);
           // 2026-07-28: the client closing a response stream cancels the requests it carried.
           for (const seq of e.exchange.cancels ?? []) {
@@ -887,193 +872,11 @@ export class TimelineStore {
    * the legacy SSE stream; JSON answers to POSTs share a "POST JSON" lane per session; stdio
    * sessions have one lane. A call sits on the lane of the stream that carried the server's side
    * of it (the response of a client request; the request of a server→client request), or of its
-   * request's exchange while pending. `sessionId` '' = all sessions. Memoized per version.
+   * request's exchange while pending. `sessionId` '' = all sessions. Memoized per version. The
+   * rows the waterfall draws pack these streams (`packWaterfall` in waterfall.ts).
    */
   waterfall(sessionId: string): Waterfall {
-    const cached = this.waterfallCache.get(sessionId);
-    if (cached && cached.version === this._version) return cached.value;
-    const value = this.computeWaterfall(sessionId);
-    if (this.waterfallCache.size > 8) this.waterfallCache.clear();
-    this.waterfallCache.set(sessionId, { version: this._version, value });
-    return value;
-  }
-
-  private computeWaterfall(sessionId: string): Waterfall {
-    const stamp = ++this.laneStamp;
-    const used: LaneSlot[] = [];
-    const use = (slot: LaneSlot): LaneSlot => {
-      if (slot.stale) this.refreshSlot(slot);
-      if (slot.stamp !== stamp) {
-        slot.stamp = stamp;
-        slot.extStart = Infinity;
-        slot.extEnd = -Infinity;
-        slot.open = false;
-        used.push(slot);
-      }
-      return slot;
-    };
-    const laneFor = (m: MessageEvent): LaneSlot => {
-      const sid = m.sessionId;
-      const session = this._sessions.get(sid);
-      if (m.carrier === 'stdio' || session?.transport === 'stdio') return this.plainLane(sid, sid, 'stdio', 'stdio');
-      if (m.carrier === 'post-json') return this.plainLane(`post-json:${sid}`, sid, 'POST JSON', 'post-json');
-      const xid = m.exchangeId;
-      if (xid === undefined) return this.plainLane(`other:${sid}`, sid, 'other', undefined);
-      if (SSE_CARRIERS.has(m.carrier)) return this.streamLane(xid, sid, m.carrier);
-      // A request in a POST body whose answer has not been seen: the exchange's own stream, if known.
-      const x = this._exchanges.get(xid);
-      if (x?.carrier && SSE_CARRIERS.has(x.carrier)) return this.streamLane(xid, sid, x.carrier);
-      if (x?.carrier === 'post-json') return this.plainLane(`post-json:${sid}`, sid, 'POST JSON', 'post-json');
-      if (session?.transport === 'legacy-sse') {
-        const legacy = this.legacyStreamOf(sid);
-        if (legacy !== undefined) return this.streamLane(legacy, sid, 'legacy-sse');
-      }
-      return this.streamLane(xid, sid, undefined);
-    };
-
-    const bars: Bar[] = [];
-    let start = Infinity;
-    let end = -Infinity;
-    for (const call of this.callByRequestSeq.values()) {
-      if (sessionId !== '' && call.sessionId !== sessionId) continue;
-      const rev = call.rev ?? 0;
-      let bar: Bar;
-      let slot: LaneSlot;
-      const cached = this.barCache.get(call.seq);
-      if (cached && cached.rev === rev) {
-        bar = cached.bar;
-        slot = use(cached.slot);
-      } else {
-        const serverSide = call.dir === 'c2s' ? call.response : call.request;
-        slot = use(laneFor(serverSide ?? call.request));
-        const barEnd = call.response?.ts ?? (call.status === 'cancelled' ? call.cancel?.ts : undefined);
-        let progress: number | undefined;
-        for (let i = call.progress.length - 1; i >= 0; i--) {
-          const p = call.progress[i].progress;
-          if (p && typeof p.total === 'number' && p.total > 0) {
-            progress = Math.max(0, Math.min(1, p.progress / p.total));
-            break;
-          }
-        }
-        bar = {
-          key: call.key,
-          lane: slot.key,
-          start: call.request.ts,
-          end: barEnd,
-          status: call.status,
-          label: rowTitle(call),
-          depth: call.parentKey === undefined ? 0 : this.depthOf(call),
-          sessionId: call.sessionId,
-          progress,
-        };
-        // A pending call's lane can still move (its exchange's carrier becomes known): only answered bars are kept.
-        if (bar.end !== undefined) this.barCache.set(call.seq, { rev, bar, slot });
-      }
-      bars.push(bar);
-      const last = bar.end ?? bar.start;
-      if (bar.start < start) start = bar.start;
-      if (last > end) end = last;
-      if (slot.lane.exchange === undefined) {
-        if (bar.start < slot.extStart) slot.extStart = bar.start;
-        if (last > slot.extEnd) slot.extEnd = last;
-        if (bar.end === undefined) slot.open = true;
-      }
-    }
-    // Streams that carried messages but no call of their own (e.g. a GET stream of notifications).
-    for (const [sid, set] of this.streamExchanges) {
-      if (sessionId !== '' && sid !== sessionId) continue;
-      for (const xid of set) {
-        const x = this._exchanges.get(xid);
-        use(this.streamLane(xid, sid, x?.carrier && SSE_CARRIERS.has(x.carrier) ? x.carrier : undefined));
-      }
-    }
-    const lanes: Lane[] = new Array(used.length);
-    for (let i = 0; i < used.length; i++) {
-      const slot = used[i];
-      let l = slot.lane;
-      if (l.exchange === undefined) {
-        // Lanes without an exchange (POST JSON, stdio…) span their bars.
-        if (Number.isFinite(slot.extStart)) {
-          const laneEnd = slot.open ? undefined : slot.extEnd;
-          if (l.start !== slot.extStart || l.end !== laneEnd) l = slot.lane = { ...l, start: slot.extStart, end: laneEnd };
-        } else if (!Number.isFinite(l.start)) {
-          const first = this.buckets.get(l.key)?.messages[0];
-          if (first) l = slot.lane = { ...l, start: first.ts };
-        }
-      }
-      if (Number.isFinite(l.start) && l.start < start) start = l.start;
-      if (l.end !== undefined && l.end > end) end = l.end;
-      lanes[i] = l;
-    }
-    const byStart = (a: Lane, b: Lane) => a.start - b.start || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-    let sorted = true;
-    for (let i = 1; i < lanes.length && sorted; i++) if (byStart(lanes[i - 1], lanes[i]) > 0) sorted = false;
-    if (!sorted) lanes.sort(byStart);
-    if (!Number.isFinite(start)) return { lanes, bars, start: 0, end: 0 };
-    if (this.clock > end) end = this.clock;
-    if (!(end >= start)) end = start;
-    return { lanes, bars, start, end };
-  }
-
-  /** An exchange's upsert changed: rebuild its lane object (new identity) from the latest one. */
-  private refreshSlot(slot: LaneSlot): void {
-    slot.stale = false;
-    if (!this._exchanges.has(slot.key)) return;
-    const carrier = slot.lane.carrier === 'post-body' ? undefined : slot.lane.carrier;
-    slot.lane = this.makeStreamLane(slot.key, slot.lane.sessionId ?? '', carrier);
-  }
-
-  private legacyStreamOf(sessionId: string): string | undefined {
-    const set = this.streamExchanges.get(sessionId);
-    let found: string | undefined;
-    if (set) for (const xid of set) if (this._exchanges.get(xid)?.carrier === 'legacy-sse' || this.buckets.get(xid)?.messages.some((m) => m.carrier === 'legacy-sse')) found = xid;
-    if (found !== undefined) return found;
-    for (const x of this._exchanges.values()) if (x.sessionId === sessionId && x.carrier === 'legacy-sse') found = x.id;
-    return found;
-  }
-
-  /** The lane of an exchange's stream (created on first use). */
-  private streamLane(xid: string, sid: string, carrier: Carrier | undefined): LaneSlot {
-    let slot = this.laneCache.get(xid);
-    if (!slot) {
-      slot = { key: xid, lane: this.makeStreamLane(xid, sid, carrier), stamp: 0, stale: false, extStart: Infinity, extEnd: -Infinity, open: false };
-      this.laneCache.set(xid, slot);
-    } else if (carrier !== undefined && slot.lane.carrier !== carrier) {
-      // A lane made before the stream was known (a pending POST) is upgraded once it is.
-      slot.lane = this.makeStreamLane(xid, sid, carrier);
-      slot.stale = false;
-    }
-    return slot;
-  }
-
-  private makeStreamLane(xid: string, sid: string, carrier: Carrier | undefined): Lane {
-    const x = this._exchanges.get(xid);
-    const c = carrier ?? (x?.carrier && x.carrier !== 'post-json' ? x.carrier : 'post-body');
-    let label: string;
-    switch (c) {
-      case 'post-sse':
-        label = `POST ${xid} (SSE)`;
-        break;
-      case 'get-sse':
-        label = `GET ${xid} (SSE)${x?.resumes ? ` resumes ${x.resumes}` : ''}`;
-        break;
-      case 'legacy-sse':
-        label = `legacy SSE ${xid}`;
-        break;
-      default:
-        label = `${x?.method ?? 'POST'} ${xid}`;
-    }
-    return { key: xid, sessionId: x?.sessionId ?? sid, label, exchange: x, start: x?.startedAt ?? Infinity, end: x?.endedAt, carrier: c };
-  }
-
-  /** A lane that is not one exchange (POST JSON answers, a stdio session…). */
-  private plainLane(key: string, sessionId: string, label: string, carrier: Carrier | undefined): LaneSlot {
-    let slot = this.laneCache.get(key);
-    if (!slot) {
-      slot = { key, lane: { key, sessionId, label, start: Infinity, carrier }, stamp: 0, stale: false, extStart: Infinity, extEnd: -Infinity, open: false };
-      this.laneCache.set(key, slot);
-    }
-    return slot;
+    return this.waterfallBuilder.waterfall(sessionId, this._version);
   }
 }
 
