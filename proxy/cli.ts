@@ -250,6 +250,8 @@ async function main(): Promise<void> {
     recordFile: v.record,
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,
+    // Once per upstream, in plain words: a target that is not reachable (and when it answers again).
+    onNotice: (line: string) => process.stderr.write(`${line}\n`),
   };
   const defaults = defaultPorts();
   let port = portOption(v.port, '--port', defaults.proxy);

@@ -220,6 +220,21 @@ describe('mcpscope CLI', () => {
     }
   });
 
+  it('says once, in plain words, that the target is not reachable, however many calls fail', async () => {
+    const closed = await freePort();
+    const app = await launch(['--target', `http://127.0.0.1:${closed}/mcp`, '--port', '0', '--ui-port', '0']);
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(app.proxyUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }) });
+      expect(res.status).toBe(502);
+      await res.arrayBuffer();
+    }
+    const notice = `mcpscope: http://127.0.0.1:${closed}/mcp is not reachable`;
+    await expect.poll(() => app.stderr().includes(notice)).toBe(true);
+    expect(app.stderr().split(notice).length - 1).toBe(1);
+    app.child.kill('SIGINT');
+    expect(await new Promise((r) => app.child.once('exit', r))).toBe(0);
+  });
+
   it('names the --record file in its startup banner', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpscope-cli-record-'));
     try {
