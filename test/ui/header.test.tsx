@@ -162,3 +162,15 @@ describe('FaultsPanel where the API has no fault rules', () => {
     expect($('faults-panel')!.textContent).not.toContain('No rules: traffic passes untouched');
   });
 });
+
+describe('Header counts', () => {
+  it('says "1 session", "1 row", "1 message", "1 event" in the singular', async () => {
+    stubApi({});
+    await render(header({ source: { mode: 'capture', file: 'a.json' }, sessionsCount: 1, stats: { rows: 1, messages: 1, events: 1, dropped: 0 } }));
+    const text = document.querySelector('.header-stats')!.textContent!;
+    expect(text).toContain('1 session');
+    expect(text).not.toMatch(/1 (sessions|rows|messages|events)/);
+    await render(header({ source: { mode: 'capture', file: 'a.json' }, sessionsCount: 2 }));
+    expect(document.querySelector('.header-stats')!.textContent).toContain('2 sessions');
+  });
+});

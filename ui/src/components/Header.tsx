@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { FeedStatus } from '../state/types.js';
 import { apiFetch, type ServerInfo } from '../state/api.js';
+import { noun } from '../state/format.js';
 import { ExportMenu } from './ExportMenu.js';
 import { FaultsPanel } from './FaultsPanel.js';
 
@@ -118,16 +119,16 @@ export function Header({ source = { mode: 'live' }, status, statusDetail, paused
       )}
       <div className="header-stats">
         <span>
-          <b>{sessionsCount}</b> sessions
+          <b>{sessionsCount}</b> {noun(sessionsCount, 'session')}
         </span>
         <span>
-          <b>{stats.rows.toLocaleString()}</b> rows
+          <b>{stats.rows.toLocaleString()}</b> {noun(stats.rows, 'row')}
         </span>
         <span>
-          <b>{stats.messages.toLocaleString()}</b> messages
+          <b>{stats.messages.toLocaleString()}</b> {noun(stats.messages, 'message')}
         </span>
         <span>
-          <b>{stats.events.toLocaleString()}</b> events
+          <b>{stats.events.toLocaleString()}</b> {noun(stats.events, 'event')}
         </span>
         {live ? <EvictedNote /> : null}
         {stats.dropped > 0 ? (
