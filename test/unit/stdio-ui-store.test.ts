@@ -1,6 +1,7 @@
 /**
  * The timeline store on a recorded stdio process: messages without an HTTP exchange fold into
- * calls, sit on the session's one "stdio" waterfall lane, and stdout noise shows as a problem row.
+ * calls, sit on the session's one "stdio" waterfall lane, stdout noise shows as a problem row and
+ * stderr lines as log rows.
  * (The events come from the real recorder fed stdio wire records.)
  */
 import { describe, expect, it } from 'vitest';
@@ -31,11 +32,12 @@ function recordedStdioSession() {
 }
 
 describe('TimelineStore: a stdio session', () => {
-  it('folds stdio messages into calls on the stdio lane, with the stdout banner as a problem row', () => {
+  it('folds stdio messages into calls on the stdio lane, with the stdout banner as a problem row and stderr as a log row', () => {
     const ui = new TimelineStore();
     ui.ingest(recordedStdioSession());
     const rows = ui.visibleRows(EMPTY_FILTERS);
-    expect(rows.map((r) => r.type)).toEqual(['problem', 'call']);
+    // The stderr line is a row of its own too (issue 15: stderr is shown, not only recorded).
+    expect(rows.map((r) => r.type)).toEqual(['problem', 'call', 'log']);
     expect(rows[0].sessionId).toBe('s1');
     const call = rows[1] as CallRow;
     expect(call.status).toBe('ok');
