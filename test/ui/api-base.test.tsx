@@ -5,9 +5,9 @@
  * `api/…` (test/unit/ui-api-base.test.ts checks ui/src's source for others). And UI tests never reach the network (test/support/ui-no-network.ts): happy-dom's
  * default origin is http://localhost:3000, whatever a developer runs there.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { API_BASE, apiFetch, apiPath, feedUrlFor } from '../../ui/src/state/api';
 import { FaultsPanel } from '../../ui/src/components/FaultsPanel';
 import { exportHref } from '../../ui/src/components/ExportMenu';
@@ -15,26 +15,13 @@ import { importCaptureText } from '../../ui/src/state/import-client';
 import { App } from '../../ui/src/App';
 import { TimelineStore } from '../../ui/src/state/store';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 /** What test/support/ui-no-network.ts (the setup file vitest.config.ts names) rejects with. */
 const NO_NETWORK_MESSAGE = 'UI tests do not use the network';
 
-let container: HTMLDivElement;
-let root: Root;
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(async () => {
-  await act(async () => root.unmount());
-  container.remove();
-  history.replaceState(null, '', '/');
-  vi.unstubAllGlobals();
-});
+const dom = mountPoint();
 
-const $ = <T extends HTMLElement = HTMLElement>(id: string) => container.querySelector<T>(`[data-testid="${id}"]`);
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => dom.container.querySelector<T>(`[data-testid="${id}"]`);
 
 function recordFetch(): { method: string; url: string; credentials?: RequestCredentials }[] {
   const calls: { method: string; url: string; credentials?: RequestCredentials }[] = [];
@@ -52,7 +39,7 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await act(async () => await new Promise((r) => setTimeout(r, 0)));
 }
 async function render(el: ReactElement): Promise<void> {
-  await act(async () => root.render(el));
+  await dom.render(el);
   await settle();
 }
 

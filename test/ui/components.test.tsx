@@ -4,9 +4,9 @@
  * the detail pane (JSON + header meanings), filters in the URL, keyboard navigation and the
  * JSON viewer's laziness. React is driven directly (createRoot + act), no testing library.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events';
 import { describeHeader } from '../../proxy/annotate/http-hints';
 import { TimelineStore } from '../../ui/src/state/store';
@@ -17,7 +17,6 @@ import { SessionList } from '../../ui/src/components/SessionList';
 import { JsonView } from '../../ui/src/components/JsonView';
 import { App, stripTokenFromUrl } from '../../ui/src/App';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 // ---------------------------------------------------------------------------------------------
 // A tiny event builder (seq/ts stamped like the recorder does).
@@ -125,29 +124,16 @@ class Events {
 // ---------------------------------------------------------------------------------------------
 // Rendering helpers
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.appendChild(container);
-  root = createRoot(container);
-});
-
-afterEach(async () => {
-  await act(async () => root.unmount());
-  container.remove();
-  history.replaceState(null, '', '/');
-});
+const dom = mountPoint();
 
 async function render(el: ReactElement): Promise<void> {
-  await act(async () => root.render(el));
+  await dom.render(el);
 }
 
 const noop = () => undefined;
 
 function rowEl(key: string): HTMLElement {
-  const el = container.querySelector<HTMLElement>(`[data-testid="row"][data-key="${key}"]`);
+  const el = dom.container.querySelector<HTMLElement>(`[data-testid="row"][data-key="${key}"]`);
   if (!el) throw new Error(`row ${key} is not rendered`);
   return el;
 }
@@ -175,11 +161,11 @@ describe('Timeline', () => {
 
     await render(<Timeline rows={rows} onSelect={noop} onOpen={noop} />);
 
-    const rendered = container.querySelectorAll('[data-testid="row"]');
+    const rendered = dom.container.querySelectorAll('[data-testid="row"]');
     expect(rendered.length).toBeGreaterThan(0);
     expect(rendered.length).toBeLessThan(100);
     // The scroll spacer still accounts for every row (28 px each).
-    const spacer = container.querySelector<HTMLElement>('.tl-spacer')!;
+    const spacer = dom.container.querySelector<HTMLElement>('.tl-spacer')!;
     expect(spacer.style.height).toBe(`${10_000 * 28}px`);
     // Live tail: the window sits at the end of the list.
     const keys = [...rendered].map((r) => r.getAttribute('data-key'));
@@ -198,7 +184,7 @@ describe('Timeline', () => {
     await render(<Timeline rows={store.visibleRows(EMPTY_FILTERS)} onSelect={noop} onOpen={noop} />);
 
     // One row per call, not one per message.
-    expect(container.querySelectorAll('[data-testid="row"]').length).toBe(2);
+    expect(dom.container.querySelectorAll('[data-testid="row"]').length).toBe(2);
     const row = rowEl(`c${req.seq}`);
     expect(row.getAttribute('data-kind')).toBe('call');
     expect(row.getAttribute('data-status')).toBe('ok');
@@ -242,7 +228,7 @@ describe('Timeline', () => {
     expect(child.querySelector('.connector')).not.toBeNull();
     expect(child.textContent).toContain('server→client');
     // The child comes right after its parent.
-    const order = [...container.querySelectorAll('[data-testid="row"]')].map((r) => r.getAttribute('data-key'));
+    const order = [...dom.container.querySelectorAll('[data-testid="row"]')].map((r) => r.getAttribute('data-key'));
     expect(order.indexOf(`c${sampling.seq}`)).toBe(order.indexOf(`c${ask.seq}`) + 1);
   });
 
@@ -276,7 +262,7 @@ describe('Timeline', () => {
     await render(<Timeline rows={store.visibleRows(EMPTY_FILTERS)} onSelect={noop} onOpen={noop} live={false} />);
 
     // Progress folds into the call: a single row.
-    expect(container.querySelectorAll('[data-testid="row"]').length).toBe(1);
+    expect(dom.container.querySelectorAll('[data-testid="row"]').length).toBe(1);
     const progress = rowEl(`c${req.seq}`).querySelector<HTMLElement>('[data-testid="row-progress"]')!;
     expect(progress).not.toBeNull();
     expect(progress.getAttribute('data-progress')).toBe('4/4');
@@ -298,7 +284,7 @@ describe('DetailPane', () => {
     expect(row).toBeDefined();
     await render(<DetailPane store={store} row={row} version={store.version} onSelect={noop} onClose={noop} />);
 
-    const detail = container.querySelector('[data-testid="detail"]')!;
+    const detail = dom.container.querySelector('[data-testid="detail"]')!;
     expect(detail).not.toBeNull();
     const views = detail.querySelectorAll('[data-testid="json-view"]');
     expect(views.length).toBe(2);
@@ -307,7 +293,7 @@ describe('DetailPane', () => {
     expect(views[1].textContent).toContain('"done after 4 steps"');
 
     await act(async () => (detail.querySelector('[data-testid="detail-tab-http"]') as HTMLElement).click());
-    const text = container.querySelector('[data-testid="detail"]')!.textContent!;
+    const text = dom.container.querySelector('[data-testid="detail"]')!.textContent!;
     expect(text).toContain('mcp-session-id');
     const meaning = describeHeader('mcp-session-id');
     expect(meaning).toBeTruthy();
@@ -350,13 +336,13 @@ describe('DetailPane', () => {
     expect(row.textContent).toContain('12 ms');
 
     await render(<DetailPane store={store} row={store.row('hx7') as Row} version={store.version} onSelect={noop} onClose={noop} />);
-    const detail = container.querySelector('[data-testid="detail"]')!;
+    const detail = dom.container.querySelector('[data-testid="detail"]')!;
     expect(detail.textContent).toContain('Plain HTTP, not MCP');
     expect(detail.textContent).toContain('grant_type=refresh_token&refresh_token=[redacted]');
     expect(detail.textContent).toContain('{"error":"invalid_grant"}');
     expect(detail.textContent).toContain('Token request refused with invalid_grant.');
     await act(async () => (detail.querySelector('[data-testid="detail-tab-raw"]') as HTMLElement).click());
-    expect(container.querySelector('[data-testid="detail"]')!.textContent).toContain('Response body');
+    expect(dom.container.querySelector('[data-testid="detail"]')!.textContent).toContain('Response body');
   });
 
   it('lists an http bucket as plain HTTP traffic to its origin, with exchanges instead of MCP counts', async () => {
@@ -365,7 +351,7 @@ describe('DetailPane', () => {
     const store = new TimelineStore();
     store.ingest(ev.list);
     await render(<SessionList sessions={store.sessionList()} selected="" onSelect={noop} totals={{ messages: 0, errors: 0 }} />);
-    const item = container.querySelector<HTMLElement>('[data-session-id="s2"]')!;
+    const item = dom.container.querySelector<HTMLElement>('[data-session-id="s2"]')!;
     expect(item.querySelector('.transport')!.textContent).toBe('plain');
     expect(item.textContent).toContain('HTTP traffic to http://127.0.0.1:3001');
     expect(item.textContent).toContain('not MCP');
@@ -376,19 +362,19 @@ describe('DetailPane', () => {
   it('JsonView renders a 5 MB payload lazily (collapsed, paged, clipped)', async () => {
     const big = { items: Array.from({ length: 50_000 }, (_, i) => ({ i, text: 'x'.repeat(90) })), blob: 'y'.repeat(1_000_000) };
     await render(<JsonView value={big} openDepth={2} />);
-    const lines = container.querySelectorAll('.jv-line');
+    const lines = dom.container.querySelectorAll('.jv-line');
     // A handful of lines, not 50,000 items × fields.
     expect(lines.length).toBeLessThan(50);
-    expect(container.textContent).toContain('50000 items');
+    expect(dom.container.textContent).toContain('50000 items');
     // The 1 MB string is clipped.
-    expect(container.textContent!.length).toBeLessThan(5_000);
+    expect(dom.container.textContent!.length).toBeLessThan(5_000);
     // Expanding the array shows one page, not everything.
-    const collapsed = [...container.querySelectorAll<HTMLElement>('.jv-collapsed')].find((l) => l.textContent!.includes('items'))!;
+    const collapsed = [...dom.container.querySelectorAll<HTMLElement>('.jv-collapsed')].find((l) => l.textContent!.includes('items'))!;
     await act(async () => collapsed.click());
-    const after = container.querySelectorAll('.jv-line').length;
+    const after = dom.container.querySelectorAll('.jv-line').length;
     expect(after).toBeGreaterThan(100);
     expect(after).toBeLessThan(200);
-    expect(container.textContent).toMatch(/show 500 more of 49900/);
+    expect(dom.container.textContent).toMatch(/show 500 more of 49900/);
   });
 });
 
@@ -415,20 +401,20 @@ describe('App', () => {
 
     await render(<App store={store} />);
     // The filter read from the URL is applied.
-    expect((container.querySelector('[data-testid="filter-kind"]') as HTMLSelectElement).value).toBe('request');
+    expect((dom.container.querySelector('[data-testid="filter-kind"]') as HTMLSelectElement).value).toBe('request');
 
-    const method = container.querySelector<HTMLInputElement>('[data-testid="filter-method"]')!;
+    const method = dom.container.querySelector<HTMLInputElement>('[data-testid="filter-method"]')!;
     await act(async () => typeInto(method, 'tools/call'));
     await act(async () => sleep(400)); // typing is debounced
     expect(new URLSearchParams(location.search).get('method')).toBe('tools/call');
-    expect(container.querySelectorAll('[data-testid="row"]').length).toBe(2);
-    expect(container.querySelector('[data-testid="row-count"]')!.textContent).toBe('2 of 4');
+    expect(dom.container.querySelectorAll('[data-testid="row"]').length).toBe(2);
+    expect(dom.container.querySelector('[data-testid="row-count"]')!.textContent).toBe('2 of 4');
 
-    await act(async () => (container.querySelector('[data-testid="filter-errors"]') as HTMLInputElement).click());
+    await act(async () => (dom.container.querySelector('[data-testid="filter-errors"]') as HTMLInputElement).click());
     expect(new URLSearchParams(location.search).get('errors')).toBe('1');
-    expect(container.querySelectorAll('[data-testid="row"]').length).toBe(0);
+    expect(dom.container.querySelectorAll('[data-testid="row"]').length).toBe(0);
 
-    await act(async () => (container.querySelector('[data-testid="view-waterfall"]') as HTMLElement).click());
+    await act(async () => (dom.container.querySelector('[data-testid="view-waterfall"]') as HTMLElement).click());
     expect(new URLSearchParams(location.search).get('view')).toBe('waterfall');
     expect(location.search).not.toContain('token');
   });
@@ -446,23 +432,23 @@ describe('App', () => {
     await key('ArrowUp');
     expect(rowEl(`c${calls[0].seq}`).getAttribute('aria-selected')).toBe('true');
 
-    expect(container.querySelector('[data-testid="detail"]')).toBeNull();
+    expect(dom.container.querySelector('[data-testid="detail"]')).toBeNull();
     await key('Enter');
-    expect(container.querySelector('[data-testid="detail"]')!.getAttribute('data-key')).toBe(`c${calls[0].seq}`);
+    expect(dom.container.querySelector('[data-testid="detail"]')!.getAttribute('data-key')).toBe(`c${calls[0].seq}`);
     expect(new URLSearchParams(location.search).get('row')).toBe(`c${calls[0].seq}`);
     await key('Escape');
-    expect(container.querySelector('[data-testid="detail"]')).toBeNull();
+    expect(dom.container.querySelector('[data-testid="detail"]')).toBeNull();
 
     await key('/');
-    expect(document.activeElement).toBe(container.querySelector('[data-testid="search"]'));
+    expect(document.activeElement).toBe(dom.container.querySelector('[data-testid="search"]'));
   });
 
   it('says "paused" in the status indicator after pressing pause', async () => {
     const { store } = demoStore();
     await render(<App store={store} initialStatus="live" />);
-    const status = container.querySelector('[data-testid="status"]')!;
+    const status = dom.container.querySelector('[data-testid="status"]')!;
     expect(status.textContent).toContain('live');
-    await act(async () => (container.querySelector('[data-testid="pause"]') as HTMLElement).click());
+    await act(async () => (dom.container.querySelector('[data-testid="pause"]') as HTMLElement).click());
     expect(status.textContent).toContain('paused');
   });
 });

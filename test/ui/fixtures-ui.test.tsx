@@ -4,9 +4,9 @@
  * server's plain-words errors), dropping a capture on the app (notice, then the imported session
  * is selected once the feed brings it), and compare mode (ticks, URL, the diff rows).
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { TimelineStore } from '../../ui/src/state/store';
 import { App, initialComparePair, pickForCompare, searchForUrlState, urlStateFromSearch } from '../../ui/src/App';
 import { ExportMenu, exportHref } from '../../ui/src/components/ExportMenu';
@@ -14,30 +14,15 @@ import { describeImport, importCaptureFile, importCaptureText } from '../../ui/s
 import { EMPTY_FILTERS, type SessionInfo } from '../../ui/src/state/types';
 import { EventBuilder } from './fixtures';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.appendChild(container);
-  root = createRoot(container);
-});
-
-afterEach(async () => {
-  await act(async () => root.unmount());
-  container.remove();
-  history.replaceState(null, '', '/');
-  vi.unstubAllGlobals();
-});
+const dom = mountPoint();
 
 async function render(el: ReactElement) {
-  await act(async () => root.render(el));
+  await dom.render(el);
 }
 
-const $ = (testId: string) => container.querySelector<HTMLElement>(`[data-testid="${testId}"]`);
-const $$ = (testId: string) => [...container.querySelectorAll<HTMLElement>(`[data-testid="${testId}"]`)];
+const $ = (testId: string) => dom.container.querySelector<HTMLElement>(`[data-testid="${testId}"]`);
+const $$ = (testId: string) => [...dom.container.querySelectorAll<HTMLElement>(`[data-testid="${testId}"]`)];
 
 /** Two sessions that both echo, with different texts. */
 function echoSessions(b = new EventBuilder()) {
@@ -180,7 +165,7 @@ describe('App: compare mode', () => {
     expect($('filter-method')).toBeNull();
 
     // Unticking B leaves a prompt to pick another.
-    const item = (id: string) => container.querySelector<HTMLElement>(`[data-testid="session-item"][data-session-id="${id}"]`)!;
+    const item = (id: string) => dom.container.querySelector<HTMLElement>(`[data-testid="session-item"][data-session-id="${id}"]`)!;
     expect(item('s1').getAttribute('data-side')).toBe('A');
     await act(async () => item('s2').click());
     expect($$('diff-row')).toHaveLength(0);
@@ -239,7 +224,7 @@ describe('App: dropping a capture', () => {
     more.session('s1-i1', { clientInfo: { name: 'imported-client' } });
     await act(async () => store.ingest(more.events));
     expect(new URLSearchParams(location.search).get('session')).toBe('s1-i1');
-    expect(container.querySelector('[data-testid="session-item"][data-session-id="s1-i1"]')!.getAttribute('aria-selected')).toBe('true');
+    expect(dom.container.querySelector('[data-testid="session-item"][data-session-id="s1-i1"]')!.getAttribute('aria-selected')).toBe('true');
   });
 
   it("shows the server's error and selects nothing", async () => {

@@ -5,52 +5,23 @@
  * and never polls the live-only endpoints (api/stats, api/faults). The app asks the server which
  * one it is (api/info). fetch is a stub here; the browser test is test/e2e/ui-open-browser.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { act, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
+import { mountPoint, stubApi } from './dom';
 import { Header, type HeaderProps } from '../../ui/src/components/Header';
 import { FaultsPanel } from '../../ui/src/components/FaultsPanel';
 import { App } from '../../ui/src/App';
 import { TimelineStore } from '../../ui/src/state/store';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(async () => {
-  await act(async () => root.unmount());
-  container.remove();
-  history.replaceState(null, '', '/');
-  vi.unstubAllGlobals();
-  vi.useRealTimers();
-});
-
-const $ = (id: string) => container.querySelector<HTMLElement>(`[data-testid="${id}"]`);
-
-/** A fetch stub answering `answers[path]` (JSON, or a status number), recording every URL asked. */
-function stubApi(answers: Record<string, unknown> = {}) {
-  const urls: string[] = [];
-  const stub = vi.fn(async (input: string, init: RequestInit = {}) => {
-    urls.push(`${init.method ?? 'GET'} ${input}`);
-    const answer = answers[input];
-    if (answer === undefined || typeof answer === 'number') return new Response('{"error":"not found"}', { status: typeof answer === 'number' ? answer : 404 });
-    return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
-  });
-  vi.stubGlobal('fetch', stub);
-  return urls;
-}
+const dom = mountPoint();
+const $ = dom.$;
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await act(async () => await new Promise((r) => setTimeout(r, 0)));
 }
 
 async function render(el: ReactElement): Promise<void> {
-  await act(async () => root.render(el));
+  await dom.render(el);
   await settle();
 }
 
@@ -89,7 +60,7 @@ describe('Header', () => {
     expect($('import')).not.toBeNull();
     expect($('export')).not.toBeNull();
     // Counts are still shown, but the store's eviction stats (a live store's) are never asked for.
-    expect(container.textContent).toContain('30 messages');
+    expect(dom.container.textContent).toContain('30 messages');
     await act(async () => vi.advanceTimersByTime(11_000));
     await settle();
     expect(urls).toEqual([]);
@@ -141,8 +112,7 @@ describe('App: live or capture, as the server says (api/info)', () => {
     expect($('pause')).not.toBeNull();
     expect($('faults')).not.toBeNull();
     expect(live).toEqual(['GET api/info', 'GET api/stats']);
-    await act(async () => root.unmount());
-    root = createRoot(container);
+    await dom.remount();
 
     stubApi({ 'api/info': 404 });
     await render(<App store={new TimelineStore()} detectSource />);
@@ -167,10 +137,10 @@ describe('Header counts', () => {
   it('says "1 session", "1 row", "1 message", "1 event" in the singular', async () => {
     stubApi({});
     await render(header({ source: { mode: 'capture', file: 'a.json' }, sessionsCount: 1, stats: { rows: 1, messages: 1, events: 1, dropped: 0 } }));
-    const text = document.querySelector('.header-stats')!.textContent!;
+    const text = dom.container.querySelector('.header-stats')!.textContent!;
     expect(text).toContain('1 session');
     expect(text).not.toMatch(/1 (sessions|rows|messages|events)/);
     await render(header({ source: { mode: 'capture', file: 'a.json' }, sessionsCount: 2 }));
-    expect(document.querySelector('.header-stats')!.textContent).toContain('2 sessions');
+    expect(dom.container.querySelector('.header-stats')!.textContent).toContain('2 sessions');
   });
 });

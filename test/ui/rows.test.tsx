@@ -6,9 +6,9 @@
  * jargon (seq numbers, exchange ids, carriers) said in plain words, and the selected row kept in
  * view when the list gets shorter. React is driven directly (createRoot + act).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import type { LogEvent, SessionInfo } from '../../proxy/model/events';
 import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type Filters, type Row } from '../../ui/src/state/types';
@@ -22,25 +22,11 @@ import { FilterBar } from '../../ui/src/components/FilterBar';
 import { DiffView } from '../../ui/src/components/DiffView';
 import { EventBuilder } from './fixtures';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.appendChild(container);
-  root = createRoot(container);
-});
-
-afterEach(async () => {
-  await act(async () => root.unmount());
-  container.remove();
-  history.replaceState(null, '', '/');
-});
+const dom = mountPoint();
 
 async function render(el: ReactElement): Promise<void> {
-  await act(async () => root.render(el));
+  await dom.render(el);
 }
 
 const noop = () => undefined;
@@ -97,7 +83,7 @@ describe("a stdio server's stderr lines", () => {
   it('show in the timeline with a "stderr" tag and their text', async () => {
     const { store, first } = stdioSession();
     await render(<Timeline rows={store.visibleRows(EMPTY_FILTERS)} onSelect={noop} onOpen={noop} live={false} />);
-    const row = container.querySelector<HTMLElement>(`[data-testid="row"][data-key="l${first.seq}"]`)!;
+    const row = dom.container.querySelector<HTMLElement>(`[data-testid="row"][data-key="l${first.seq}"]`)!;
     expect(row).not.toBeNull();
     expect(row.dataset.kind).toBe('log');
     expect(row.querySelector('.tag-stderr')?.textContent).toBe('stderr');
@@ -107,7 +93,7 @@ describe("a stdio server's stderr lines", () => {
   it('open in the detail pane with their text, Copy JSON and no Copy cURL', async () => {
     const { store, second } = stdioSession();
     await render(<DetailPane store={store} row={store.row(`l${second.seq}`)!} version={store.version} onSelect={noop} onClose={noop} />);
-    const detail = container.querySelector('[data-testid="detail"]')!;
+    const detail = dom.container.querySelector('[data-testid="detail"]')!;
     expect(detail.textContent).toContain('warning: allowed directory /home/me does not exist');
     expect(detail.textContent).toContain('stderr');
     expect(detail.querySelector('[data-testid="copy-json"]')).not.toBeNull();
@@ -117,7 +103,7 @@ describe("a stdio server's stderr lines", () => {
   it('can be chosen in the filter bar\'s kind menu', async () => {
     let next: Filters | undefined;
     await render(<FilterBar filters={EMPTY_FILTERS} onChange={(f) => (next = f)} methods={() => []} shown={3} total={3} filtered={false} view="timeline" onView={noop} debounceMs={0} />);
-    const select = container.querySelector<HTMLSelectElement>('[data-testid="filter-kind"]')!;
+    const select = dom.container.querySelector<HTMLSelectElement>('[data-testid="filter-kind"]')!;
     expect([...select.options].map((o) => o.value)).toContain('log');
     await act(async () => {
       select.value = 'log';
@@ -147,12 +133,12 @@ describe('the session card', () => {
         totals={{ messages: 2, errors: 0 }}
       />,
     );
-    const stdio = container.querySelector('[data-session-id="s1"]')!;
+    const stdio = dom.container.querySelector('[data-session-id="s1"]')!;
     const command = stdio.querySelector<HTMLElement>('[data-testid="session-command"]');
     expect(command).not.toBeNull();
     expect(command!.textContent).toContain(COMMAND);
     expect(command!.title).toContain(COMMAND);
-    expect(container.querySelector('[data-session-id="s2"] [data-testid="session-command"]')).toBeNull();
+    expect(dom.container.querySelector('[data-session-id="s2"] [data-testid="session-command"]')).toBeNull();
   });
 
   it('says "1 msg", "1 req", "1 error", "1 exchange" (and plurals from 2 on, and for 0)', async () => {
@@ -168,7 +154,7 @@ describe('the session card', () => {
         totals={{ messages: 1, errors: 1 }}
       />,
     );
-    const counts = (id: string) => container.querySelector(`[data-session-id="${id}"] .si-counts`)!.textContent;
+    const counts = (id: string) => dom.container.querySelector(`[data-session-id="${id}"] .si-counts`)!.textContent;
     expect(counts('')).toBe('1 msg1 error');
     expect(counts('s1')).toBe('1 msg1 req1 error');
     expect(counts('s2')).toBe('2 msgs2 reqs2 errors');
@@ -189,7 +175,7 @@ describe('counts in the right number', () => {
 
   it('the filter bar says "1 row"', async () => {
     await render(<FilterBar filters={EMPTY_FILTERS} onChange={noop} methods={() => []} shown={1} total={1} filtered={false} view="timeline" onView={noop} />);
-    expect(container.querySelector('[data-testid="row-count"]')!.textContent).toBe('1 row');
+    expect(dom.container.querySelector('[data-testid="row-count"]')!.textContent).toBe('1 row');
   });
 
   it('the stream table says "1 event"', async () => {
@@ -200,7 +186,7 @@ describe('counts in the right number', () => {
     const store = new TimelineStore();
     store.ingest(b.events);
     await render(<DetailPane store={store} row={store.row(`n${n.seq}`)!} version={store.version} onSelect={noop} onClose={noop} initialTab="stream" />);
-    const text = container.querySelector('[data-testid="detail"]')!.textContent!;
+    const text = dom.container.querySelector('[data-testid="detail"]')!.textContent!;
     expect(text).toContain('1 event');
     expect(text).not.toContain('1 events');
   });
@@ -217,8 +203,8 @@ describe('counts in the right number', () => {
     store.ingest(b.events);
     await render(<DiffView store={store} version={store.version} sessions={store.sessionList()} left="s1" right="s2" onChange={noop} onOpenCall={noop} onExit={noop} />);
     // "Differences only" is on by default when there are none to show? Tick it to get the empty state.
-    const text = () => container.querySelector('[data-testid="diff-view"]')!.textContent!;
-    const toggle = container.querySelector<HTMLInputElement>('.diff-toolbar input[type="checkbox"]');
+    const text = () => dom.container.querySelector('[data-testid="diff-view"]')!.textContent!;
+    const toggle = dom.container.querySelector<HTMLInputElement>('.diff-toolbar input[type="checkbox"]');
     if (toggle && !toggle.checked) await act(async () => toggle.click());
     expect(text()).not.toMatch(/\b1 calls\b/);
     expect(text()).toContain('The one call has the same parameters and outcomes');
@@ -245,7 +231,7 @@ describe('Copy cURL', () => {
     const row = store.row(`c${call.seq}`)!;
     expect(curlMessage(row)?.seq).toBe(call.seq);
     await render(<DetailPane store={store} row={row} version={store.version} onSelect={noop} onClose={noop} />);
-    const button = (label: string) => [...container.querySelectorAll<HTMLButtonElement>('.detail-actions button')].find((el) => el.textContent === label);
+    const button = (label: string) => [...dom.container.querySelectorAll<HTMLButtonElement>('.detail-actions button')].find((el) => el.textContent === label);
     expect(button('Copy cURL')).toBeDefined();
     expect(button('Copy cURL')!.disabled).toBe(false);
     expect(button('Copy JSON')).toBeDefined();
@@ -257,7 +243,7 @@ describe('Copy cURL', () => {
     expect(row.type === 'call' && row.dir).toBe('s2c');
     expect(curlMessage(row)).toBeUndefined();
     await render(<DetailPane store={store} row={row} version={store.version} onSelect={noop} onClose={noop} />);
-    const buttons = [...container.querySelectorAll('.detail-actions button')].map((b) => b.textContent);
+    const buttons = [...dom.container.querySelectorAll('.detail-actions button')].map((b) => b.textContent);
     expect(buttons).not.toContain('Copy cURL');
     expect(buttons).toContain('Copy JSON');
   });
@@ -267,7 +253,7 @@ describe('Copy cURL', () => {
     const row = store.row(`c${req.seq}`)!;
     expect(curlMessage(row)).toBeUndefined();
     await render(<DetailPane store={store} row={row} version={store.version} onSelect={noop} onClose={noop} />);
-    expect(container.querySelector('[data-testid="copy-curl"]')).toBeNull();
+    expect(dom.container.querySelector('[data-testid="copy-curl"]')).toBeNull();
   });
 });
 
@@ -286,7 +272,7 @@ describe("the detail pane's jargon, said in plain words", () => {
   it('seq numbers (#1869) have a tooltip; exchange ids (x257) are labelled; carriers (post-sse) are words', async () => {
     const { store, req, res } = call();
     await render(<DetailPane store={store} row={store.row(`c${req.seq}`)!} version={store.version} onSelect={noop} onClose={noop} />);
-    const detail = container.querySelector('[data-testid="detail"]')!;
+    const detail = dom.container.querySelector('[data-testid="detail"]')!;
     const seqs = [...detail.querySelectorAll<HTMLElement>('[data-testid="seq"]')];
     expect(seqs.map((s) => s.textContent)).toEqual([`#${req.seq}`, `#${res.seq}`]);
     for (const s of seqs) expect(s.title).toMatch(/mcpscope numbers everything it records/);
@@ -307,7 +293,7 @@ describe("the detail pane's jargon, said in plain words", () => {
   it('the HTTP tab says how the messages travelled instead of "Carrier"', async () => {
     const { store, req } = call();
     await render(<DetailPane store={store} row={store.row(`c${req.seq}`)!} version={store.version} onSelect={noop} onClose={noop} initialTab="http" />);
-    const detail = container.querySelector('[data-testid="detail"]')!;
+    const detail = dom.container.querySelector('[data-testid="detail"]')!;
     const labels = [...detail.querySelectorAll('dt')].map((d) => d.textContent);
     expect(labels).not.toContain('Carrier');
     expect(labels).toContain('Carried as');
