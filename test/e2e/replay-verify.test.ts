@@ -11,7 +11,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -23,45 +22,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CreateMessageRequestSchema, McpError, ToolListChangedNotificationSchema, type CreateMessageRequest, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
 import type { Fixture } from '../../proxy/fixtures/fixture-format.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
 import { startMockServer, type MockServer } from '../../proxy/fixtures/replay-server.js';
 import { verifyFixture } from '../../proxy/fixtures/verify.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';
+import { BIN, ROOT, fixtureOf, runCli } from '../support/fixture-cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'mcpscope.js');
 const LONG_STEPS = 4;
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-/** Runs the built CLI to completion. */
-function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Records one session of `clientName` through mcpscope and exports it as a fixture. */
-async function fixtureOf(scope: Mcpscope, clientName: string): Promise<Fixture> {
-  const session = await scope.waitFor((s) => [...s.sessions.values()].find((x: SessionInfo) => x.clientInfo?.name === clientName && x.status === 'closed'));
-  return exportFixture(scope.store, session.id);
 }
 
 // ---------------------------------------------------------------------------------------------

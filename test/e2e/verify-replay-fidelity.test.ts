@@ -18,7 +18,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -26,42 +25,18 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
 import type { Fixture } from '../../proxy/fixtures/fixture-format.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
 import { loadFixture } from '../../proxy/fixtures/load-fixture.js';
 import { verifyFixture } from '../../proxy/fixtures/verify.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { startDemoClient } from '../../proxy/demo/demo-client.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
+import { BIN, ROOT, fixtureOf, runCli } from '../support/fixture-cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'mcpscope.js');
 const DEMO_FIXTURE = join(ROOT, 'test', 'fixtures', 'demo-client-round.fixture.json');
 /** The ignore list documented for the demo fixture (docs/testing-with-fixtures.md). */
 const DEMO_IGNORE = ['tools/call random_delay › content[0].text'];
-
-function runCli(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function fixtureOf(scope: Mcpscope, clientName: string): Promise<Fixture> {
-  const session = await scope.waitFor((s) => [...s.sessions.values()].find((x: SessionInfo) => x.clientInfo?.name === clientName && x.status === 'closed'));
-  return exportFixture(scope.store, session.id);
-}
 
 function textOf(result: unknown): string {
   return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
@@ -121,7 +96,7 @@ describe('verify against the server-everything the fixture was recorded from', (
   });
 
   it('passes over Streamable HTTP (exit 0)', async () => {
-    const r = await runCli(['verify', fixturePath, '--target', peer.url]);
+    const r = await runCli(['verify', fixturePath, '--target', peer.url], 60_000);
     expect(r.stdout, r.stdout + r.stderr).toContain('OK: every response matches the recording.');
     expect(r.stdout).toContain('✓ tools/call get-roots-list');
     expect(r.stdout).toContain('✓ tools/call trigger-long-running-operation');
@@ -129,7 +104,7 @@ describe('verify against the server-everything the fixture was recorded from', (
   });
 
   it('passes against the stdio server (exit 0)', async () => {
-    const r = await runCli(['verify', fixturePath, '--', process.execPath, everythingEntry, 'stdio']);
+    const r = await runCli(['verify', fixturePath, '--', process.execPath, everythingEntry, 'stdio'], 60_000);
     expect(r.stdout, r.stdout + r.stderr).toContain('OK: every response matches the recording.');
     expect(r.code).toBe(0);
   });
@@ -140,7 +115,7 @@ describe('verify against the server-everything the fixture was recorded from', (
     (echo.message.result as { content: { text: string }[] }).content[0].text = 'Echo: hello';
     const path = join(dir, 'changed.fixture.json');
     writeFileSync(path, JSON.stringify(changed));
-    const r = await runCli(['verify', path, '--target', peer.url]);
+    const r = await runCli(['verify', path, '--target', peer.url], 60_000);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('tools/call echo › content[0].text: "Echo: hello" → "Echo: hi"');
     expect(r.stdout).toMatch(/FAIL: 1 difference in 1 of 9 calls\./);
@@ -181,7 +156,7 @@ describe('the demo fixture with its documented ignore list, against the demo ser
   });
 
   it('passes (exit 0), the random_delay differences set aside by the ignore list', async () => {
-    const r = await runCli(['verify', DEMO_FIXTURE, '--target', demo.url]);
+    const r = await runCli(['verify', DEMO_FIXTURE, '--target', demo.url], 60_000);
     expect(r.stdout, r.stdout + r.stderr).toContain('OK: every response matches the recording.');
     expect(r.stdout).toContain('ignored ("tools/call random_delay › content[0].text")');
     expect(r.code).toBe(0);
@@ -192,15 +167,15 @@ describe('the demo fixture with its documented ignore list, against the demo ser
     delete bare.verify;
     const path = join(dir, 'bare.fixture.json');
     writeFileSync(path, JSON.stringify(bare));
-    const r = await runCli(['verify', path, '--target', demo.url, '--json']);
+    const r = await runCli(['verify', path, '--target', demo.url, '--json'], 60_000);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as { differences: { call: string; path: string }[] };
     expect(report.differences.length).toBeGreaterThan(0);
     for (const d of report.differences) expect(d).toMatchObject({ call: 'tools/call random_delay', path: 'content[0].text' });
-    const ignored = await runCli(['verify', path, '--target', demo.url, '--ignore', 'tools/call random_delay > content[0].text']);
+    const ignored = await runCli(['verify', path, '--target', demo.url, '--ignore', 'tools/call random_delay > content[0].text'], 60_000);
     expect(ignored.stdout).toContain('OK: every response matches the recording.');
     expect(ignored.code).toBe(0);
-    const bad = await runCli(['verify', path, '--target', demo.url, '--ignore', 'content[0']);
+    const bad = await runCli(['verify', path, '--target', demo.url, '--ignore', 'content[0'], 60_000);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"[" is not closed');
   });
@@ -212,7 +187,7 @@ describe('the demo fixture with its documented ignore list, against the demo ser
     (add.message.result as { content: { text: string }[] }).content[0].text = 'the sum is 42';
     const path = join(dir, 'changed.fixture.json');
     writeFileSync(path, JSON.stringify(changed));
-    const r = await runCli(['verify', path, '--target', demo.url]);
+    const r = await runCli(['verify', path, '--target', demo.url], 60_000);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain(`tools/call add › content[0].text: "the sum is 42" → ${JSON.stringify(recordedText)}`);
     expect(r.stdout).toMatch(/FAIL: 1 difference in 1 of \d+ calls\./);
@@ -387,11 +362,11 @@ describe('replay keeps the recorded timing', () => {
   });
 
   it('--help documents --timing and keeps --speed as the older spelling', async () => {
-    const r = await runCli(['replay', '--help']);
+    const r = await runCli(['replay', '--help'], 60_000);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--timing <t>');
     expect(r.stdout).toContain('--speed <x>      older spelling');
-    const both = await runCli(['replay', fixturePath, '--timing', '1', '--speed', '1']);
+    const both = await runCli(['replay', fixturePath, '--timing', '1', '--speed', '1'], 60_000);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--timing or --speed, not both');
   });

@@ -1,0 +1,37 @@
+/**
+ * For the replay/verify e2e tests: the built CLI run to completion, and a session recorded through
+ * mcpscope exported as a fixture.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Mcpscope } from '../../proxy/mcpscope.js';
+import type { SessionInfo } from '../../proxy/model/events.js';
+import type { Fixture } from '../../proxy/fixtures/fixture-format.js';
+import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'mcpscope.js');
+
+/** Runs the built CLI (bin/mcpscope.js) from the repository root to completion; killed after `timeoutMs`. */
+export function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Waits for the closed session of `clientName` recorded through `scope` and exports it as a fixture. */
+export async function fixtureOf(scope: Mcpscope, clientName: string): Promise<Fixture> {
+  const session = await scope.waitFor((s) => [...s.sessions.values()].find((x: SessionInfo) => x.clientInfo?.name === clientName && x.status === 'closed'));
+  return exportFixture(scope.store, session.id);
+}
