@@ -30,7 +30,7 @@ import { httpHints } from '../annotate/http-hints.js';
 import { challengeErrorHint, plainHttpHints } from '../annotate/oauth-hints.js';
 import type { EventStore } from '../store/event-store.js';
 import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type Framing } from './body-reader.js';
-import { redactJsonFields, type Redactor } from './redact.js';
+import { redactPreview, type Redactor } from './redact.js';
 import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';
 import { ownAnswerHint } from './own-answers.js';
@@ -1023,12 +1023,8 @@ export class Recorder {
   }
 
   private previewOf(text: string | undefined, type: string | undefined, max = PREVIEW_BYTES): string | undefined {
-    if (text === undefined) return undefined;
-    if (type === 'application/x-www-form-urlencoded') return this.redactor.url(`?${text}`).slice(1).slice(0, max);
-    // JSON (a token response): its credential fields, by parsing, or by pattern when it was cut short.
-    let t = this.redactJsonText(text);
-    if (this.redactor.enabled) t = redactJsonFields(t);
-    return this.redactor.text(t).slice(0, max);
+    // A form's fields as a query's; JSON (a token response): its credential fields, by parsing, or by pattern when it was cut short.
+    return text === undefined ? undefined : redactPreview(text, type, this.redactor).slice(0, max);
   }
 
   private problem(

@@ -202,6 +202,27 @@ export function redactJsonFields(text: string): string {
   return text.includes('"') ? text.replace(JSON_SECRET_IN_TEXT, (_m, lead: string) => `${lead}"${REDACTED}"`) : text;
 }
 
+/** Free text that may be a JSON document (an OAuth token response, a non-JSON-RPC frame): its credential fields go too. */
+export function redactLooseText(text: string, r: Redactor): string {
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      const value: unknown = JSON.parse(text);
+      const redacted = r.json(value);
+      if (redacted !== value) return r.text(JSON.stringify(redacted));
+    } catch {
+      // Not JSON, or JSON cut short (a preview at its size limit): its credential fields by pattern.
+      if (r.enabled) return r.text(redactJsonFields(text));
+    }
+  }
+  return r.text(text);
+}
+
+/** A body preview: form bodies have their credential fields redacted like a query string. */
+export function redactPreview(text: string, mediaType: string | undefined, r: Redactor): string {
+  if (mediaType === 'application/x-www-form-urlencoded') return r.url(`?${text}`).slice(1);
+  return redactLooseText(text, r);
+}
+
 function decodeSafe(s: string): string {
   try {
     return decodeURIComponent(s);
