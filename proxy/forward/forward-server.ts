@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { readFileSync } from 'node:fs';
@@ -184,5 +184,3 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
     },
   };
 }
-
-export type { Socket };

@@ -19,9 +19,6 @@ import { createProxyApp } from '../forwarding/fastify-app.js';
 import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 
-export { nextExchangeId, setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
-export { METADATA_MAX_BYTES } from '../forwarding/rewrites.js';
-
 export interface ProxyServerOptions {
   /** The upstream MCP URL (its origin is mirrored; paths pass 1:1). */
   target: string;

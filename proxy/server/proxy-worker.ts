@@ -16,7 +16,8 @@ import { packRecords } from '../capture/record-transfer.js';
 import { BodyLimit } from '../capture/body-limit.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
-import { setExchangeIdPrefix, startProxyServer, type ProxyServer } from './proxy-server.js';
+import { startProxyServer, type ProxyServer } from './proxy-server.js';
+import { setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
 import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
 
 const port = parentPort!;
