@@ -23,6 +23,7 @@
  */
 import { firstHeader, type HeaderMap } from '../capture/wire-records.js';
 import type { ClassifyResult } from '../parse/jsonrpc.js';
+import { mayBeJson } from './record-helpers.js';
 
 export type ExchangeKind = 'mcp' | 'plain';
 
@@ -159,7 +160,7 @@ export function readRequestBody(text: string, requestType: string | undefined): 
     }
     return { form };
   }
-  const json = /^\s*[[{]/.test(text) ? parseJson(text) : undefined;
+  const json = mayBeJson(text) ? parseJson(text) : undefined;
   return json === undefined ? {} : { requestJson: json };
 }
 
