@@ -500,9 +500,7 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
         <span className="mono" title="The JSON-RPC id: the response carries the same one">
           id {JSON.stringify(req.id)}
         </span>
-        <span title="The session this call belongs to (see the list on the left)">
-          session <span className="mono">{row.sessionId}</span>
-        </span>
+        <SessionLabel id={row.sessionId} title="The session this call belongs to (see the list on the left)" />
         {row.latencyMs !== undefined ? <span className="mono">{formatMs(row.latencyMs)}</span> : null}
         {req.progressToken !== undefined ? <span className="mono muted">progressToken {JSON.stringify(req.progressToken)}</span> : null}
       </div>
@@ -608,6 +606,26 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
   );
 }
 
+/** "session s1", with what the session is to this row as its tooltip. */
+function SessionLabel({ id, title }: { id: string; title: string }) {
+  return (
+    <span title={title}>
+      session <span className="mono">{id}</span>
+    </span>
+  );
+}
+
+/** The seq, time and session of an event that is not a message (a protocol problem, a stderr line). */
+function EventStamp({ seq, ts, sessionId, sessionTitle }: { seq: number; ts: number; sessionId?: string; sessionTitle: string }) {
+  return (
+    <>
+      <Seq seq={seq} />
+      <span className="mono">{formatClock(ts)}</span>
+      {sessionId ? <SessionLabel id={sessionId} title={sessionTitle} /> : null}
+    </>
+  );
+}
+
 function ProblemView({ row }: { row: Extract<Row, { type: 'problem' }> }) {
   const e = row.event;
   return (
@@ -616,13 +634,7 @@ function ProblemView({ row }: { row: Extract<Row, { type: 'problem' }> }) {
         <div className="problem-code mono">{e.code}</div>
         <div>{e.text}</div>
         <div className="msg-meta">
-          <Seq seq={e.seq} />
-          <span className="mono">{formatClock(e.ts)}</span>
-          {e.sessionId ? (
-            <span title="The session it happened in">
-              session <span className="mono">{e.sessionId}</span>
-            </span>
-          ) : null}
+          <EventStamp seq={e.seq} ts={e.ts} sessionId={e.sessionId} sessionTitle="The session it happened in" />
           {e.exchangeId ? <ExchangeLabel id={e.exchangeId} /> : null}
           {e.location ? (
             <span className="mono">
@@ -656,13 +668,7 @@ function LogView({ store, row }: { store: TimelineStore; row: LogRow }) {
             <span className="tag tag-stderr">stderr</span> A line the server process wrote to stderr
           </span>
           <div className="msg-meta">
-            <Seq seq={e.seq} />
-            <span className="mono">{formatClock(e.ts)}</span>
-            {e.sessionId ? (
-              <span title="The session of the process">
-                session <span className="mono">{e.sessionId}</span>
-              </span>
-            ) : null}
+            <EventStamp seq={e.seq} ts={e.ts} sessionId={e.sessionId} sessionTitle="The session of the process" />
           </div>
         </div>
         <RawText text={e.text} />
