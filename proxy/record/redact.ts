@@ -166,8 +166,7 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
         if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
         const v = o[k];
         let r: unknown;
-        if (enabled && (SECRET_KEYS.has(k) || (k.length <= 9 && isHeldSecret(k, v, o))) && (typeof v === 'string' || typeof v === 'number')) r = REDACTED;
-        else if (enabled && k === 'oth' && Array.isArray(v) && 'kty' in o) r = REDACTED;
+        if (enabled && ((SECRET_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number')) || (k.length <= 9 && isHeldSecret(k, v, o)))) r = REDACTED;
         else r = redactValue(v, depth + 1);
         if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r;
       }
@@ -181,9 +180,9 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
 
 /** A secret by where it sits: an OAuth `code`/`assertion` in a token request, a private member of a JWK. */
 function isHeldSecret(key: string, v: unknown, holder: Record<string, unknown>): boolean {
-  if (typeof v !== 'string') return false;
-  if (GRANT_KEYS.has(key)) return key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder;
-  return JWK_PRIVATE.has(key) && typeof holder.kty === 'string';
+  if (GRANT_KEYS.has(key)) return typeof v === 'string' && (key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder);
+  // Any value: `oth` (RSA's other primes) is an array of objects holding private members.
+  return JWK_PRIVATE.has(key) && typeof holder.kty === 'string' && v !== undefined && v !== null;
 }
 
 /** An authorization `code` in a JSON token request (it sits beside grant_type / redirect_uri / code_verifier). */

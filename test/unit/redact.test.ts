@@ -149,6 +149,11 @@ describe('redactor: JSON', () => {
     expect(r.json(pub)).toBe(pub);
     const args = { d: 'day', p: 'page', k: 3 };
     expect(r.json(args)).toBe(args);
+    // RSA's other primes (`oth`, an array of objects) go whole; outside a JWK it is just a key.
+    const multiPrime = { kty: 'RSA', n: 'modulus', oth: [{ r: 'r3', d: 'd3', t: 't3' }] };
+    expect(r.json(multiPrime)).toEqual({ kty: 'RSA', n: 'modulus', oth: REDACTED });
+    const notJwk = { oth: ['other'] };
+    expect(r.json(notJwk)).toBe(notJwk);
   });
 
   it('leaves a tool argument named code alone (only an OAuth code beside grant_type/redirect_uri is a secret)', () => {
