@@ -47,10 +47,15 @@ async function httpClient(name: string): Promise<Client> {
   return client;
 }
 
-async function openUi(viewport = { width: 1400, height: 900 }): Promise<Page> {
-  const p = await browser.newPage({ viewport });
+/** Loads the UI in `p` and waits until its feed is live. */
+async function gotoUi(p: Page): Promise<void> {
   await p.goto(scope.ui!.url);
   await p.getByTestId('status').filter({ hasText: /live/i }).waitFor();
+}
+
+async function openUi(viewport = { width: 1400, height: 900 }): Promise<Page> {
+  const p = await browser.newPage({ viewport });
+  await gotoUi(p);
   return p;
 }
 
@@ -93,6 +98,19 @@ function breakAllIn(el: Locator): Promise<string[]> {
 }
 
 /** Whether the row with this key is rendered and lies wholly inside the timeline's viewport (no waiting). */
+/** The keys of the timeline rows wholly inside its viewport, top to bottom (1 px of slack, as rowInView). */
+function rowKeysInView(p: Page): Promise<string[]> {
+  return p.getByTestId('row').evaluateAll((els) => {
+    const vp = document.querySelector('[data-testid="timeline-viewport"]')!.getBoundingClientRect();
+    return els
+      .filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top >= vp.top - 1 && r.bottom <= vp.bottom + 1;
+      })
+      .map((e) => e.getAttribute('data-key')!);
+  });
+}
+
 function rowInView(p: Page, key: string): Promise<boolean> {
   return p.evaluate((k) => {
     const vp = document.querySelector('[data-testid="timeline-viewport"]');
@@ -227,8 +245,7 @@ describe('timeline rows in Chromium', () => {
     await shot('compare-view');
     expect(await brokenWords(view)).toEqual([]);
     expect(await breakAllIn(view)).toEqual([]);
-    await page.goto(scope.ui!.url);
-    await page.getByTestId('status').filter({ hasText: /live/i }).waitFor();
+    await gotoUi(page);
   });
 
   it('keeps the selected row in view when the detail pane opens (following the tail, wide window)', async () => {
@@ -243,11 +260,7 @@ describe('timeline rows in Chromium', () => {
       const viewport = p.getByTestId('timeline-viewport');
       await viewport.evaluate((el) => (el.scrollTop = el.scrollHeight));
       await p.waitForTimeout(100);
-      const keys = await p.getByTestId('row').evaluateAll((els) => {
-        const vp = document.querySelector('[data-testid="timeline-viewport"]')!.getBoundingClientRect();
-        return els.filter((e) => e.getBoundingClientRect().top >= vp.top).map((e) => e.getAttribute('data-key'));
-      });
-      const key = keys[0]!;
+      const key = (await rowKeysInView(p))[0]!;
       await p.locator(`[data-testid="row"][data-key="${key}"]`).click();
       await p.getByTestId('detail').waitFor();
       // Let the layout settle (the filter bar wraps in the narrower centre column: the list gets shorter).
@@ -272,11 +285,7 @@ describe('timeline rows in Chromium', () => {
       });
       await p.waitForTimeout(100);
       // The last row wholly in view, at the bottom: the pane opening below takes half the height.
-      const keys = await p.getByTestId('row').evaluateAll((els) => {
-        const vp = document.querySelector('[data-testid="timeline-viewport"]')!.getBoundingClientRect();
-        return els.filter((e) => e.getBoundingClientRect().bottom <= vp.bottom).map((e) => e.getAttribute('data-key'));
-      });
-      const key = keys.at(-1)!;
+      const key = (await rowKeysInView(p)).at(-1)!;
       await p.locator(`[data-testid="row"][data-key="${key}"]`).click();
       await p.getByTestId('detail').waitFor();
       await p.waitForTimeout(300);
