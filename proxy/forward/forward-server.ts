@@ -99,7 +99,6 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
 
   const app: FastifyInstance = await createProxyApp({
     agent,
-    upstream: (request) => (request.raw as RoutedRequest)[ABSOLUTE]?.origin ?? (request.raw.socket as TunnelledSocket)[TUNNEL]?.origin ?? '',
     // Absolute-form: route by its origin; the router and the upstream see the path as it came.
     rewriteUrl(req) {
       const url = req.url ?? '/';

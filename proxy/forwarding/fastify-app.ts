@@ -12,8 +12,6 @@ import httpProxy from '@fastify/http-proxy';
 import type { Dispatcher } from 'undici';
 
 export interface ProxyAppOptions {
-  /** The fixed upstream (reverse mode), or how to find a request's (forward mode). */
-  upstream: string | ((request: FastifyRequest) => string);
   agent: Dispatcher;
   /** Runs for every request, routed or not: guard, capture and forward. */
   forward(request: FastifyRequest, reply: FastifyReply): void;
@@ -40,11 +38,10 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
       options.forward(request, reply);
     },
   });
-  const fixed = typeof options.upstream === 'string' ? options.upstream : undefined;
-  const find = typeof options.upstream === 'function' ? options.upstream : undefined;
   await app.register(httpProxy, {
-    upstream: fixed ?? '',
-    ...(find ? { replyOptions: { getUpstream: (request: FastifyRequest) => find(request) } } : {}),
+    // Required by @fastify/http-proxy, but only its handler and reply-from use it, and neither runs:
+    // each request's upstream is its route's (forwarder.ts).
+    upstream: 'http://mcpscope.invalid',
     prefix: '/',
     httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
     // reply-from (registered by @fastify/http-proxy) gets the same agent, but forwarding is ours

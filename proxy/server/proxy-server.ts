@@ -82,7 +82,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   }
 
   const app = await createProxyApp({
-    upstream: upstreamOrigin,
     agent,
     forward(request, reply) {
       if (refusedByGuard(request, reply)) return;
