@@ -66,7 +66,7 @@ function versionAtLeast(version: string | undefined, min: string): boolean {
 }
 
 /** Parameters of a `WWW-Authenticate: Bearer k="v", k2=v2` challenge (first challenge only, keys lower-cased). */
-export function authParams(v: string): Record<string, string> {
+function authParams(v: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))/g;
   let m: RegExpExecArray | null;

@@ -40,7 +40,7 @@ export function pathOf(url: string): string {
 }
 
 /** `/.well-known/…` (RFC 8615), also path-appended (`/tenant/.well-known/openid-configuration`): metadata, never JSON-RPC. */
-export function isWellKnown(url: string): boolean {
+function isWellKnown(url: string): boolean {
   return pathOf(url).includes('/.well-known/');
 }
 
