@@ -44,17 +44,28 @@ export interface ForwardServerOptions {
 }
 
 const ABSOLUTE = Symbol('mcpscope.absolute');
-type RoutedRequest = IncomingMessage & { [ABSOLUTE]?: { origin: string; host: string } };
+type RoutedRequest = IncomingMessage & { [ABSOLUTE]?: AbsoluteTarget };
+
+/** Where an absolute-form request goes: parsed once, when fastify rewrites its URL. */
+interface AbsoluteTarget {
+  origin: string;
+  /** The authority as the Host header carries it. */
+  host: string;
+  /** The host name without brackets, and the port with the scheme's default filled in (the loop check). */
+  hostname: string;
+  port: number;
+}
 
 /** `http://host:port/path?q` → its origin, authority and the path exactly as sent (no normalisation). */
-export function splitAbsoluteForm(url: string): { origin: string; host: string; path: string } | undefined {
+export function splitAbsoluteForm(url: string): (AbsoluteTarget & { path: string }) | undefined {
   const m = /^(https?):\/\/([^/?#]*)([^#]*)/i.exec(url);
   if (!m) return undefined;
   try {
     const u = new URL(`${m[1].toLowerCase()}://${m[2]}`);
     const rest = m[3];
     const path = rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest;
-    return { origin: u.origin, host: u.host, path };
+    const hostname = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+    return { origin: u.origin, host: u.host, hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), path };
   } catch {
     return undefined;
   }
@@ -84,15 +95,20 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   const forwarder = createForwarder({ capture, agent, faults: options.faults });
   let boundPort = 0;
   let proxyOrigin = '';
-  const isSelf = (hostname: string, port: number) => port === boundPort && (isLoopbackHostname(hostname) || hostname === '::1' || hostname === '0.0.0.0');
-  /** One route per upstream origin (forward mode: no rewrites, Host as the client sent it). */
-  const routes = new Map<string, Route>();
+  const isSelf = (hostname: string, port: number) => port === boundPort && (isLoopbackHostname(hostname) || hostname === '0.0.0.0');
+  /**
+   * One route per upstream origin (forward mode: no rewrites), in two maps so that the lookup key
+   * is the origin itself: requests from a tunnel keep their Host, absolute-form ones get the
+   * origin's authority as Host (RFC 9112 §3.2.2), which is the same bytes as the origin's host.
+   */
+  const tunnelRoutes = new Map<string, Route>();
+  const absoluteRoutes = new Map<string, Route>();
   const routeTo = (origin: string, upstreamHost?: string): Route => {
-    const key = upstreamHost === undefined ? origin : `${origin} ${upstreamHost}`;
-    let route = routes.get(key);
+    const routes = upstreamHost === undefined ? tunnelRoutes : absoluteRoutes;
+    let route = routes.get(origin);
     if (!route) {
       route = { upstreamOrigin: origin, upstreamHost, target: origin, proxyOrigin: origin, forward: true };
-      if (routes.size < 1000) routes.set(key, route);
+      if (routes.size < 1000) routes.set(origin, route);
     }
     return route;
   };
@@ -105,7 +121,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
       if (url.startsWith('/')) return url;
       const abs = splitAbsoluteForm(url);
       if (!abs) return url;
-      (req as RoutedRequest)[ABSOLUTE] = { origin: abs.origin, host: abs.host };
+      (req as RoutedRequest)[ABSOLUTE] = abs;
       return abs.path;
     },
     forward(request, reply) {
@@ -113,8 +129,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
       if (tunnel) return forwarder.captureAndForward(request, reply, routeTo(tunnel.origin));
       const abs = (request.raw as RoutedRequest)[ABSOLUTE];
       if (abs) {
-        const u = new URL(abs.origin);
-        if (isSelf(u.hostname.replace(/^\[|\]$/g, ''), Number(u.port || (u.protocol === 'https:' ? 443 : 80)))) return refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
+        if (isSelf(abs.hostname, abs.port)) return refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
         // RFC 9112 §3.2.2: a proxy replaces Host with the request-target's authority (normally the same bytes).
         return forwarder.captureAndForward(request, reply, routeTo(abs.origin, abs.host));
       }

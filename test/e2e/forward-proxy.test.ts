@@ -179,7 +179,8 @@ describe('guards', () => {
   });
 
   it('answers an absolute-form request to the proxy itself 508 (a loop)', async () => {
-    for (const host of ['127.0.0.1', 'localhost']) {
+    // An IPv6 literal too: its brackets are not part of the host name the loop check compares.
+    for (const host of ['127.0.0.1', 'localhost', '[::1]']) {
       const res = await plainRequest(fwdPort, { path: `http://${host}:${fwdPort}/mcp`, headers: { host: `${host}:${fwdPort}` } });
       expect(res.status).toBe(508);
       expect(res.body).toMatch(/loop/);
@@ -188,7 +189,7 @@ describe('guards', () => {
     const ok = await plainRequest(fwdPort, { path: `http://127.0.0.1:${upstreamPort}/x`, headers: { host: `127.0.0.1:${upstreamPort}` } });
     expect(ok).toEqual({ status: 200, body: 'upstream' });
     expect(upstreamHits).toBe(1);
-    await scope.waitFor((s) => [...s.exchanges.values()].filter((x) => x.status === 508 && /loop/.test(x.error ?? '')).length === 2 || undefined);
+    await scope.waitFor((s) => [...s.exchanges.values()].filter((x) => x.status === 508 && /loop/.test(x.error ?? '')).length === 3 || undefined);
   });
 
   it('answers a CONNECT to the proxy itself 508 and a malformed CONNECT 400', async () => {
