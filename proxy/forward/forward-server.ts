@@ -24,7 +24,7 @@ import { createProxyApp } from '../forwarding/fastify-app.js';
 import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 import { isLoopbackHostname } from '../server/guards.js';
-import { upstreamAgent, type ProxyServer } from '../server/proxy-server.js';
+import { listenOrigin, upstreamAgent, type ProxyServer } from '../server/proxy-server.js';
 import { LeafIssuer, type CaMaterial } from './ca.js';
 import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
 import { parseInterceptPatterns } from './intercept.js';
@@ -185,8 +185,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
 
   await app.listen({ host, port: options.port ?? 0 });
   boundPort = (server.address() as AddressInfo).port;
-  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  proxyOrigin = `http://${originHost}:${boundPort}`;
+  proxyOrigin = listenOrigin(host, boundPort);
   return {
     origin: proxyOrigin,
     url: proxyOrigin,

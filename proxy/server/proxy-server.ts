@@ -57,6 +57,12 @@ export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
   return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: 256, pipelining: 1, ...(connect ? { connect } : {}) });
 }
 
+/** The origin a client reaches a listener on: a wildcard address by 127.0.0.1, an IPv6 one in brackets. */
+export function listenOrigin(host: string, port: number): string {
+  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${originHost}:${port}`;
+}
+
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const target = new URL(options.target);
   const upstreamOrigin = target.origin;
@@ -118,8 +124,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address() as AddressInfo;
   boundPort = address.port;
-  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  proxyOrigin = `http://${originHost}:${boundPort}`;
+  proxyOrigin = listenOrigin(host, boundPort);
 
   return {
     origin: proxyOrigin,
