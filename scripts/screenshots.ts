@@ -1,0 +1,71 @@
+/**
+ * `npm run screenshots`: retakes the README's screenshots from the current UI in Debian's
+ * Chromium (test/support/browser.ts): docs/images/timeline.png and timeline-dark.png (the demo
+ * through the reverse proxy, slow_task selected) and docs/images/forward-oauth.png (an SDK OAuth
+ * client through the forward proxy against a strict RFC 8707 authorization server, the token
+ * request selected). docs/images/waterfall.png comes from test/e2e/ui-waterfall-browser.test.ts
+ * with MCPSCOPE_WRITE_SCREENSHOTS=1. Needs `npm run build` (the UI is served from dist/).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProxyAgent, fetch as undiciFetch } from 'undici';
+import { startDemoServer } from '../proxy/demo/demo-server.js';
+import { startDemoClient } from '../proxy/demo/demo-client.js';
+import { startMcpscope } from '../proxy/mcpscope.js';
+import { launchBrowser } from '../test/support/browser.js';
+import { startStrictOAuthWorld } from '../test/support/strict-auth-server.js';
+import { TestOAuthClient, connectWithOAuth } from '../test/support/oauth-test-client.js';
+
+const images = fileURLToPath(new URL('../docs/images/', import.meta.url));
+// Never the user's own ~/.mcpscope (the forward proxy makes a CA there).
+process.env.MCPSCOPE_HOME = mkdtempSync(join(tmpdir(), 'mcpscope-screenshots-'));
+const browser = await launchBrowser();
+
+// The timeline, light and dark: the demo client's traffic, live.
+{
+  const demo = await startDemoServer({ port: 0 });
+  const scope = await startMcpscope({ target: demo.url, port: 0, uiPort: 0 });
+  const client = startDemoClient(scope.proxy.url, { log: () => undefined });
+  await new Promise((r) => setTimeout(r, 9_000));
+  for (const scheme of ['light', 'dark'] as const) {
+    const page = await browser.newPage({ viewport: { width: 1500, height: 900 }, colorScheme: scheme });
+    await page.goto(scope.ui!.url);
+    const row = page.locator('[data-testid="row"][data-method="tools/call"][data-status="ok"]').filter({ hasText: 'slow_task' }).first();
+    await row.waitFor();
+    await row.scrollIntoViewIfNeeded();
+    await row.click();
+    await page.waitForTimeout(700);
+    await page.screenshot({ path: join(images, scheme === 'light' ? 'timeline.png' : 'timeline-dark.png') });
+    await page.close();
+  }
+  await client.stop();
+  await scope.close();
+  await demo.close();
+}
+
+// OAuth through the forward proxy.
+{
+  const world = await startStrictOAuthWorld();
+  const scope = await startMcpscope({ forward: { port: 0 }, uiPort: 0 });
+  const dispatcher = new ProxyAgent({ uri: scope.forwardProxy!.origin, proxyTunnel: false });
+  const via = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>);
+  const client = await connectWithOAuth(world.serverUrl, new TestOAuthClient({ name: 'my agent', browser: via }), { clientName: 'my-agent', fetchFn: via });
+  await client.listTools();
+  await client.callTool({ name: 'whoami', arguments: { greeting: 'hello' } });
+  await scope.settle();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 820 } });
+  await page.goto(scope.ui!.url);
+  await page.getByTestId('row').first().waitFor();
+  await page.getByTestId('row').filter({ hasText: 'POST /token' }).first().click();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(images, 'forward-oauth.png') });
+  await page.close();
+  await client.close();
+  await scope.close();
+  await world.close();
+}
+
+await browser.close();
+console.log(`screenshots written to ${images}`);
