@@ -166,7 +166,7 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
         if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
         const v = o[k];
         let r: unknown;
-        if (enabled && ((SECRET_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number')) || (k.length <= 9 && isHeldSecret(k, v, o)))) r = REDACTED;
+        if (enabled && ((SECRET_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number')) || (k.length <= HELD_KEY_MAX && isHeldSecret(k, v, o)))) r = REDACTED;
         else r = redactValue(v, depth + 1);
         if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r;
       }
@@ -177,6 +177,9 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
 
   return { headers, url, json, text, enabled };
 }
+
+/** The longest key isHeldSecret can match: a cheap length check skips it for every longer key. */
+const HELD_KEY_MAX = Math.max(...[...GRANT_KEYS, ...JWK_PRIVATE].map((k) => k.length));
 
 /** A secret by where it sits: an OAuth `code`/`assertion` in a token request, a private member of a JWK. */
 function isHeldSecret(key: string, v: unknown, holder: Record<string, unknown>): boolean {
