@@ -146,11 +146,13 @@ async function plainRequest(port: number, o: { method?: string; path: string; he
 describe('guards', () => {
   let upstream: Server;
   let upstreamHits = 0;
+  let upstreamHeaders: Record<string, unknown> = {};
   let upstreamPort = 0;
   let fwdPort = 0;
   beforeAll(async () => {
-    upstream = createServer((_req, res) => {
+    upstream = createServer((req, res) => {
       upstreamHits += 1;
+      upstreamHeaders = req.headers;
       res.end('upstream');
     });
     upstream.listen(0, '127.0.0.1');
@@ -192,6 +194,13 @@ describe('guards', () => {
     await scope.waitFor((s) => [...s.exchanges.values()].filter((x) => x.status === 508 && /loop/.test(x.error ?? '')).length === 3 || undefined);
   });
 
+  it('does not pass Proxy-Authorization (addressed to the proxy) on to the server; Authorization goes through', async () => {
+    const res = await plainRequest(fwdPort, { path: `http://127.0.0.1:${upstreamPort}/auth`, headers: { host: `127.0.0.1:${upstreamPort}`, 'proxy-authorization': 'Basic cHJveHk6c2VjcmV0', authorization: 'Bearer for-the-server' } });
+    expect(res.status).toBe(200);
+    expect(upstreamHeaders.authorization).toBe('Bearer for-the-server');
+    expect(upstreamHeaders['proxy-authorization']).toBeUndefined();
+  });
+
   it('answers a CONNECT to the proxy itself 508 and a malformed CONNECT 400', async () => {
     for (const authority of [`127.0.0.1:${fwdPort}`, `localhost:${fwdPort}`]) {
       const c = await connectThrough(scope.forwardProxy!.origin, authority);
@@ -203,7 +212,8 @@ describe('guards', () => {
     expect(nonsense).toMatch(/^HTTP\/1\.1 400 /);
     const portZero = await rawExchange(fwdPort, 'CONNECT localhost:0 HTTP/1.1\r\nhost: localhost:0\r\n\r\n');
     expect(portZero).toMatch(/^HTTP\/1\.1 400 [\s\S]*host:port/);
-    expect(upstreamHits).toBe(1);
+    // Nothing of it reached the server (its hits: the loop test's and the Proxy-Authorization test's).
+    expect(upstreamHits).toBe(2);
   });
 });
 
