@@ -16,9 +16,9 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { McpscopeCore } from './mcpscope.js';
 import { packageVersion } from './version.js';
+import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from './ports.js';
 
-export const DEFAULT_UI_PORT = 6480;
-export const DEFAULT_PROXY_PORT = 6481;
+export { DEFAULT_UI_PORT, DEFAULT_PROXY_PORT };
 
 /**
  * The default ports of the main command, `<proxy>,<ui>`, from MCPSCOPE_TEST_DEFAULT_PORTS: for
@@ -98,10 +98,11 @@ function fail(message: string): never {
 }
 
 function portOption(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
-  return n;
+  try {
+    return parsePort(value, name, fallback);
+  } catch (err) {
+    fail((err as Error).message);
+  }
 }
 
 function positiveOption(value: string | undefined, name: string): number | undefined {
@@ -315,7 +316,7 @@ async function main(): Promise<void> {
   banner += demo
     ? 'Demo mode: a demo MCP server and a scripted client talk through the proxy. Open the UI URL to watch;\nrun `mcpscope --target <url>` to inspect your own server.\n'
     : forward
-      ? `Forward proxy: clients keep the server's real URL. Start them with \`mcpscope run -- <command>\`, or\nin a shell after \`eval "$(mcpscope env${scope.ui!.port === 6480 ? "" : ` --ui-port ${scope.ui!.port}`})"\`. Ctrl-C to stop.\n  proxy  ${scope.forwardProxy!.origin}  (HTTP_PROXY / HTTPS_PROXY)\n  CA     ${scope.ca!.certPath}${scope.ca!.created ? '  (created now: see `mcpscope ca`)' : ''}\n`
+      ? `Forward proxy: clients keep the server's real URL. Start them with \`mcpscope run -- <command>\`, or\nin a shell after \`eval "$(mcpscope env${scope.ui!.port === DEFAULT_UI_PORT ? "" : ` --ui-port ${scope.ui!.port}`})"\`. Ctrl-C to stop.\n  proxy  ${scope.forwardProxy!.origin}  (HTTP_PROXY / HTTPS_PROXY)\n  CA     ${scope.ca!.certPath}${scope.ca!.created ? '  (created now: see `mcpscope ca`)' : ''}\n`
       : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
   for (const [i, p] of scope.proxies.entries()) {
     const name = upstreams[i]?.name;

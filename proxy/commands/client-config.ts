@@ -17,6 +17,7 @@
  * `unwrap` restores it byte for byte. Without the record, `unwrap` still undoes stdio wrapping
  * (the original command line follows the `--`), but cannot know a URL server's original URL.
  */
+import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT } from '../ports.js';
 
 /** A config the helper cannot work with; the message is for the user, in plain words. */
 export class ClientConfigError extends Error {
@@ -294,10 +295,10 @@ function applyEdits(text: string, edits: Array<{ start: number; end: number; tex
 // ---------------------------------------------------------------------------------------------
 // Recognising entries.
 
-export const DEFAULT_UI_PORT = 6480;
-export const FIRST_PROXY_PORT = 6481;
+export { DEFAULT_UI_PORT } from '../ports.js';
+export const FIRST_PROXY_PORT = DEFAULT_PROXY_PORT;
 /** Loopback URLs on these ports are taken to be mcpscope proxies already. */
-const PROXY_PORT_RANGE: [number, number] = [6481, 6580];
+const PROXY_PORT_RANGE: [number, number] = [DEFAULT_PROXY_PORT, DEFAULT_PROXY_PORT + 99];
 
 type Entry = Record<string, unknown>;
 

@@ -7,11 +7,12 @@ import { parseArgs } from 'node:util';
 import { loadOrCreateCa } from '../forward/ca.js';
 import { clientEnv, shellExports } from '../forward/client-env.js';
 import { findForwardProxy } from '../forward/running-proxy.js';
+import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
 
 const USAGE = `Usage: mcpscope env [--ui-port <n>]
 
 Prints shell exports that send a client's HTTP(S) traffic through the mcpscope forward proxy
-running with its UI on --ui-port (default 6480; start one with \`mcpscope --forward\`):
+running with its UI on --ui-port (default ${DEFAULT_UI_PORT}; start one with \`mcpscope --forward\`):
 
   eval "$(mcpscope env)"
 
@@ -30,9 +31,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const uiPort = Number(v['ui-port'] ?? 6480);
-  if (!Number.isInteger(uiPort) || uiPort < 1 || uiPort > 65535) {
-    process.stderr.write(`mcpscope env: --ui-port must be a port number from 1 to 65535\n`);
+  let uiPort: number;
+  try {
+    uiPort = parsePort(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+  } catch (err) {
+    process.stderr.write(`mcpscope env: ${(err as Error).message}\n`);
     return 2;
   }
   const running = await findForwardProxy(uiPort);

@@ -11,9 +11,9 @@ import { EventStore } from '../store/event-store.js';
 import { fixtureRoutes } from '../fixtures/routes.js';
 import { appendImported, CaptureFormatError, readCapture } from '../fixtures/import-capture.js';
 import { parseOneFileArgs } from './one-file-args.js';
+import { DEFAULT_UI_PORT } from '../ports.js';
 
 /** Same default as the main command's UI port (proxy/cli.ts). */
-const DEFAULT_UI_PORT = 6480;
 
 const HELP = `mcpscope open — browse a saved capture in the mcpscope UI
 

@@ -15,8 +15,8 @@ import type { McpscopeCore } from '../mcpscope.js';
 import { loadOrCreateCa } from '../forward/ca.js';
 import { clientEnv } from '../forward/client-env.js';
 import { findForwardProxy } from '../forward/running-proxy.js';
+import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
 
-const DEFAULT_UI_PORT = 6480;
 
 const USAGE = `Usage: mcpscope run [options] -- <command> [args…]
 
@@ -76,18 +76,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`mcpscope run: nothing to run after "--": give the client's command, e.g. mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`);
     return 2;
   }
-  const port = (value: string | undefined, name: string, fallback: number): number => {
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
-    return n;
-  };
   let uiPort: number;
   let proxyPort: number;
   let upstreamCa: string[] | undefined;
   try {
-    uiPort = port(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-    proxyPort = port(v.port, '--port', 0);
+    uiPort = parsePort(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+    proxyPort = parsePort(v.port, '--port', 0);
     upstreamCa = v['upstream-ca']?.map((file) => {
       try {
         return readFileSync(file, 'utf8');
