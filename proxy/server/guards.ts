@@ -76,3 +76,9 @@ export function tokenMatches(given: string | undefined, expected: string): boole
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
+
+/** The origin a client reaches a listener on: a wildcard address by 127.0.0.1, an IPv6 one in brackets. */
+export function listenOrigin(host: string, port: number): string {
+  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${originHost}:${port}`;
+}

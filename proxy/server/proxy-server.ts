@@ -11,7 +11,7 @@ import { Agent } from 'undici';
 import type { AddressInfo } from 'node:net';
 import type { WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
-import { isAllowedHost, isAllowedOrigin } from './guards.js';
+import { isAllowedHost, isAllowedOrigin, listenOrigin } from './guards.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';
@@ -55,12 +55,6 @@ export interface ProxyServer {
 /** An agent for upstream requests: no idle, header or body timeouts (streams last as long as the peers want). */
 export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
   return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: 256, pipelining: 1, ...(connect ? { connect } : {}) });
-}
-
-/** The origin a client reaches a listener on: a wildcard address by 127.0.0.1, an IPv6 one in brackets. */
-export function listenOrigin(host: string, port: number): string {
-  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `http://${originHost}:${port}`;
 }
 
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {

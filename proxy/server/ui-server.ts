@@ -28,7 +28,7 @@ import type { EventStore } from '../store/event-store.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FeedHub, type FeedOptions } from './feed.js';
 import { IngestHub, INGEST_MAX_PAYLOAD } from './ingest.js';
-import { isAllowedHost, isSameOriginOrAllowed, tokenMatches } from './guards.js';
+import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches } from './guards.js';
 
 export interface UiServerOptions {
   store: EventStore;
@@ -223,8 +223,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   await app.listen({ host, port: options.port ?? 0 });
   boundPort = (app.server.address() as AddressInfo).port;
-  const originHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const origin = `http://${originHost}:${boundPort}`;
+  const origin = listenOrigin(host, boundPort);
   return {
     origin,
     port: boundPort,
