@@ -5,7 +5,6 @@
  * a changed server (fails with a readable diff); a sampling round trip through the replay.
  * The CLI parts run the built CLI (`npm run build` first; `npm test` does).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +26,7 @@ import { startMockServer, type MockServer } from '../../proxy/fixtures/replay-se
 import { verifyFixture } from '../../proxy/fixtures/verify.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';
-import { BIN, ROOT, fixtureOf, runCli } from '../support/fixture-cli.js';
+import { BIN, ROOT, fixtureOf, runCli, startReplayCli } from '../support/fixture-cli.js';
 
 const LONG_STEPS = 4;
 
@@ -242,23 +241,12 @@ describe('fixture round trip against server-everything', () => {
   });
 
   it('`mcpscope replay FIXTURE --port 0` prints a URL a client can use', async () => {
-    const child = spawn(process.execPath, [BIN, 'replay', fixturePath, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const replay = await startReplayCli([fixturePath]);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (c: Buffer) => {
-          out += c.toString();
-          const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out);
-          if (m) resolve(m[1]);
-        });
-        child.once('exit', (code) => reject(new Error(`replay exited with ${code}`)));
-      });
-      const replayed = await scenario(new StreamableHTTPClientTransport(new URL(url)));
+      const replayed = await scenario(new StreamableHTTPClientTransport(new URL(replay.url)));
       expect(replayed).toEqual(live);
     } finally {
-      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      child.kill('SIGINT');
-      expect(await exited).toBe(0);
+      expect(await replay.stop()).toBe(0);
     }
   });
 

@@ -14,7 +14,6 @@
  *   together complete in the recorded order (fast first) and progress arrives at its recorded
  *   pace, over HTTP and stdio; `--timing fast` answers at once.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +31,7 @@ import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.j
 import { startDemoClient } from '../../proxy/demo/demo-client.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
-import { BIN, ROOT, fixtureOf, runCli } from '../support/fixture-cli.js';
+import { BIN, ROOT, fixtureOf, runCli, startReplayCli } from '../support/fixture-cli.js';
 
 const DEMO_FIXTURE = join(ROOT, 'test', 'fixtures', 'demo-client-round.fixture.json');
 /** The ignore list documented for the demo fixture (docs/testing-with-fixtures.md). */
@@ -266,30 +265,6 @@ async function concurrentCalls(transport: Transport, clientName: string): Promis
     if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
     await client.close();
   }
-}
-
-/** Starts `mcpscope replay FIXTURE --port 0 …` and resolves with its URL and a stop function. */
-async function startReplayCli(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'replay', ...args, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`replay exited with ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    async stop() {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGINT');
-      await exited;
-    },
-  };
 }
 
 describe('replay keeps the recorded timing', () => {

@@ -35,3 +35,27 @@ export async function fixtureOf(scope: Mcpscope, clientName: string): Promise<Fi
   const session = await scope.waitFor((s) => [...s.sessions.values()].find((x: SessionInfo) => x.clientInfo?.name === clientName && x.status === 'closed'));
   return exportFixture(scope.store, session.id);
 }
+
+/** Starts `mcpscope replay <args> --port 0 --quiet` and resolves with its URL and a stop function (resolving with its exit code). */
+export async function startReplayCli(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, 'replay', ...args, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`replay exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    async stop() {
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
