@@ -52,9 +52,17 @@ export interface ProxyServer {
   close(): Promise<void>;
 }
 
-/** An agent for upstream requests: no idle, header or body timeouts (streams last as long as the peers want). */
+/**
+ * An agent for upstream requests (the reverse and the forward proxy each have one): no idle,
+ * header or body timeouts (streams last as long as the peers want), and no cap on connections per
+ * origin. An event stream holds its connection for as long as it is open, so a cap (it was 256)
+ * made every stream past it — and every other request to that upstream, an `initialize` included —
+ * wait for a free connection, forever and without an error (issue 16). The client already holds
+ * one connection to the proxy per request in flight; the upstream gets one per request too, as it
+ * would without the proxy.
+ */
 export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
-  return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: 256, pipelining: 1, ...(connect ? { connect } : {}) });
+  return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: null, pipelining: 1, ...(connect ? { connect } : {}) });
 }
 
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
