@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 const STREAMS = 600;
@@ -16,7 +16,7 @@ const STREAMS = 600;
 const WAIT_MS = 15_000;
 
 let upstream: ScriptedUpstream | undefined;
-let scope: Mcpscope | undefined;
+let scope: McpscopeCore | undefined;
 const clients: ClientRequest[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) c.destroy();
@@ -54,9 +54,16 @@ describe('many concurrent SSE streams through the proxy', () => {
       },
     });
     const target = `${upstream.origin}/mcp`;
-    scope = mode === 'reverse' ? await startMcpscope({ target, port: 0, uiPort: false }) : await startMcpscope({ forward: { port: 0 }, uiPort: false });
     // Reverse: the proxy's own URL. Forward: the server's real URL in absolute form, sent to the proxy.
-    const proxy = new URL(mode === 'reverse' ? scope.proxy.url : scope.forwardProxy!.origin);
+    let proxy: URL;
+    if (mode === 'reverse') {
+      const reverse = await startMcpscope({ target, port: 0, uiPort: false });
+      scope = reverse;
+      proxy = new URL(reverse.proxy.url);
+    } else {
+      scope = await startMcpscope({ forward: { port: 0 }, uiPort: false });
+      proxy = new URL(scope.forwardProxy!.origin);
+    }
     const via = { host: proxy.hostname, port: proxy.port, path: mode === 'reverse' ? proxy.pathname : target };
 
     let firstEvents = 0;
