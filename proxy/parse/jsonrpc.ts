@@ -15,9 +15,15 @@
  *    the mistake right where the reader expects the answer. Calling it an `error` would invent a
  *    JSON-RPC error object that does not exist on the wire.
  * 5. Anything else (no method, result, error or id) is not JSON-RPC.
+ *
+ * A payload nested deeper than MAX_JSON_DEPTH (parse/json-depth.ts) is still classified: its
+ * parts below that depth are replaced by strings of their JSON text (id, method and kind sit at
+ * the top and stay intact), the message carries a `too-deep` issue, and the result says
+ * `tooDeep` so the recorder can add a problem event. Nothing downstream sees a deeper value.
  */
 
 import type { Hint, MessageKind } from '../model/events.js';
+import { capJsonDepth, jsonTextDepth, jsonValueDepth, MAX_JSON_DEPTH, tooDeepText } from './json-depth.js';
 
 export interface ClassifiedMessage {
   kind: MessageKind;
@@ -43,6 +49,11 @@ export type ClassifyResult =
       size: number;
       /** Problems of the payload as a whole: `batch-deprecated`, `invalid-batch-member`. Empty for a well-formed single message. */
       issues: Hint[];
+      /**
+       * Set when the payload nested deeper than `max` (MAX_JSON_DEPTH) levels: `messages` hold a
+       * cut copy (see json-depth.ts) and each message that was cut has a `too-deep` issue.
+       */
+      tooDeep?: { depth: number; max: number };
     }
   | {
       ok: false;
@@ -91,7 +102,12 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
   } catch (err) {
     return { ok: false, code: 'invalid-json', text: describeJsonError(text, err) };
   }
+  // Depth d needs d opening brackets: shorter texts are never measured.
+  if (text.length > MAX_JSON_DEPTH && jsonTextDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return classifyTooDeep(value, jsonTextDepth(text));
+  return classifyPayloadValue(value);
+}
 
+function classifyPayloadValue(value: unknown): ClassifyResult {
   if (Array.isArray(value)) {
     if (value.length === 0) {
       return {
@@ -126,6 +142,30 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
   const c = classifyValue(value);
   if ('invalid' in c) return { ok: false, code: 'not-jsonrpc', text: `Not JSON-RPC: ${c.invalid}` };
   return { ok: true, batch: false, messages: [c], size: 1, issues: [] };
+}
+
+/** A payload nested deeper than MAX_JSON_DEPTH: each message cut to that depth (in place: the value was just parsed), then classified. */
+function classifyTooDeep(value: unknown, depth: number): ClassifyResult {
+  const tooDeep = { depth, max: MAX_JSON_DEPTH };
+  const hint = (d: number): Hint => ({ level: 'warn', code: 'too-deep', text: tooDeepText(d) });
+  if (Array.isArray(value) && value.length > 0) {
+    // A batch: the array is level 1, so its members may nest one level less; each member that was cut says so.
+    const deep = new Set<number>();
+    value.forEach((member, i) => {
+      const d = jsonValueDepth(member, MAX_JSON_DEPTH - 1);
+      if (d <= MAX_JSON_DEPTH - 1) return;
+      deep.add(i);
+      value[i] = capJsonDepth(member, MAX_JSON_DEPTH - 1).value;
+    });
+    const r = classifyPayloadValue(value);
+    if (!r.ok) return r;
+    for (const m of r.messages) if (m.index !== undefined && deep.has(m.index)) m.issues.push(hint(depth));
+    return { ...r, tooDeep };
+  }
+  const r = classifyPayloadValue(capJsonDepth(value, MAX_JSON_DEPTH).value);
+  if (!r.ok) return r;
+  for (const m of r.messages) m.issues.push(hint(depth));
+  return { ...r, tooDeep };
 }
 
 const BATCH_DEPRECATED: Hint = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { classifyPayload, classifyValue, findJsonErrorOffset, idKey, type ClassifiedMessage, type ClassifyResult } from '../../proxy/parse/jsonrpc.js';
+import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 
 function single(text: string): ClassifiedMessage {
   const r = classifyPayload(text);
@@ -366,5 +367,67 @@ describe('classifyPayload never throws', () => {
     check('['.repeat(100_000));
     check(`${'['.repeat(5_000)}${']'.repeat(5_000)}`);
     check(`${'{"a":'.repeat(3_000)}1${'}'.repeat(3_000)}`);
+  });
+});
+
+describe('classifyPayload: too deep', () => {
+  const deep = (d: number) => `${'{"a":'.repeat(d - 1)}{}${'}'.repeat(d - 1)}`;
+
+  it('a message at the cap is classified as usual, with no too-deep issue', () => {
+    // envelope {…} is level 1, params level 2: params nesting MAX-1 puts the whole message at MAX.
+    const r = classifyPayload(`{"jsonrpc":"2.0","id":1,"method":"x","params":${deep(MAX_JSON_DEPTH - 1)}}`);
+    if (!r.ok) throw new Error(r.text);
+    expect(r.tooDeep).toBeUndefined();
+    expect(codes(r.messages[0])).toEqual([]);
+  });
+
+  it('one level past the cap: classified, id/method/kind intact, a too-deep issue, tooDeep on the result', () => {
+    const r = classifyPayload(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${deep(MAX_JSON_DEPTH)}}`);
+    if (!r.ok) throw new Error(r.text);
+    expect(r.tooDeep).toEqual({ depth: MAX_JSON_DEPTH + 1, max: MAX_JSON_DEPTH });
+    const m = r.messages[0];
+    expect(m).toMatchObject({ kind: 'request', id: 1, method: 'tools/call' });
+    expect(codes(m)).toEqual(['too-deep']);
+    expect(jsonValueDepth(m.value)).toBe(MAX_JSON_DEPTH);
+  });
+
+  it('5,000 levels, from either side: the value is cut to the cap and serializable; the issue says how deep, the cap, and that it was forwarded unchanged', () => {
+    const request = classifyPayload(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"t","password":"hunter2","arguments":{"x":${deep(5_000)}}}}`);
+    const response = classifyPayload(`{"jsonrpc":"2.0","id":"r1","result":{"access_token":"abc","nested":[${'['.repeat(5_000)}${']'.repeat(5_000)}]}}`);
+    for (const r of [request, response]) {
+      if (!r.ok) throw new Error(r.text);
+      const m = r.messages[0];
+      expect(m.id).toBe('r1');
+      expect(jsonValueDepth(m.value)).toBeLessThanOrEqual(MAX_JSON_DEPTH);
+      expect(() => JSON.stringify(m.value)).not.toThrow();
+      const hint = m.issues.find((h) => h.code === 'too-deep')!;
+      expect(hint.level).toBe('warn');
+      expect(hint.text).toContain(`${r.tooDeep!.depth.toLocaleString('en-US')} levels deep`);
+      expect(hint.text).toContain(`${MAX_JSON_DEPTH} levels`);
+      expect(hint.text).toContain('forwarded unchanged');
+    }
+    if (!request.ok || !response.ok) return;
+    expect(request.messages[0].kind).toBe('request');
+    expect(request.messages[0].method).toBe('tools/call');
+    expect((request.messages[0].value as { params: { password: string } }).params.password).toBe('hunter2');
+    expect(response.messages[0].kind).toBe('response');
+    expect(request.tooDeep!.depth).toBe(5_003); // envelope, params, arguments, then 5,000
+  });
+
+  it('a batch: only the member that was too deep carries the issue, and the batch stays within the cap', () => {
+    const r = classifyPayload(`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b","params":${deep(3_000)}}]`);
+    if (!r.ok) throw new Error(r.text);
+    expect(r.batch).toBe(true);
+    expect(r.tooDeep?.depth).toBe(3_002);
+    expect(codes(r.messages[0])).toEqual([]);
+    expect(codes(r.messages[1])).toEqual(['too-deep']);
+    expect(r.messages[1]).toMatchObject({ id: 2, method: 'b', kind: 'request' });
+    expect(jsonValueDepth(r.messages.map((m) => m.value))).toBeLessThanOrEqual(MAX_JSON_DEPTH);
+  });
+
+  it('brackets inside strings never make a message too deep', () => {
+    const r = classifyPayload(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: '['.repeat(10_000) } }));
+    if (!r.ok) throw new Error(r.text);
+    expect(r.tooDeep).toBeUndefined();
   });
 });
