@@ -2,7 +2,9 @@
  * The in-memory event store: an append-only log of events in wire order plus index maps
  * (latest session and exchange by id, messages by session, message by seq), in the manner of
  * mitmproxy's flow store. Events are stamped with `seq` here. Listeners (the feed, the NDJSON
- * recorder) receive each committed batch once.
+ * recorder, reachability) receive each committed batch once, each in its own try/catch: one that
+ * throws never keeps the batch from the others, nor breaks the store; its first failure is said
+ * in a `log` event (and a process warning), later ones are counted silently.
  */
 import type {
   ExchangeInfo,
@@ -56,7 +58,7 @@ export class EventStore {
   private log: McpscopeEvent[] = [];
   private seq = 0;
   private batch: McpscopeEvent[] = [];
-  private listeners = new Set<Listener>();
+  private listeners = new Map<Listener, { name: string; failures: number }>();
   /** Latest seq of each session/exchange upsert: older upserts are skipped in snapshots. */
   private latestUpsert = new Map<string, number>();
   readonly sessions = new Map<string, SessionInfo>();
@@ -152,18 +154,32 @@ export class EventStore {
     if (this.batch.length === 0) return;
     const batch = this.batch;
     this.batch = [];
-    for (const listener of this.listeners) {
+    let reported = false;
+    for (const [listener, state] of this.listeners) {
       try {
         listener(batch);
       } catch (err) {
-        process.emitWarning(`mcpscope: an event listener failed: ${(err as Error).message}`);
+        state.failures += 1;
+        if (state.failures > 1) continue;
+        reported = true;
+        const text = `mcpscope: ${state.name} failed on a batch of ${batch.length} event${batch.length === 1 ? '' : 's'} (${describeError(err)}). The recording and everything else that follows the events go on; further failures of ${state.name} are not reported again.`;
+        process.emitWarning(text);
+        this.append({ type: 'log', ts: Date.now(), source: 'mcpscope', text } as UnsequencedEvent);
       }
     }
+    // Hand the report on at once (a listener that fails again on it is not reported twice).
+    if (reported) this.commit();
   }
 
-  subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
+  /** `name` says who it is in the plain-words report of its failure ("the live feed", "the --record file"). */
+  subscribe(listener: Listener, name = 'a subscriber to the recorded events'): () => void {
+    this.listeners.set(listener, { name, failures: 0 });
     return () => this.listeners.delete(listener);
+  }
+
+  /** How many batches each listener (by name) failed on, for tests and diagnostics. */
+  listenerFailures(): { name: string; failures: number }[] {
+    return [...this.listeners.values()].filter((l) => l.failures > 0).map((l) => ({ ...l }));
   }
 
   message(seq: number): MessageEvent | undefined {
@@ -336,6 +352,15 @@ export class EventStore {
     this.exchanges.clear();
     this.messagesBySession.clear();
     this.messagesBySeq.clear();
+  }
+}
+
+function describeError(err: unknown): string {
+  try {
+    const text = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
+    return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+  } catch {
+    return 'an error that could not be described';
   }
 }
 

@@ -152,19 +152,32 @@ describe('EventStore: commit and subscribe', () => {
     expect(b).toEqual([1, 2]);
   });
 
-  it('a throwing listener is reported as a warning and does not stop the others', () => {
+  it('a throwing listener is reported once, in a log event and a warning, and never stops the others or the store', () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     const s = new EventStore();
-    const seen: number[] = [];
+    const seen: number[][] = [];
     s.subscribe(() => {
-      throw new Error('boom');
-    });
-    s.subscribe((batch) => seen.push(batch.length));
-    s.append({ type: 'log', ts: 0, source: 'mcpscope', text: 'a' });
-    s.commit();
-    expect(seen).toEqual([1]);
+      throw new RangeError('Maximum call stack size exceeded');
+    }, 'the live feed');
+    s.subscribe((batch) => seen.push(batch.map((e) => e.seq)));
+    for (let i = 0; i < 3; i++) {
+      s.append({ type: 'log', ts: 0, source: 'mcpscope', text: `a${i}` });
+      expect(() => s.commit()).not.toThrow();
+    }
+    // The other listener got every batch, and the report (seq 2) right after the first.
+    expect(seen).toEqual([[1], [2], [3], [4]]);
+    const logs = s.snapshot().filter((e) => e.type === 'log' && e.text.includes('failed'));
+    expect(logs).toHaveLength(1);
+    const text = (logs[0] as { text: string }).text;
+    expect(text).toContain('the live feed failed');
+    expect(text).toContain('RangeError: Maximum call stack size exceeded');
+    expect(text).not.toMatch(/\n\s+at /); // no stack trace
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0][0])).toContain('boom');
+    expect(s.listenerFailures()).toEqual([{ name: 'the live feed', failures: 4 }]);
+    // The store itself keeps working.
+    s.append({ type: 'log', ts: 0, source: 'mcpscope', text: 'after' });
+    s.commit();
+    expect(s.snapshot().at(-1)).toMatchObject({ text: 'after' });
   });
 });
 
