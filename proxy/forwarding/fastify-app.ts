@@ -10,6 +10,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import httpProxy from '@fastify/http-proxy';
 import type { Dispatcher } from 'undici';
+import { MAX_REQUEST_HEADERS } from './request-head.js';
 
 export interface ProxyAppOptions {
   agent: Dispatcher;
@@ -38,6 +39,9 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
       options.forward(request, reply);
     },
   });
+  // Node's parser keeps 1,000 header fields and drops the rest silently: one more is parsed, so
+  // that a request past the limit is seen, and refused with a 431 (request-head.ts), not cut.
+  app.server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
   await app.register(httpProxy, {
     // Required by @fastify/http-proxy, but only its handler and reply-from use it, and neither runs:
     // each request's upstream is its route's (forwarder.ts).

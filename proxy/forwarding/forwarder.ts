@@ -13,7 +13,9 @@ import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createFaultActions } from '../faults/fault-actions.js';
-import { endToEndHeaders, pathOf } from './headers.js';
+import { endToEndHeaders, pathOf, withoutCookie } from './headers.js';
+import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRefusal } from './request-head.js';
+import { TOKEN_COOKIE } from '../server/guards.js';
 import { nextExchangeId } from './exchange-ids.js';
 import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-context.js';
 import { describeUpstreamError, jsonRpcIdFrom } from './upstream-errors.js';
@@ -40,6 +42,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const faultActions = faults ? createFaultActions(capture) : undefined;
 
   function captureAndForward(request: FastifyRequest, reply: FastifyReply, route: Route): void {
+    const refusal = refusedHead(request.raw.rawHeaders);
+    if (refusal !== undefined) return refuseHead(request, reply, route, refusal);
     startCapture(request, reply, route);
     // Fault injection is off unless a rule exists: this check is the whole cost.
     if (faults === undefined || faults.size === 0) return forwardUpstream(request, reply);
@@ -57,6 +61,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const headers = endToEndHeaders(request.headers);
     if (route.upstreamHost !== undefined) headers.host = route.upstreamHost;
     if (route.forward) delete headers['proxy-authorization'];
+    // mcpscope's UI cookie is host-scoped, so a browser sends it here too: never to the server.
+    const cookie = headers.cookie;
+    if (cookie !== undefined) stripOwnCookie(ctx.xid, headers, cookie);
     const body = request.body instanceof Readable ? request.body : null;
     const onAnswer = (err: Error | null, data?: Dispatcher.ResponseData) => {
       if (err || !data) return upstreamFailed(reply, err ?? new Error('no response'));
@@ -76,6 +83,47 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       // A request undici refuses to send (an `Expect` header, say): answered like an unreachable upstream.
       upstreamFailed(reply, err as Error);
     }
+  }
+
+  /** Takes mcpscope's UI token cookie out of the upstream request's Cookie header, and records it. */
+  function stripOwnCookie(xid: string, headers: Record<string, string | string[]>, cookie: string | string[]): void {
+    const before = Array.isArray(cookie) ? cookie.join('; ') : cookie;
+    const after = withoutCookie(before, TOKEN_COOKIE);
+    if (after === undefined) return;
+    if (after === '') delete headers.cookie;
+    else headers.cookie = after;
+    // Names only: the values are credentials (the recorder redacts Cookie headers too).
+    const names = (v: string) => (v === '' ? '(no Cookie header)' : `Cookie: ${v.split(';').map((p) => p.split('=')[0]!.trim()).join('; ')}`);
+    capture({
+      t: 'modification',
+      xid,
+      ts: now(),
+      what: 'cookie-strip',
+      before: names(before),
+      after: names(after),
+      text: `mcpscope removed its own UI cookie (${TOKEN_COOKIE}) from the request: a browser sends it to every port of this host, and it must never reach a server.${after === '' ? ' It was the only cookie, so no Cookie header was sent.' : ' The other cookies were forwarded unchanged.'}`,
+    });
+  }
+
+  /**
+   * A request mcpscope will not forward (request-head.ts): answered 431/400 in the server's place,
+   * recorded as its own answer (header x-mcpscope-refused), and the connection closed.
+   */
+  function refuseHead(request: FastifyRequest, reply: FastifyReply, route: Route, refusal: HeadRefusal): void {
+    const xid = nextExchangeId();
+    const ts = now();
+    const status = REFUSAL_STATUS[refusal];
+    const message = `mcpscope did not forward this request: ${REFUSAL_WORDS[refusal]}.`;
+    const text = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+    const headers = { 'content-type': 'application/json', [REFUSED_HEADER]: refusal, connection: 'close' };
+    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers as HeaderMap, proxyOrigin: route.proxyOrigin, target: route.target, targetName: route.targetName });
+    capture({ t: 'request-end', xid, ts });
+    capture({ t: 'response', xid, ts, status, headers });
+    capture({ t: 'response-chunk', xid, ts, chunk: Buffer.from(text, 'utf8') });
+    capture({ t: 'response-end', xid, ts });
+    const body = request.body as { resume?: () => void } | undefined;
+    body?.resume?.();
+    void reply.code(status).headers(headers).send(text);
   }
 
   function startCapture(request: FastifyRequest, reply: FastifyReply, route: Route): void {

@@ -43,3 +43,22 @@ export function isEncoded(headers: IncomingHttpHeaders): boolean {
   const enc = String(headers['content-encoding'] ?? '').trim().toLowerCase();
   return enc !== '' && enc !== 'identity';
 }
+
+/**
+ * The Cookie header without the cookies named `name` (docs/security.md: mcpscope's own UI cookie
+ * is never passed on). The other cookie pairs keep their bytes and separators; the result is ''
+ * when that was the only cookie, and undefined when there was none of that name (nothing to do).
+ */
+export function withoutCookie(header: string, name: string): string | undefined {
+  if (!header.includes(name)) return undefined;
+  const parts = header.split(';');
+  const kept = parts.filter((p) => {
+    const eq = p.indexOf('=');
+    return (eq < 0 ? p : p.slice(0, eq)).trim() !== name;
+  });
+  if (kept.length === parts.length) return undefined;
+  if (kept.length === 0) return '';
+  const out = kept.join(';');
+  // The first pair had no separator before it; a pair moved to the front loses its leading space.
+  return kept[0] === parts[0] ? out : out.replace(/^[ \t]+/, '');
+}

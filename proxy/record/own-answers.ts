@@ -1,13 +1,15 @@
 /**
  * mcpscope's own answers: requests the proxy answered itself, in the server's place — the 502/504
- * when the upstream could not be reached (proxy/forwarding/forwarder.ts, header `x-mcpscope-error`)
- * and fault injection's answers (proxy/faults/fault-actions.ts, header `x-mcpscope-fault`). Both
+ * when the upstream could not be reached (proxy/forwarding/forwarder.ts, header `x-mcpscope-error`),
+ * fault injection's answers (proxy/faults/fault-actions.ts, header `x-mcpscope-fault`) and the
+ * requests it refuses to forward (proxy/forwarding/request-head.ts, header `x-mcpscope-refused`). All
  * are recorded as the exchange's response, so their JSON-RPC error pairs with the request like a
  * server's would; the hint says, on the exchange and on that message, who really answered.
  */
 import type { Hint } from '../model/events.js';
 import { firstHeader, type HeaderMap } from '../capture/wire-records.js';
 import { causeOfCode } from '../forwarding/upstream-errors.js';
+import { REFUSAL_WORDS, REFUSED_HEADER, type HeadRefusal } from '../forwarding/request-head.js';
 
 export const OWN_ANSWER_HINT = 'answered-by-mcpscope';
 
@@ -20,6 +22,11 @@ export function ownAnswerHint(headers: HeaderMap): Hint | undefined {
       code: OWN_ANSWER_HINT,
       text: `Answered by mcpscope, not by the server: the server was not reachable (${causeOfCode(code)}). The request never reached it; the client got this error in its place.`,
     };
+  }
+  const refused = firstHeader(headers, REFUSED_HEADER);
+  if (refused !== undefined) {
+    const why = REFUSAL_WORDS[refused as HeadRefusal] ?? refused;
+    return { level: 'warn', code: OWN_ANSWER_HINT, text: `Answered by mcpscope, not by the server: ${why}. The request was not forwarded.` };
   }
   if (firstHeader(headers, 'x-mcpscope-fault') !== undefined) {
     return { level: 'warn', code: OWN_ANSWER_HINT, text: 'Answered by mcpscope, not by the server (fault injection): the request was not forwarded.' };

@@ -7,6 +7,12 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 
+/**
+ * The UI's token cookie (set by ui-server.ts). Host-scoped, so a browser also sends it to the proxy
+ * ports and to every other port of that host: the proxies strip it from what they forward.
+ */
+export const TOKEN_COOKIE = 'mcpscope_token';
+
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 export function isLoopbackHostname(hostname: string): boolean {

@@ -28,7 +28,7 @@ import type { EventStore } from '../store/event-store.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FeedHub, type FeedOptions } from './feed.js';
 import { IngestHub, INGEST_MAX_PAYLOAD } from './ingest.js';
-import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches } from './guards.js';
+import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches, TOKEN_COOKIE } from './guards.js';
 
 export interface UiServerOptions {
   store: EventStore;
@@ -71,7 +71,7 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-export const TOKEN_COOKIE = 'mcpscope_token';
+export { TOKEN_COOKIE };
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;

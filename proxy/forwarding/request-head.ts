@@ -1,0 +1,38 @@
+/**
+ * Request heads mcpscope refuses to forward, answering them itself (docs/transparency.md,
+ * "Answered by mcpscope itself"): more header fields than it forwards, and more than one `Host`.
+ *
+ * Node's parser would keep only the first 1,000 header fields of a request and drop the rest
+ * without a word, so the proxy apps (fastify-app.ts) let it parse one more than the limit: a
+ * request with more is answered 431 instead of being forwarded cut. Of several `Host` fields Node
+ * keeps the first, while the server behind may read another (RFC 9112 §3.2: "a server MUST
+ * respond with a 400"): such a request is answered 400, never forwarded.
+ */
+
+/** Header fields a forwarded request may have (its raw head); past it mcpscope answers 431. */
+export const MAX_REQUEST_HEADERS = 1000;
+
+/** The response header that marks a refusal as mcpscope's own answer (record/own-answers.ts). */
+export const REFUSED_HEADER = 'x-mcpscope-refused';
+
+export type HeadRefusal = 'too-many-headers' | 'duplicate-host';
+
+/** Why mcpscope refused, in plain words, per refusal code. */
+export const REFUSAL_WORDS: Record<HeadRefusal, string> = {
+  'too-many-headers': `the request has more than ${MAX_REQUEST_HEADERS.toLocaleString('en-US')} header fields, more than mcpscope forwards (it answers 431 rather than forward them cut)`,
+  'duplicate-host': 'the request has more than one Host header (RFC 9112 §3.2: a server must answer it 400; the server behind might read another Host than mcpscope checked)',
+};
+
+export const REFUSAL_STATUS: Record<HeadRefusal, number> = { 'too-many-headers': 431, 'duplicate-host': 400 };
+
+/** Checks a request's raw head (`[name, value, name, value, …]`): O(header count), no allocation. */
+export function refusedHead(rawHeaders: string[]): HeadRefusal | undefined {
+  const n = rawHeaders.length;
+  if (n > 2 * MAX_REQUEST_HEADERS) return 'too-many-headers';
+  let hosts = 0;
+  for (let i = 0; i < n; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && (name === 'host' || name === 'Host' || name.toLowerCase() === 'host') && ++hosts > 1) return 'duplicate-host';
+  }
+  return undefined;
+}

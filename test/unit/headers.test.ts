@@ -1,0 +1,23 @@
+/** proxy/forwarding/headers.ts: withoutCookie, the strip of mcpscope's own UI cookie. */
+import { describe, expect, it } from 'vitest';
+import { withoutCookie } from '../../proxy/forwarding/headers.js';
+
+describe('withoutCookie', () => {
+  const name = 'mcpscope_token';
+  it.each([
+    ['a=1; mcpscope_token=T; b=2', 'a=1; b=2'],
+    ['mcpscope_token=T; a=1', 'a=1'],
+    ['mcpscope_token=T;a=1', 'a=1'],
+    ['a=1; mcpscope_token=T', 'a=1'],
+    ['a=1;mcpscope_token=T;b=2', 'a=1;b=2'],
+    ['mcpscope_token=T', ''],
+    ['mcpscope_token=T; mcpscope_token=U', ''],
+    [' mcpscope_token = T ; a=1', 'a=1'],
+    ['a=1; mcpscope_token; b=2', 'a=1; b=2'],
+  ])('%j → %j', (header, expected) => {
+    expect(withoutCookie(header, name)).toBe(expected);
+  });
+  it.each(['a=1; b=2', 'mcpscope_token2=x', 'x=mcpscope_token', 'my_mcpscope_token=1', ''])('%j has none: undefined (forwarded as it is)', (header) => {
+    expect(withoutCookie(header, name)).toBeUndefined();
+  });
+});
