@@ -1,46 +1,19 @@
 /**
  * Secret redaction, applied before anything reaches the store (and so the feed, the UI and every
- * export). Pure functions. The original bytes are still forwarded untouched; only the copy that
- * mcpscope keeps is redacted.
+ * export, and the `--record` file). Pure functions. The original bytes are still forwarded
+ * untouched; only the copy that mcpscope keeps is redacted. docs/security.md lists what goes.
+ *
+ * One mechanism for every sink: `Redactor.text` for any free text (redact-text.ts: JSON pairs in
+ * cut-off JSON, forms, queries, flags, header lines, URL userinfo, known token formats via
+ * secretlint in redact-tokens.ts), `json` for parsed values (credential keys by name, any case;
+ * every string value through `text`), `headers`, `url`. The vocabulary is in redact-vocab.ts.
  */
 import type { HeaderMap } from '../capture/wire-records.js';
+import { isSecretFlag, isSecretHeader, isSecretKey, isSecretQueryName, keepsScheme } from './redact-vocab.js';
+import { redactFreeText, redactJsonPairs } from './redact-text.js';
+import { REDACTED } from './redact-tokens.js';
 
-export const REDACTED = '[redacted]';
-
-const SECRET_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'dpop',
-  'x-api-key',
-  'api-key',
-  'x-auth-token',
-  'x-mcpscope-token',
-]);
-
-/**
- * JSON object keys whose values are credentials (OAuth token-endpoint fields and common API keys).
- * Not `code` on its own: in JSON it is far more often a tool argument (code to run) than an OAuth
- * code, which travels in query strings and form bodies (redacted there, see SECRET_QUERY) — see isOAuthCode.
- */
-const SECRET_KEYS = new Set([
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'code_verifier',
-  'client_secret',
-  'client_assertion',
-  // token exchange (RFC 8693), device grant (RFC 8628), client registration management (RFC 7592)
-  'subject_token',
-  'actor_token',
-  'device_code',
-  'registration_access_token',
-  'password',
-  'api_key',
-  'apiKey',
-  'authorization',
-]);
+export { REDACTED };
 
 /**
  * Keys that are credentials only inside an OAuth token request (beside `grant_type`): `code` (see
@@ -52,35 +25,12 @@ const GRANT_KEYS = new Set(['code', 'assertion']);
 /** Private members of a JWK (RFC 7518 §6): a JWKS should never hold them, and if one does they must not be kept. */
 const JWK_PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']);
 
-/** Query parameters that carry credentials. */
-const SECRET_QUERY = new Set([
-  'code',
-  'state',
-  'access_token',
-  'refresh_token',
-  'token',
-  'id_token',
-  'client_secret',
-  'api_key',
-  // token-endpoint form fields (the same redactor reads form bodies)
-  'code_verifier',
-  'client_assertion',
-  'assertion',
-  'subject_token',
-  'actor_token',
-  'device_code',
-  'password',
-]);
-
-/** `?code=…` / `&state=…` (any SECRET_QUERY name) inside free text; the value runs to the next delimiter. */
-const QUERY_SECRET_IN_TEXT = new RegExp(`([?&])(${[...SECRET_QUERY].join('|')})=(?!\\[redacted\\])[^&#\\s"'<>\\\\]+`, 'g');
-
 export interface Redactor {
   headers(headers: HeaderMap): Record<string, string | string[]>;
   url(url: string): string;
   /** Returns the same object when nothing had to change (cheap common case). */
   json<T>(value: T): T;
-  /** Replaces every occurrence of known secrets (e.g. the proxy token) in free text. */
+  /** Credentials in free text (and known secrets such as the proxy token, always). */
   text(text: string): string;
   readonly enabled: boolean;
 }
@@ -97,28 +47,27 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
   function text(t: string): string {
     let out = t;
     for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-    // URLs quoted in free text (a redirect page's "Redirecting to …?code=…", a log line): their credential query parameters too.
-    if (enabled && (out.includes('?') || out.includes('&'))) out = out.replace(QUERY_SECRET_IN_TEXT, (_m, lead: string, name: string) => `${lead}${name}=${REDACTED}`);
-    return out;
+    return enabled ? redactFreeText(out) : out;
   }
 
   function url(u: string): string {
     // mcpscope's own token is hidden even with --show-secrets: it guards mcpscope, not the traffic.
     if (!enabled) return text(u);
     const q = u.indexOf('?');
+    const h = u.indexOf('#', q < 0 ? 0 : q);
     if (q < 0) return text(u);
-    const params = u.slice(q + 1).split('&');
+    const end = h < 0 ? u.length : h;
+    const params = u.slice(q + 1, end).split('&');
     let changed = false;
     const next = params.map((p) => {
       const eq = p.indexOf('=');
-      const name = decodeSafe(eq >= 0 ? p.slice(0, eq) : p);
-      if (eq >= 0 && SECRET_QUERY.has(name)) {
+      if (eq >= 0 && isSecretQueryName(decodeSafe(p.slice(0, eq))) && p.slice(eq + 1) !== REDACTED) {
         changed = true;
         return `${p.slice(0, eq)}=${REDACTED}`;
       }
       return p;
     });
-    return text(changed ? `${u.slice(0, q)}?${next.join('&')}` : u);
+    return text(changed ? `${u.slice(0, q)}?${next.join('&')}${u.slice(end)}` : u);
   }
 
   function headers(h: HeaderMap): Record<string, string | string[]> {
@@ -127,13 +76,9 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
       const value = h[name];
       if (value === undefined || !Object.prototype.hasOwnProperty.call(h, name)) continue;
       const lower = name.toLowerCase();
-      if (enabled && SECRET_HEADERS.has(lower)) {
-        out[lower] = Array.isArray(value)
-          ? value.map(() => REDACTED)
-          : lower === 'authorization' || lower === 'proxy-authorization'
-            ? authScheme(value)
-            : REDACTED;
-      } else if (enabled && (lower === 'location' || lower === 'referer')) {
+      if (enabled && isSecretHeader(lower)) {
+        out[lower] = Array.isArray(value) ? value.map(() => REDACTED) : keepsScheme(lower) ? authScheme(value) : REDACTED;
+      } else if (enabled && (lower === 'location' || lower === 'referer' || lower === 'content-location')) {
         out[lower] = Array.isArray(value) ? value.map(url) : url(value);
       } else {
         out[lower] = Array.isArray(value) ? value.map(text) : text(value);
@@ -144,38 +89,74 @@ export function createRedactor(options: { showSecrets?: boolean; extraSecrets?: 
 
   function json<T>(value: T): T {
     if (!enabled && secrets.length === 0) return value;
-    return redactValue(value, 0) as T;
-  }
-
-  function redactValue(value: unknown, depth: number): unknown {
-    if (depth > 64) return value;
-    if (typeof value === 'string') return secrets.length ? text(value) : value;
-    if (Array.isArray(value)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const r = redactValue(value[i], depth + 1);
-        if (r !== value[i]) (copy ??= value.slice())[i] = r;
-      }
-      return copy ?? value;
-    }
-    if (value && typeof value === 'object') {
-      let copy: Record<string, unknown> | undefined;
-      const o = value as Record<string, unknown>;
-      // for…in, not Object.entries: no pair arrays for every key of every message (own keys only).
-      for (const k in o) {
-        if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
-        const v = o[k];
-        let r: unknown;
-        if (enabled && ((SECRET_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number')) || (k.length <= HELD_KEY_MAX && isHeldSecret(k, v, o)))) r = REDACTED;
-        else r = redactValue(v, depth + 1);
-        if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r;
-      }
-      return copy ?? value;
-    }
-    return value;
+    return redactTree(value, enabled, text) as T;
   }
 
   return { headers, url, json, text, enabled };
+}
+
+/** One open container of the walk. */
+interface Frame {
+  src: Record<string, unknown> | unknown[];
+  keys: string[] | undefined;
+  i: number;
+  copy: Record<string, unknown> | unknown[] | undefined;
+  parent: Frame | undefined;
+  key: string | number;
+}
+
+/**
+ * The redaction walk: iterative (an explicit stack), so a tree of any depth is covered in full
+ * (no recursion limit, no stack overflow). Copy-on-write: containers that did not change are
+ * returned as they are, so an untouched message is the same object.
+ */
+function redactTree(root: unknown, enabled: boolean, text: (s: string) => string): unknown {
+  if (typeof root === 'string') return text(root);
+  if (!root || typeof root !== 'object') return root;
+  const open = (src: Record<string, unknown> | unknown[], parent: Frame | undefined, key: string | number): Frame => ({
+    src,
+    keys: Array.isArray(src) ? undefined : Object.keys(src),
+    i: 0,
+    copy: undefined,
+    parent,
+    key,
+  });
+  const set = (f: Frame, k: string | number, v: unknown): void => {
+    f.copy ??= Array.isArray(f.src) ? f.src.slice() : { ...f.src };
+    (f.copy as Record<string | number, unknown>)[k] = v;
+  };
+  let f: Frame | undefined = open(root as Record<string, unknown>, undefined, 0);
+  let result: unknown = root;
+  while (f) {
+    const n: number = f.keys ? f.keys.length : (f.src as unknown[]).length;
+    if (f.i >= n) {
+      const done: unknown = f.copy ?? f.src;
+      if (f.parent) {
+        if (f.copy) set(f.parent, f.key, done);
+      } else result = done;
+      f = f.parent;
+      continue;
+    }
+    const k: string | number = f.keys ? f.keys[f.i] : f.i;
+    f.i++;
+    const holder = f.src as Record<string | number, unknown>;
+    const v = holder[k];
+    if (enabled && typeof k === 'string' && isSecretField(k, v, holder as Record<string, unknown>)) {
+      set(f, k, REDACTED);
+    } else if (typeof v === 'string') {
+      const r = text(v);
+      if (r !== v) set(f, k, r);
+    } else if (v !== null && typeof v === 'object') {
+      f = open(v as Record<string, unknown>, f, k);
+    }
+  }
+  return result;
+}
+
+/** A key whose value is a credential: by name (any case or separator), or by where it sits (an OAuth `code`, a JWK's private members). */
+function isSecretField(key: string, v: unknown, holder: Record<string, unknown>): boolean {
+  if ((typeof v === 'string' || typeof v === 'number') && isSecretKey(key)) return v !== REDACTED;
+  return key.length <= HELD_KEY_MAX && isHeldSecret(key, v, holder);
 }
 
 /** The longest key isHeldSecret can match: a cheap length check skips it for every longer key. */
@@ -183,9 +164,9 @@ const HELD_KEY_MAX = Math.max(...[...GRANT_KEYS, ...JWK_PRIVATE].map((k) => k.le
 
 /** A secret by where it sits: an OAuth `code`/`assertion` in a token request, a private member of a JWK. */
 function isHeldSecret(key: string, v: unknown, holder: Record<string, unknown>): boolean {
-  if (GRANT_KEYS.has(key)) return typeof v === 'string' && (key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder);
+  if (GRANT_KEYS.has(key)) return typeof v === 'string' && v !== REDACTED && (key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder);
   // Any value: `oth` (RSA's other primes) is an array of objects holding private members.
-  return JWK_PRIVATE.has(key) && typeof holder.kty === 'string' && v !== undefined && v !== null;
+  return JWK_PRIVATE.has(key) && typeof holder.kty === 'string' && v !== undefined && v !== null && v !== REDACTED;
 }
 
 /** An authorization `code` in a JSON token request (it sits beside grant_type / redirect_uri / code_verifier). */
@@ -193,15 +174,13 @@ function isOAuthCode(h: Record<string, unknown>): boolean {
   return 'grant_type' in h || 'redirect_uri' in h || 'code_verifier' in h;
 }
 
-/** `"access_token": "…"` and the like (any SECRET_KEYS name, quoted string value) in text that may be cut-off JSON. */
-const JSON_SECRET_IN_TEXT = new RegExp(`("(?:${[...SECRET_KEYS].join('|')})"\\s*:\\s*)"(?!\\[redacted\\]")(?:[^"\\\\]|\\\\.)*"?`, 'g');
-
 /**
- * Credential fields of JSON that could not be parsed (a preview cut at its size limit): their
- * string values are replaced by pattern. For text that parses, use `Redactor.json`.
+ * Credential fields of JSON that could not be parsed (a preview cut at its size limit, a
+ * malformed frame): their values are replaced by a tolerant scan (redact-text.ts). `Redactor.text`
+ * does this and more; this is the JSON part alone.
  */
 export function redactJsonFields(text: string): string {
-  return text.includes('"') ? text.replace(JSON_SECRET_IN_TEXT, (_m, lead: string) => `${lead}"${REDACTED}"`) : text;
+  return redactJsonPairs(text);
 }
 
 /** Free text that may be a JSON document (an OAuth token response, a non-JSON-RPC frame): its credential fields go too. */
@@ -212,17 +191,51 @@ export function redactLooseText(text: string, r: Redactor): string {
       const redacted = r.json(value);
       if (redacted !== value) return r.text(JSON.stringify(redacted));
     } catch {
-      // Not JSON, or JSON cut short (a preview at its size limit): its credential fields by pattern.
-      if (r.enabled) return r.text(redactJsonFields(text));
+      // Not JSON, or JSON cut short: r.text finds its credential fields by scanning.
     }
   }
   return r.text(text);
 }
 
-/** A body preview: form bodies have their credential fields redacted like a query string. */
+/** A body preview: form bodies have their credential fields redacted like a query string; any other type as loose text (forms and JSON found there too). */
 export function redactPreview(text: string, mediaType: string | undefined, r: Redactor): string {
   if (mediaType === 'application/x-www-form-urlencoded') return r.url(`?${text}`).slice(1);
   return redactLooseText(text, r);
+}
+
+/** Always-on redaction for mcpscope's own output (stderr lines, the session's target). */
+const always = createRedactor();
+
+/**
+ * A URL for display or keeping (the `--target` URL in the session, on stderr, in `ui-<port>.json`):
+ * userinfo password and credential query parameters redacted.
+ */
+export function redactUrl(url: string): string {
+  return always.url(url);
+}
+
+/**
+ * A command line for display (a stdio session's target, the wrapper's stderr): secret flags
+ * (`--api-key=X`, `--token X`), env-style `API_KEY=X` arguments, `-H 'Authorization: …'`, URL
+ * userinfo and known token formats, argument by argument.
+ */
+export function redactArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq < 0 && i + 1 < args.length && !args[i + 1].startsWith('-') && isSecretFlag(a)) {
+      out.push(a, REDACTED);
+      i++;
+      continue;
+    }
+    if (a.startsWith('-') && eq > 0 && isSecretFlag(a.slice(0, eq))) {
+      out.push(`${a.slice(0, eq)}=${REDACTED}`);
+      continue;
+    }
+    out.push(always.text(a));
+  }
+  return out;
 }
 
 function decodeSafe(s: string): string {

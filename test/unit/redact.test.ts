@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, redactJsonFields, REDACTED } from '../../proxy/record/redact.js';
+import { createRedactor, redactArgs, redactJsonFields, redactPreview, redactUrl, REDACTED } from '../../proxy/record/redact.js';
 
 const TOKEN = 'proxy-token-0123456789';
 
@@ -205,13 +205,13 @@ describe('redactor: JSON', () => {
     expect(x.json(clean)).toBe(clean);
   });
 
-  it('stops recursing past depth 64 instead of overflowing', () => {
-    let deep: unknown = { access_token: 'x' };
-    for (let i = 0; i < 100; i++) deep = { n: deep };
-    expect(r.json(deep)).toBe(deep);
-    let shallow: unknown = { access_token: 'x' };
-    for (let i = 0; i < 10; i++) shallow = { n: shallow };
-    expect(JSON.stringify(r.json(shallow))).toContain(REDACTED);
+  it('covers the whole tree, however deep: a secret 100,000 levels down is redacted, without recursion', () => {
+    let deep: unknown = { access_token: 'SECRET-deep-9c1e' };
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? { n: deep } : [deep];
+    let out = r.json(deep) as unknown;
+    expect(out !== deep).toBe(true); // (not .not.toBe: vitest formats the 100,000-deep operands)
+    for (let i = 0; i < 100_000; i++) out = Array.isArray(out) ? out[0] : (out as { n: unknown }).n;
+    expect(out).toEqual({ access_token: REDACTED });
   });
 });
 
@@ -263,5 +263,54 @@ describe('redactJsonFields (JSON cut short, which does not parse)', () => {
     expect(redactJsonFields('{"token_type":"Bearer","expires_in":3600')).toBe('{"token_type":"Bearer","expires_in":3600');
     expect(redactJsonFields('{"client_secret":"[redacted]","x":1')).toBe('{"client_secret":"[redacted]","x":1');
     expect(redactJsonFields('no quotes here')).toBe('no quotes here');
+  });
+});
+
+describe('redactor: issue 16 finding 4 (side paths)', () => {
+  const r = createRedactor();
+
+  it('common credential headers beyond Authorization, by name and by shape; session ids stay visible', () => {
+    const out = r.headers({ apikey: 'S1', 'x-goog-api-key': 'S2', 'private-token': 'S3', 'x-access-token': 'S4', 'x-amz-security-token': 'S5', 'openai-api-key': 'S6', 'x-github-token': 'S7', authentication: 'Bearer S8', 'x-custom-secret': 'S9', 'x-acme-key': 'S10', 'mcp-session-id': 'sess-1' });
+    expect(JSON.stringify(out)).not.toMatch(/S\d/);
+    expect(out['mcp-session-id']).toBe('sess-1');
+    expect(out.authentication).toBe('Bearer [redacted]');
+  });
+
+  it('query names case-insensitively: apikey, API_KEY, key, secret, sig, X-Amz-Signature, session_token', () => {
+    const u = r.url('/mcp?apikey=S1&API_KEY=S2&key=S3&secret=S4&sig=S5&X-Amz-Signature=S6&X-Amz-Credential=S7&session_token=S8&page=2#frag');
+    expect(u).toBe('/mcp?apikey=[redacted]&API_KEY=[redacted]&key=[redacted]&secret=[redacted]&sig=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&session_token=[redacted]&page=2#frag');
+  });
+
+  it('URL userinfo', () => {
+    expect(r.url('https://user:S-pass@host.example/mcp')).toBe('https://user:[redacted]@host.example/mcp');
+  });
+
+  it('camelCase and differently-cased JSON keys; MCP words kept', () => {
+    const v = { accessToken: 'S1', clientSecret: 'S2', Authorization: 'Bearer S3', token: 'S4', secret: 'S5', apiKey: 'S6', refreshToken: 'S7', privateKey: 'S8' };
+    expect(Object.values(r.json(v) as object).every((x) => x === REDACTED)).toBe(true);
+    const mcp = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run', arguments: { code: 'print(1)', key: 'k' }, _meta: { progressToken: 'p1' } }, result: { nextCursor: 'c', usage: { maxTokens: 5, totalTokens: 9 } } };
+    expect(r.json(mcp)).toBe(mcp);
+  });
+
+  it('free text: a JSON prefix cut short, a form, known token formats', () => {
+    expect(r.text('{"result":{"refresh_token":"S-1","password":"S-2","client_secret":"S-3')).not.toMatch(/S-\d/);
+    expect(r.text(`log ${['ghp_', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'].join('')}`)).toBe('log [redacted]');
+    expect(redactPreview('access_token=S-1&token_type=bearer', 'text/plain', r)).toBe('access_token=[redacted]&token_type=bearer');
+  });
+
+  it('string values of a message: known token formats inside are redacted', () => {
+    const m = { params: { level: 'info', data: `using ${['AKIA', 'IOSFODNN7EXAMPLQ'].join('')}` } };
+    expect(JSON.stringify(r.json(m))).not.toContain('AKIA');
+  });
+
+  it('command lines: secret flags, env-style arguments, userinfo', () => {
+    expect(redactArgs(['--api-key=S1', '--token', 'S2', '--password', 'S3', 'API_KEY=S4', 'postgres://u:S5@db/x', '--port', '80'])).toEqual(['--api-key=[redacted]', '--token', REDACTED, '--password', REDACTED, 'API_KEY=[redacted]', 'postgres://u:[redacted]@db/x', '--port', '80']);
+    expect(redactUrl('http://admin:S6@127.0.0.1:9/mcp?key=S7')).toBe('http://admin:[redacted]@127.0.0.1:9/mcp?key=[redacted]');
+  });
+
+  it('--show-secrets: text, URLs and JSON are shown (the live view only); the proxy token is not', () => {
+    const s = createRedactor({ showSecrets: true, extraSecrets: [TOKEN] });
+    expect(s.text(`{"password":"S-1"} ${TOKEN}`)).toBe('{"password":"S-1"} [redacted]');
+    expect(s.url('https://u:S-2@h/?key=S-3')).toBe('https://u:S-2@h/?key=S-3');
   });
 });
