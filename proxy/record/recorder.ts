@@ -30,7 +30,7 @@ import { httpHints } from '../annotate/http-hints.js';
 import { challengeErrorHint, plainHttpHints } from '../annotate/oauth-hints.js';
 import type { EventStore } from '../store/event-store.js';
 import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type Framing } from './body-reader.js';
-import { redactPreview, type Redactor } from './redact.js';
+import { redactArgs, redactPreview, type Redactor } from './redact.js';
 import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';
 import { ownAnswerHint } from './own-answers.js';
@@ -249,7 +249,7 @@ export class Recorder {
     const ex: ExchangeState = {
       info,
       proxyOrigin: r.proxyOrigin,
-      target: r.target,
+      target: this.redactor.url(r.target),
       targetName: r.targetName,
       requestHeaders: r.headers,
       bodyKinds: [],
@@ -407,7 +407,7 @@ export class Recorder {
       ex.resReader = new BodyReader({ framing: 'opaque', encoding: firstHeader(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
     }
 
-    info.hints = httpHints({
+    info.hints = this.redactHints(httpHints({
       method: info.method,
       path: info.url,
       requestHeaders: ex.requestHeaders,
@@ -420,7 +420,7 @@ export class Recorder {
       bodyVersion: ex.bodyVersion,
       transport: session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
       negotiatedVersion: session?.protocolVersion,
-    });
+    }));
     ex.ownAnswer = ownAnswerHint(headers);
     if (ex.ownAnswer) info.hints.push(ex.ownAnswer);
     if (info.resumes) info.hints.push({ level: 'info', code: 'resumed', text: `Resumes the stream of exchange ${info.resumes} after event ${info.lastEventId}; replayed events are marked, not counted twice.` });
@@ -638,7 +638,7 @@ export class Recorder {
     this.finishResponse(ex, ts);
     this.closeAfterBody(ex, ts);
     ex.info.status = status;
-    ex.info.error = message;
+    ex.info.error = this.redactor.text(message);
     ex.info.endedAt = ts;
     ex.ended = true;
     const forbidden = code === 'FORBIDDEN';
@@ -728,7 +728,7 @@ export class Recorder {
 
   private onStdioStart(r: Extract<WireRecord, { t: 'stdio-start' }>): void {
     if (this.processes.has(r.xid)) return;
-    const target = this.redactor.text(commandLine(r.command, r.args));
+    const target = this.redactor.text(commandLine(r.command, this.redactor.enabled ? redactArgs(r.args) : r.args));
     const notes: Hint[] = [];
     if (r.joined) {
       notes.push({
@@ -914,7 +914,7 @@ export class Recorder {
             dir,
             kind: m.kind,
             method: m.method,
-            value: m.value,
+            value: jsonrpc, // what is kept: a hint quotes values (a log notification's data)
             requestMethod: corr.requestMethod,
             requestedVersion: corr.requestMethod === 'initialize' ? session.protocolVersion : undefined,
           }),
@@ -946,14 +946,16 @@ export class Recorder {
         replayOf: corr.replayOf,
         chain: corr.chain,
         task: corr.task,
-        hints,
+        hints: this.redactHints(hints),
       };
       const stored = this.store.append(stripUndefined(event)) as MessageEvent;
       if (corr.replayOf !== undefined) continue;
       if (m.kind === 'request') requests.push(stored.seq);
       this.countMessage(session, stored);
-      if (m.method === 'initialize' && m.kind === 'request') this.onInitializeRequest(session, value.params);
-      if (corr.requestMethod === 'initialize' && m.kind === 'response') this.onInitializeResult(session, value.result);
+      // The session keeps the redacted capabilities, client info and instructions.
+      const kept = jsonrpc as typeof value;
+      if (m.method === 'initialize' && m.kind === 'request') this.onInitializeRequest(session, kept.params);
+      if (corr.requestMethod === 'initialize' && m.kind === 'response') this.onInitializeResult(session, kept.result);
     }
     return { requests };
   }
@@ -1022,6 +1024,15 @@ export class Recorder {
     return text;
   }
 
+  /** Hint texts quote values, URLs and headers: they are redacted like any free text. */
+  private redactHints(hints: Hint[]): Hint[] {
+    for (let i = 0; i < hints.length; i++) {
+      const t = this.redactor.text(hints[i].text);
+      if (t !== hints[i].text) hints[i] = { ...hints[i], text: t };
+    }
+    return hints;
+  }
+
   private previewOf(text: string | undefined, type: string | undefined, max = PREVIEW_BYTES): string | undefined {
     // A form's fields as a query's; JSON (a token response): its credential fields, by parsing, or by pattern when it was cut short.
     return text === undefined ? undefined : redactPreview(text, type, this.redactor).slice(0, max);
@@ -1054,7 +1065,7 @@ export class Recorder {
         exchangeId: owner?.exchangeId,
         level,
         code,
-        text,
+        text: this.redactor.text(text),
         raw: raw === undefined ? undefined : this.redactor.text(raw),
         location,
       }),
