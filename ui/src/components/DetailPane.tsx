@@ -9,8 +9,10 @@ import type { CallRow, ExchangeInfo, LogRow, MessageEvent, Row } from '../state/
 import type { Hint } from '../../../proxy/model/events.js';
 import { describeHeader } from '../../../proxy/annotate/http-hints.js';
 import { describeErrorCode } from '../../../proxy/annotate/error-codes.js';
-import { curlFor, formatBytes, formatClock, formatMs, jsonPretty, plural, rowTitle } from '../state/format.js';
+import { curlFor, formatBytes, formatClock, formatMs, jsonPretty, jsonText, plural, rowTitle } from '../state/format.js';
 import { JsonView } from './JsonView.js';
+import { InvisibleMark, Vis } from './VisibleText.js';
+import { escapeInvisible } from '../state/visible-text.js';
 import { STATUS_LABEL, carrierText, dirLabel, exchangeTitle, notificationGist, rowKeysForMessage, rowMessages, rowStatus, seqTitle } from './row-info.js';
 
 export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints';
@@ -125,7 +127,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
     if (!requestExchange || !requestMsg) return;
     const host = headerOf(requestExchange.requestHeaders, 'host');
     const origin = host ? `http://${host}` : location.origin;
-    const body = requestMsg.raw ?? JSON.stringify(requestMsg.jsonrpc);
+    const body = requestMsg.raw ?? jsonText(requestMsg.jsonrpc);
     if (await copyText(curlFor(requestExchange, body, origin))) setCopied('cURL');
   };
 
@@ -136,8 +138,9 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
       <header className="detail-head">
         <div className="detail-title">
           <span className={`badge st-${status}`}>{STATUS_LABEL[status]}</span>
-          <span className="detail-title-text" title={rowTitle(row)}>
-            {rowTitle(row)}
+          <InvisibleMark texts={[rowTitle(row)]} />
+          <span className="detail-title-text" title={escapeInvisible(rowTitle(row))}>
+            <Vis text={rowTitle(row)} />
           </span>
         </div>
         <div className="detail-actions">
@@ -254,7 +257,9 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
   if (parentKey && store.row(parentKey)) {
     links.push(
       <button key="parent" type="button" className="chip" onClick={() => onSelect(parentKey)} data-link="parent">
-        ↖ parent call <span className="chip-sub">{rowTitleSafe(store, parentKey)}</span>
+        ↖ parent call <span className="chip-sub">
+          <Vis text={rowTitleSafe(store, parentKey)} />
+        </span>
       </button>,
     );
   }
@@ -300,7 +305,9 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
       if (target) {
         links.push(
           <button key="pair" type="button" className="chip" onClick={() => onSelect(target)} data-link="pair">
-            → {what} <span className="chip-sub">{rowTitleSafe(store, target)}</span>
+            → {what} <span className="chip-sub">
+              <Vis text={rowTitleSafe(store, target)} />
+            </span>
           </button>,
         );
       }
@@ -321,7 +328,9 @@ function CorrelationLinks({ store, row, onSelect, onSection }: { store: Timeline
     if (target) {
       links.push(
         <button key="ex" type="button" className="chip" onClick={() => onSelect(target)} data-link="exchange" title={exchangeTitle(row.event.exchangeId)}>
-          → call on exchange {row.event.exchangeId} <span className="chip-sub">{rowTitleSafe(store, target)}</span>
+          → call on exchange {row.event.exchangeId} <span className="chip-sub">
+              <Vis text={rowTitleSafe(store, target)} />
+            </span>
         </button>,
       );
     }
@@ -350,7 +359,7 @@ function MessageMeta({ m, base }: { m: MessageEvent; base?: number }) {
       {m.exchangeId ? <ExchangeLabel id={m.exchangeId} /> : null}
       {m.id !== undefined ? (
         <span className="mono" title="The JSON-RPC id: the client or server pairs a response with its request by it">
-          id {JSON.stringify(m.id)}
+          id <Vis text={jsonText(m.id, 80)} />
         </span>
       ) : null}
       {m.batch ? (
@@ -458,7 +467,12 @@ function MessagesTab({ store, row, onSelect }: { store: TimelineStore; row: Row;
           </div>
           {g ? (
             <div className="gist">
-              {g.level ? <span className={`tag lvl lvl-${g.level}`}>{g.level}</span> : null} {g.text}
+              {g.level ? (
+                <span className={`tag lvl lvl-${g.level}`}>
+                  <Vis text={g.level} />
+                </span>
+              ) : null}{' '}
+              <Vis text={g.text} />
             </div>
           ) : null}
           {m.error ? <ErrorBox m={m} /> : null}
@@ -477,7 +491,7 @@ function ErrorBox({ m }: { m: MessageEvent }) {
   return (
     <div className="error-box">
       <div>
-        <span className="mono">{e.code}</span> {e.message}
+        <span className="mono">{e.code}</span> <Vis text={e.message} multiline />
       </div>
       {meaning ? <div className="muted">{meaning}</div> : null}
     </div>
@@ -493,16 +507,26 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
     <div className="messages">
       <div className="call-summary">
         <span>
-          <b>{req.method}</b>
-          {req.name ? <span className="muted"> · {req.name}</span> : null}
+          <InvisibleMark texts={[req.method, req.name]} />
+          <b>
+            <Vis text={req.method} />
+          </b>
+          {req.name ? (
+            <span className="muted">
+              {' '}
+              · <Vis text={req.name} />
+            </span>
+          ) : null}
         </span>
         <span className="muted">{dirLabel(row.dir)}</span>
         <span className="mono" title="The JSON-RPC id: the response carries the same one">
-          id {JSON.stringify(req.id)}
+          id <Vis text={jsonText(req.id, 80)} />
         </span>
         <SessionLabel id={row.sessionId} title="The session this call belongs to (see the list on the left)" />
         {row.latencyMs !== undefined ? <span className="mono">{formatMs(row.latencyMs)}</span> : null}
-        {req.progressToken !== undefined ? <span className="mono muted">progressToken {JSON.stringify(req.progressToken)}</span> : null}
+        {req.progressToken !== undefined ? <span className="mono muted">
+            progressToken <Vis text={jsonText(req.progressToken, 80)} />
+          </span> : null}
       </div>
       <div className="side-by-side">
         <div className="panel" data-section="request">
@@ -563,7 +587,9 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
                         <span className="pbar-fill" style={{ width: pct === undefined ? '100%' : `${pct * 100}%` }} />
                       </span>
                     </td>
-                    <td>{info?.message ?? ''}</td>
+                    <td>
+                      <Vis text={info?.message} />
+                    </td>
                   </tr>
                 );
               })}
@@ -577,7 +603,9 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
             <span className="panel-title">Cancellation</span>
             <MessageMeta m={row.cancel} base={req.ts} />
           </div>
-          <div className="gist">{notificationGist(row.cancel).text}</div>
+          <div className="gist">
+            <Vis text={notificationGist(row.cancel).text} />
+          </div>
           <JsonView value={row.cancel.jsonrpc} openDepth={3} />
         </div>
       ) : null}
@@ -593,7 +621,7 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
               return (
                 <li key={c.key}>
                   <button type="button" className="link-button" onClick={() => onSelect(c.key)}>
-                    <span className={`badge st-${st}`}>{STATUS_LABEL[st]}</span> {rowTitle(c)}
+                    <span className={`badge st-${st}`}>{STATUS_LABEL[st]}</span> <Vis text={rowTitle(c)} />
                   </button>
                   {c.type === 'call' && c.latencyMs !== undefined ? <span className="mono muted"> {formatMs(c.latencyMs)}</span> : null}
                 </li>
@@ -610,7 +638,10 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
 function SessionLabel({ id, title }: { id: string; title: string }) {
   return (
     <span title={title}>
-      session <span className="mono">{id}</span>
+      session{' '}
+      <span className="mono">
+        <Vis text={id} />
+      </span>
     </span>
   );
 }
@@ -632,7 +663,9 @@ function ProblemView({ row }: { row: Extract<Row, { type: 'problem' }> }) {
     <div className="messages">
       <div className={`problem-box lvl-${e.level}`}>
         <div className="problem-code mono">{e.code}</div>
-        <div>{e.text}</div>
+        <div>
+          <Vis text={e.text} multiline />
+        </div>
         <div className="msg-meta">
           <EventStamp seq={e.seq} ts={e.ts} sessionId={e.sessionId} sessionTitle="The session it happened in" />
           {e.exchangeId ? <ExchangeLabel id={e.exchangeId} /> : null}
@@ -673,7 +706,10 @@ function LogView({ store, row }: { store: TimelineStore; row: LogRow }) {
         </div>
         <RawText text={e.text} />
         <div className="note">
-          A stdio server's stderr is its own log output, outside MCP: mcpscope relays it unchanged and records it line by line{session?.transport === 'stdio' ? <> for <span className="mono">{session.target}</span></> : null}.
+          A stdio server's stderr is its own log output, outside MCP: mcpscope relays it unchanged and records it line by line{session?.transport === 'stdio' ? <> for{' '}
+              <span className="mono">
+                <Vis text={session.target} />
+              </span></> : null}.
         </div>
       </div>
     </div>
@@ -690,7 +726,7 @@ function RawText({ text }: { text: string }) {
   const clipped = !full && text.length > RAW_CLIP;
   return (
     <pre className="raw">
-      {clipped ? text.slice(0, RAW_CLIP) : text}
+      <Vis text={clipped ? text.slice(0, RAW_CLIP) : text} multiline />
       {clipped ? (
         <button type="button" className="link-button" onClick={() => setFull(true)}>
           … show the remaining {formatBytes(text.length - RAW_CLIP)}
@@ -731,15 +767,31 @@ function RawTab({ row }: { row: Row }) {
         <div className="panel" key={m.seq}>
           <div className="panel-head">
             <span className="panel-title">
-              {m.kind} {m.method ? <span className="muted">{m.method}</span> : null}
+              {m.kind}{' '}
+              {m.method ? (
+                <span className="muted">
+                  <Vis text={m.method} />
+                </span>
+              ) : null}
             </span>
             <div className="msg-meta">
               <Seq seq={m.seq} />
               <span>{formatBytes(m.size)} on the wire</span>
               {m.location ? (
                 <span className="mono">
-                  offset {m.location.offset} · frame {m.location.length} B{m.location.eventId !== undefined ? ` · id ${m.location.eventId}` : ''}
-                  {m.location.eventType ? ` · event ${m.location.eventType}` : ''}
+                  offset {m.location.offset} · frame {m.location.length} B
+                  {m.location.eventId !== undefined ? (
+                    <>
+                      {' · id '}
+                      <Vis text={m.location.eventId} />
+                    </>
+                  ) : null}
+                  {m.location.eventType ? (
+                    <>
+                      {' · event '}
+                      <Vis text={m.location.eventType} />
+                    </>
+                  ) : null}
                 </span>
               ) : null}
               <CarrierLabel carrier={m.carrier} />
@@ -782,8 +834,12 @@ function HeaderTable({ title, headers }: { title: string; headers: Record<string
               const meaning = describeHeader(name);
               return (
                 <tr key={name}>
-                  <td className="h-name mono">{name}</td>
-                  <td className="h-value mono">{Array.isArray(value) ? value.join(', ') : value}</td>
+                  <td className="h-name mono">
+                    <Vis text={name} />
+                  </td>
+                  <td className="h-value mono">
+                    <Vis text={Array.isArray(value) ? value.join(', ') : value} />
+                  </td>
                   <td className="h-meaning">{meaning ?? ''}</td>
                 </tr>
               );
@@ -804,7 +860,9 @@ function HintList({ hints }: { hints: Hint[] }) {
           <span className="hint-icon" aria-hidden="true">
             {h.level === 'error' ? '✕' : h.level === 'warn' ? '!' : 'i'}
           </span>
-          <span className="hint-text">{h.text}</span>
+          <span className="hint-text">
+            <Vis text={h.text} multiline />
+          </span>
           <span className="hint-code mono">{h.code}</span>
         </li>
       ))}
@@ -821,8 +879,12 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
         return (
           <div className="exchange" key={x.id}>
             <div className="exchange-line">
-              <span className="http-method mono">{x.method}</span>
-              <span className="mono http-url">{x.url}</span>
+              <span className="http-method mono">
+                <Vis text={x.method} />
+              </span>
+              <span className="mono http-url">
+                <Vis text={x.url} />
+              </span>
               {x.status !== undefined ? <span className={`http-status mono s${Math.floor(x.status / 100)}xx`}>{x.status}</span> : <span className="badge st-pending">waiting</span>}
               <span className="muted">
                 <ExchangeLabel id={x.id} />
@@ -832,7 +894,9 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
               {x.upstreamUrl ? (
                 <>
                   <dt>Upstream</dt>
-                  <dd className="mono">{x.upstreamUrl}</dd>
+                  <dd className="mono">
+                    <Vis text={x.upstreamUrl} />
+                  </dd>
                 </>
               ) : null}
               <dt title="How the messages of this exchange travelled: in the request body, a JSON answer, or an SSE event stream">Carried as</dt>
@@ -842,7 +906,7 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
               </dd>
               <dt title="Content-Type of the request → of the response">Types</dt>
               <dd className="mono">
-                {x.requestType ?? '—'} → {x.responseType ?? '—'}
+                <Vis text={x.requestType ?? '—'} /> → <Vis text={x.responseType ?? '—'} />
               </dd>
               <dt>Timing</dt>
               <dd className="mono">
@@ -864,7 +928,9 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
               {x.error ? (
                 <>
                   <dt>Error</dt>
-                  <dd className="err-text">{x.error}</dd>
+                  <dd className="err-text">
+                    <Vis text={x.error} multiline />
+                  </dd>
                 </>
               ) : null}
               {x.resumes ? (
@@ -872,7 +938,12 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
                   <dt>Resumes</dt>
                   <dd className="mono">
                     {x.resumes}
-                    {x.lastEventId !== undefined ? ` after event ${JSON.stringify(x.lastEventId)}` : ''}
+                    {x.lastEventId !== undefined ? (
+                      <>
+                        {' after event '}
+                        <Vis text={jsonText(x.lastEventId, 80)} />
+                      </>
+                    ) : null}
                   </dd>
                 </>
               ) : null}
@@ -880,10 +951,14 @@ function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: Exchan
             <HintList hints={x.hints} />
             {mods.map((m) => (
               <div className="note warn" key={m.seq}>
-                <b>mcpscope changed the bytes ({m.what}):</b> {m.text}
+                <b>mcpscope changed the bytes ({m.what}):</b> <Vis text={m.text} multiline />
                 <div className="mono mod-diff">
-                  <div>− {m.before}</div>
-                  <div>+ {m.after}</div>
+                  <div>
+                    − <Vis text={m.before} />
+                  </div>
+                  <div>
+                    + <Vis text={m.after} />
+                  </div>
                 </div>
               </div>
             ))}
@@ -942,7 +1017,7 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
     <div className="panel">
       <div className="panel-head">
         <span className="panel-title">
-          {exchange.method} {exchange.url} <span className="muted">({exchange.carrier ? carrierText(exchange.carrier).short : exchange.responseType})</span>
+          <Vis text={exchange.method} /> <Vis text={exchange.url} /> <span className="muted">({exchange.carrier ? carrierText(exchange.carrier).short : exchange.responseType})</span>
         </span>
         <span className="muted">
           <ExchangeLabel id={exchange.id} /> · {plural(entries.length, 'event')}
@@ -993,12 +1068,20 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
                     {e.what}
                   </span>
                 </td>
-                <td className="mono">{e.eventId ?? ''}</td>
-                <td className="mono">{e.eventType ?? (e.what === 'message' ? 'message' : '')}</td>
-                <td className="mono data-cell" title={e.summary}>
-                  {e.method ? <span className="data-method">{e.kind === 'response' || e.kind === 'error' ? `${e.kind} ${e.method}` : e.method}</span> : null}
+                <td className="mono">
+                  <Vis text={e.eventId} />
+                </td>
+                <td className="mono">
+                  <Vis text={e.eventType ?? (e.what === 'message' ? 'message' : '')} />
+                </td>
+                <td className="mono data-cell" title={escapeInvisible(e.summary)}>
+                  {e.method ? (
+                    <span className="data-method">
+                      <Vis text={e.kind === 'response' || e.kind === 'error' ? `${e.kind} ${e.method}` : e.method} />
+                    </span>
+                  ) : null}
                   {e.replayOf !== undefined ? <span className="tag tag-warn">replay of #{e.replayOf}</span> : null}
-                  {e.summary}
+                  <Vis text={e.summary} />
                 </td>
                 <td className="mono num">{e.offset >= 0 ? e.offset : '—'}</td>
                 <td className="mono num">{e.length}</td>
@@ -1042,7 +1125,10 @@ function HintsTab({ store, row, exchanges }: { store: TimelineStore; row: Row; e
       <div className="panel" key={`m${m.seq}`}>
         <div className="panel-head">
           <span className="panel-title">
-            {m.kind} <span className="muted">{m.method ?? ''}</span>
+            {m.kind}{' '}
+            <span className="muted">
+              <Vis text={m.method} />
+            </span>
           </span>
           <span className="muted">
             <Seq seq={m.seq} />
@@ -1059,7 +1145,7 @@ function HintsTab({ store, row, exchanges }: { store: TimelineStore; row: Row; e
       <div className="panel" key={`x${x.id}`}>
         <div className="panel-head">
           <span className="panel-title">
-            HTTP {x.method} {x.url}
+            HTTP <Vis text={x.method} /> <Vis text={x.url} />
           </span>
           <span className="muted">
             <ExchangeLabel id={x.id} />

@@ -7,8 +7,9 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } f
 import type { TimelineStore } from '../state/store.js';
 import type { MessageEvent, SessionInfo } from '../state/types.js';
 import { diffSessions, summarizeDiff, type DiffCache, type DiffRow, type DiffSide, type PathChange, type SchemaDrift } from '../state/session-diff.js';
-import { formatValue } from '../../../proxy/fixtures/json-diff.js';
-import { formatClock, formatMs } from '../state/format.js';
+import { formatClock, formatMs, jsonText } from '../state/format.js';
+import { escapeInvisible } from '../state/visible-text.js';
+import { Vis } from './VisibleText.js';
 import { STATUS_LABEL } from './row-info.js';
 
 export interface DiffViewProps {
@@ -37,7 +38,8 @@ const KIND_TEXT: Record<DiffRow['kind'], { mark: string; title: string }> = {
 function peerText(s: SessionInfo): string {
   const client = s.clientInfo ? s.clientInfo.name : 'unknown client';
   const server = s.serverInfo ? `${s.serverInfo.name}${s.serverInfo.version ? ` ${s.serverInfo.version}` : ''}` : 'unknown server';
-  return `${client} → ${server}`;
+  // Peer-chosen names: their invisible characters written out (this text also goes into <option>s and tooltips).
+  return escapeInvisible(`${client} → ${server}`);
 }
 
 function sessionOption(s: SessionInfo): string {
@@ -105,7 +107,7 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
   }, [visible, full.load, full.failed]);
 
   const sidesHead = (label: 'A' | 'B', s: SessionInfo | undefined, id: string) => (
-    <span className={`dh-side dh-${label === 'A' ? 'left' : 'right'}`} title={s ? `${s.id} · ${s.target}` : ''}>
+    <span className={`dh-side dh-${label === 'A' ? 'left' : 'right'}`} title={s ? escapeInvisible(`${s.id} · ${s.target}`) : ''}>
       <span className={`side-tag side-${label}`}>{label}</span>
       {s ? (
         <>
@@ -228,13 +230,17 @@ function DiffRowView({ row, onOpenCall, failed }: { row: DiffRow; onOpenCall(ses
         <span className="dr-mark" title={k.title} aria-label={k.title}>
           {k.mark}
         </span>
-        <span className="dr-call" title={row.id}>
+        <span className="dr-call" title={escapeInvisible(row.id)}>
           {row.dir === 's2c' ? <span className="tag tag-dir">server→client</span> : null}
-          <span className="m-method">{row.method}</span>
+          <span className="m-method">
+            <Vis text={row.method} />
+          </span>
           {row.name !== undefined ? (
             <>
               <span className="m-sep">·</span>
-              <span className="m-name">{row.name}</span>
+              <span className="m-name">
+                <Vis text={row.name} />
+              </span>
             </>
           ) : null}
           {row.occurrence > 1 ? <span className="dr-occ" title={`the ${ordinal(row.occurrence)} such call in each session`}>#{row.occurrence}</span> : null}
@@ -256,7 +262,7 @@ function DiffRowView({ row, onOpenCall, failed }: { row: DiffRow; onOpenCall(ses
           {broken.length > 0 ? <div className="diff-note warn">A large payload could not be loaded (#{broken.join(', #')}): it was not compared.</div> : null}
           {row.notes?.map((n, i) => (
             <div key={i} className="diff-note warn">
-              {n}
+              <Vis text={n} />
             </div>
           ))}
         </div>
@@ -296,16 +302,25 @@ function SideCell({ side, label, onOpenCall }: { side?: DiffSide; label: 'A' | '
   );
 }
 
+/** Short JSON of a value, at any depth (json-diff's formatValue throws on one nested thousands of levels deep). */
+function jsonValue(v: unknown, max: number): string {
+  return v === undefined ? 'undefined' : jsonText(v, max);
+}
+
 function Value({ v, cls }: { v: unknown; cls: string }) {
   return (
-    <span className={`dc-value ${cls}`} title={formatValue(v, 4000)}>
-      {formatValue(v, 160)}
+    <span className={`dc-value ${cls}`} title={escapeInvisible(jsonValue(v, 4000))}>
+      <Vis text={jsonValue(v, 160)} />
     </span>
   );
 }
 
 function ChangeLine({ change }: { change: PathChange }) {
-  const path = <code className="dc-path">{change.path || '(whole value)'}</code>;
+  const path = (
+    <code className="dc-path">
+      <Vis text={change.path || '(whole value)'} />
+    </code>
+  );
   if (change.kind === 'changed') {
     if (change.path === 'status' || change.path === 'progress') {
       return (
@@ -347,7 +362,9 @@ function DriftList({ drift }: { drift: readonly SchemaDrift[] }) {
         {drift.map((d) => (
           <li key={`${d.change}:${d.name}`} className={`drift drift-${d.change}`} data-drift={d.change} data-name={d.name}>
             <span className={`drift-tag drift-tag-${d.change}`}>{d.change === 'added' ? '+ added' : d.change === 'removed' ? '− removed' : '≠ changed'}</span>
-            <span className="drift-name mono">{d.name}</span>
+            <span className="drift-name mono">
+              <Vis text={d.name} />
+            </span>
             {d.change !== 'changed' && d.value !== undefined ? <DriftGist value={d.value} /> : null}
             {d.changes.length > 0 ? (
               <ul className="diff-changes">
@@ -377,5 +394,9 @@ function DriftGist({ value }: { value: unknown }) {
   if (value === null || typeof value !== 'object') return null;
   const v = value as { title?: unknown; description?: unknown };
   const text = typeof v.description === 'string' ? v.description : typeof v.title === 'string' ? v.title : undefined;
-  return text ? <span className="drift-gist muted">{text.length > 140 ? `${text.slice(0, 139)}…` : text}</span> : null;
+  return text ? (
+    <span className="drift-gist muted">
+      <Vis text={text.length > 140 ? `${text.slice(0, 139)}…` : text} />
+    </span>
+  ) : null;
 }

@@ -4,6 +4,7 @@
  * and none of the live controls (there is no proxy: nothing to pause, clear, fault or evict).
  */
 import { useEffect, useRef, useState } from 'react';
+import { Vis } from './VisibleText.js';
 import type { FeedStatus } from '../state/types.js';
 import { apiFetch, type ServerInfo } from '../state/api.js';
 import { noun } from '../state/format.js';
@@ -87,7 +88,7 @@ function CaptureBadge({ file, kind, status, statusDetail }: { file: string; kind
     >
       <FileIcon />
       <span className="mono" data-testid="capture-file" style={{ color: 'var(--text)', overflow: 'hidden', textOverflow: 'ellipsis' }}>
-        {file}
+        <Vis text={file} />
       </span>
       <span data-testid="capture-label" style={{ color: 'var(--text-3)' }}>
         capture{trouble ? ` · ${trouble}` : ''}

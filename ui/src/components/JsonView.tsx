@@ -3,15 +3,25 @@
  * - only expanded nodes render their children (collapsed nodes show a one-line preview);
  * - nodes open by default only near the root and only when they are small;
  * - large objects/arrays render their members in pages of PAGE entries ("show N more");
- * - long strings are clipped with a "show all" toggle.
+ * - long strings are clipped with a "show all" toggle;
+ * - invisible characters in keys and strings show as badges (VisibleText.tsx);
+ * - containers MAX_TREE_DEPTH levels down are not drawn as a tree but offered as text, written
+ *   without recursion: a message nested thousands of levels deep would otherwise overflow the
+ *   stack (React's, JSON.stringify's) and take the page down.
  * Nothing here stringifies the whole value.
  */
 import { memo, useState, type ReactNode } from 'react';
+import { boundedJsonText } from '../../../proxy/parse/json-depth.js';
+import { MAX_TREE_DEPTH, formatBytes } from '../state/format.js';
+import { Vis } from './VisibleText.js';
+import { escapeInvisible } from '../state/visible-text.js';
 
 const PAGE = 100;
 const STRING_CLIP = 400;
 /** Children above this count start collapsed even near the root. */
 const OPEN_MAX_CHILDREN = 60;
+/** Characters of a too-deep part's text shown before "show all". */
+const DEEP_TEXT_CLIP = 20_000;
 
 export interface JsonViewProps {
   value: unknown;
@@ -70,7 +80,7 @@ function preview(v: unknown, budget = 60): string {
         parts.push('…');
         break;
       }
-      const p = `${k}: ${scalarPreview((v as Record<string, unknown>)[k])}`;
+      const p = `${escapeInvisible(k)}: ${scalarPreview((v as Record<string, unknown>)[k])}`;
       used += p.length + 2;
       if (used > budget) {
         parts.push('…');
@@ -86,7 +96,7 @@ function preview(v: unknown, budget = 60): string {
 function scalarPreview(v: unknown): string {
   if (Array.isArray(v)) return v.length ? `[…${v.length}]` : '[]';
   if (v !== null && typeof v === 'object') return '{…}';
-  if (typeof v === 'string') return JSON.stringify(v.length > 24 ? `${v.slice(0, 23)}…` : v);
+  if (typeof v === 'string') return escapeInvisible(JSON.stringify(v.length > 24 ? `${v.slice(0, 23)}…` : v));
   return String(v);
 }
 
@@ -104,7 +114,13 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
   const [open, setOpen] = useState(() => container && depth < openDepth && count <= OPEN_MAX_CHILDREN);
   const [shown, setShown] = useState(PAGE);
   const keyLabel =
-    name === undefined ? null : typeof name === 'number' ? <span className="jv-index">{name}: </span> : <span className="jv-key">{JSON.stringify(name)}: </span>;
+    name === undefined ? null : typeof name === 'number' ? (
+      <span className="jv-index">{name}: </span>
+    ) : (
+      <span className="jv-key">
+        <Vis text={JSON.stringify(name)} />:{' '}
+      </span>
+    );
   const comma = last ? null : <span className="jv-punct">,</span>;
 
   if (!container) {
@@ -133,6 +149,8 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
       </div>
     );
   }
+
+  if (depth >= MAX_TREE_DEPTH) return <DeepNode keyLabel={keyLabel} value={value} depth={depth} comma={comma} />;
 
   const toggle = () => setOpen((o) => !o);
   if (!open) {
@@ -191,13 +209,43 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
   );
 });
 
+/** A container too deep to draw as a tree: a line that opens its JSON text. */
+function DeepNode({ keyLabel, value, depth, comma }: { keyLabel: ReactNode; value: unknown; depth: number; comma: ReactNode }) {
+  const [text, setText] = useState<{ text: string; total: number } | undefined>(undefined);
+  const [all, setAll] = useState(false);
+  const toggle = () => setText((t) => (t ? undefined : boundedJsonText(value, Infinity)));
+  return (
+    <>
+      <div className="jv-line jv-collapsed jv-deep" style={{ paddingLeft: depth * 14 }} onClick={toggle} title={text ? 'Click to hide the text' : 'Click to show this part as JSON text'} data-testid="jv-deep">
+        <span className="jv-gutter jv-caret">{text ? '▾' : '▸'}</span>
+        {keyLabel}
+        <span className="jv-punct">{Array.isArray(value) ? '[…]' : '{…}'}</span>
+        <span className="jv-deep-note">
+          nested deeper than {MAX_TREE_DEPTH} levels — {text ? 'shown as text' : 'show as text'}
+        </span>
+        {comma}
+      </div>
+      {text ? (
+        <pre className="jv-deep-text" style={{ marginLeft: (depth + 1) * 14 }} data-testid="jv-deep-text">
+          <Vis text={all || text.text.length <= DEEP_TEXT_CLIP ? text.text : text.text.slice(0, DEEP_TEXT_CLIP)} />
+          {!all && text.text.length > DEEP_TEXT_CLIP ? (
+            <button type="button" className="link-button jv-more" onClick={() => setAll(true)}>
+              … show the remaining {formatBytes(text.text.length - DEEP_TEXT_CLIP)}
+            </button>
+          ) : null}
+        </pre>
+      ) : null}
+    </>
+  );
+}
+
 function Scalar({ value }: { value: unknown }) {
   const [full, setFull] = useState(false);
   if (typeof value === 'string') {
     if (value.length > STRING_CLIP && !full) {
       return (
         <span className="jv-string">
-          {JSON.stringify(value.slice(0, STRING_CLIP)).slice(0, -1)}
+          <Vis text={JSON.stringify(value.slice(0, STRING_CLIP)).slice(0, -1)} />
           <button type="button" className="link-button jv-more" onClick={() => setFull(true)}>
             … {value.length - STRING_CLIP} more chars
           </button>
@@ -205,7 +253,11 @@ function Scalar({ value }: { value: unknown }) {
         </span>
       );
     }
-    return <span className="jv-string">{JSON.stringify(value)}</span>;
+    return (
+      <span className="jv-string">
+        <Vis text={JSON.stringify(value)} />
+      </span>
+    );
   }
   if (typeof value === 'number') return <span className="jv-number">{String(value)}</span>;
   if (typeof value === 'boolean') return <span className="jv-boolean">{String(value)}</span>;

@@ -5,6 +5,8 @@
  */
 import type { SessionInfo } from '../state/types.js';
 import { formatClock, plural } from '../state/format.js';
+import { escapeInvisible } from '../state/visible-text.js';
+import { InvisibleMark, Vis } from './VisibleText.js';
 
 const TRANSPORT: Record<SessionInfo['transport'], { short: string; title: string }> = {
   'streamable-http': { short: 'HTTP', title: 'Streamable HTTP' },
@@ -38,9 +40,14 @@ export interface SessionListProps {
 function peer(p: SessionInfo['clientInfo'], fallback: string) {
   if (!p) return <span className="muted">{fallback}</span>;
   return (
-    <span title={`${p.title ?? p.name}${p.version ? ` ${p.version}` : ''}`}>
-      {p.name}
-      {p.version ? <span className="si-ver">{p.version}</span> : null}
+    <span title={escapeInvisible(`${p.title ?? p.name}${p.version ? ` ${p.version}` : ''}`)}>
+      <InvisibleMark texts={[p.name, p.version, p.title]} />
+      <Vis text={p.name} />
+      {p.version ? (
+        <span className="si-ver">
+          <Vis text={p.version} />
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -109,7 +116,7 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
               data-status={s.status}
               data-side={side}
               onClick={() => (comparing ? onPick?.(s.id) : onSelect(s.id))}
-              title={`${s.id} · ${s.target}${s.mcpSessionId ? `\nMcp-Session-Id: ${s.mcpSessionId}` : ''}${s.grouping ? `\n${s.grouping}` : ''}`}
+              title={`${s.id} · ${escapeInvisible(s.target)}${s.mcpSessionId ? `\nMcp-Session-Id: ${escapeInvisible(s.mcpSessionId)}` : ''}${s.grouping ? `\n${escapeInvisible(s.grouping)}` : ''}`}
             >
               <div className="si-line1">
                 {comparing ? (
@@ -123,24 +130,26 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 </span>
                 <span className="si-id mono">{s.id}</span>
                 {s.targetName ? (
-                  <span className="si-target mono" title={s.target} data-testid="session-target">
-                    {s.targetName}
+                  <span className="si-target mono" title={escapeInvisible(s.target)} data-testid="session-target">
+                    <Vis text={s.targetName} />
                   </span>
                 ) : null}
                 <span className="spacer" />
                 <span className="si-time mono">{formatClock(s.startedAt)}</span>
               </div>
               {s.transport === 'stdio' && s.target ? (
-                <div className="si-command mono" data-testid="session-command" title={`The server's command line: ${s.target}`}>
+                <div className="si-command mono" data-testid="session-command" title={`The server's command line: ${escapeInvisible(s.target)}`}>
                   <span className="si-prompt" aria-hidden="true">
                     $
                   </span>{' '}
-                  {s.target}
+                  <Vis text={s.target} />
                 </div>
               ) : null}
               {s.transport === 'http' ? (
                 <div className="si-peers si-http" data-testid="session-http">
-                  <span title={s.target}>HTTP traffic to {s.target}</span>
+                  <span title={escapeInvisible(s.target)}>
+                    HTTP traffic to <Vis text={s.target} />
+                  </span>
                 </div>
               ) : (
                 <div className="si-peers">
@@ -156,7 +165,9 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 {s.transport === 'http' ? (
                   <span className="muted">not MCP (OAuth, metadata, …)</span>
                 ) : s.protocolVersion ? (
-                  <span title="MCP protocol version">MCP {s.protocolVersion}</span>
+                  <span title="MCP protocol version">
+                    MCP <Vis text={s.protocolVersion} />
+                  </span>
                 ) : (
                   <span className="muted">no initialize seen</span>
                 )}

@@ -6,10 +6,12 @@
 import { memo, useCallback, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { CallRow, Row } from '../state/types.js';
 import { isAtBottom, keepInView, scrollToReveal, visibleRange } from '../state/virtual.js';
-import { formatBytes, formatClock, formatMs } from '../state/format.js';
+import { formatBytes, formatClock, formatMs, jsonText } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
 import { STATUS_LABEL, callGist, httpGist, httpTitle, notificationGist, rowDepth, rowDir, rowMethod, rowName, rowSize, rowStatus, rowTs } from './row-info.js';
 import { useElementSize } from './use-element-size.js';
+import { InvisibleMark, Vis } from './VisibleText.js';
+import { escapeInvisible } from '../state/visible-text.js';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -240,11 +242,15 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
       >
         {dir === 'c2s' ? '→' : dir === 's2c' ? '←' : row.type === 'log' ? '⋯' : '!'}
       </span>
-      {showSession ? <span className="c-sess mono">{sessionId ?? ''}</span> : null}
+      {showSession ? (
+        <span className="c-sess mono">
+          <Vis text={sessionId} />
+        </span>
+      ) : null}
       <MethodCell row={row} depth={depth} />
       <span className="c-progress">{row.type === 'call' && row.progress.length > 0 ? <ProgressCell row={row} /> : null}</span>
       <span className="c-status">
-        <span className={`badge st-${status}`} title={statusTitle(row)}>
+        <span className={`badge st-${status}`} title={escapeInvisible(statusTitle(row), { multiline: true })}>
           {status === 'pending' ? <span className="pulse" /> : null}
           {row.type === 'http' && row.exchange.status !== undefined
             ? String(row.exchange.status)
@@ -291,7 +297,7 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
           stderr
         </span>
         <span className="m-log mono" data-testid="row-log-text">
-          {row.event.text}
+          <Vis text={row.event.text} />
         </span>
       </span>
     );
@@ -303,7 +309,7 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
     main = httpTitle(row.exchange);
     gist = httpGist(row.exchange);
   } else {
-    main = rowMethod(row) || (row.type === 'orphan' ? `${row.message.kind} id ${JSON.stringify(row.message.id)}` : '(no method)');
+    main = rowMethod(row) || (row.type === 'orphan' ? `${row.message.kind} id ${jsonText(row.message.id, 80)}` : '(no method)');
     name = rowName(row);
     if (row.type === 'call') gist = callGist(row);
     else if (row.type === 'notification') {
@@ -323,15 +329,28 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
           HTTP
         </span>
       ) : null}
-      <span className="m-method">{main}</span>
+      <InvisibleMark texts={[main, name]} />
+      <span className="m-method">
+        <Vis text={main} />
+      </span>
       {name ? (
         <>
           <span className="m-sep">·</span>
-          <span className="m-name">{name}</span>
+          <span className="m-name">
+            <Vis text={name} />
+          </span>
         </>
       ) : null}
-      {level ? <span className={`tag lvl lvl-${level}`}>{level}</span> : null}
-      {gist ? <span className="m-gist">{gist}</span> : null}
+      {level ? (
+        <span className={`tag lvl lvl-${level}`}>
+          <Vis text={level} />
+        </span>
+      ) : null}
+      {gist ? (
+        <span className="m-gist">
+          <Vis text={gist} />
+        </span>
+      ) : null}
     </span>
   );
 }

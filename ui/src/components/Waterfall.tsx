@@ -13,6 +13,8 @@ import type { Bar, Lane } from '../state/types.js';
 import { formatMs } from '../state/format.js';
 import { fitView, laneTitle, packWaterfall, waterfallAxis, type PackedLane } from '../state/waterfall.js';
 import { useNow } from '../state/use-store.js';
+import { escapeInvisible } from '../state/visible-text.js';
+import { Vis } from './VisibleText.js';
 import { useElementSize } from './use-element-size.js';
 
 const MIN_LABEL_W = 150;
@@ -54,6 +56,9 @@ export interface WaterfallProps {
 function labelTexts(label: string): string[] {
   return label.startsWith('tools/call ') ? [label, label.slice('tools/call '.length)] : [label];
 }
+
+/** Characters a label takes on screen: each invisible character is a `⟨U+202E⟩` badge. */
+const shownLength = (text: string) => escapeInvisible(text).length;
 
 /** A step of 1/2/5 × 10^k ms giving ticks at least `minPx` apart. */
 function tickStep(pxPerMs: number, minPx = 90): number {
@@ -106,7 +111,7 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
   const labelNeed = useMemo(() => {
     let chars = 0;
     for (const { lane } of layout.lanes) {
-      const n = lane.label.length + (lane.call ? lane.call.length + 1 : 0) + (!sessionId && lane.sessionId ? lane.sessionId.length + 3 : 0);
+      const n = shownLength(lane.label) + (lane.call ? shownLength(lane.call) + 1 : 0) + (!sessionId && lane.sessionId ? shownLength(lane.sessionId) + 3 : 0);
       if (n > chars) chars = n;
     }
     return 22 + chars * LANE_CHAR_W;
@@ -341,7 +346,7 @@ function WaterfallLane({ layout: l, showSession, x, pxPerMs, t0, t1, end, labelR
     // the widest room there is.
     let label: BarProps['label'];
     for (const text of labelTexts(bar.label)) {
-      const w = text.length * BAR_CHAR_W;
+      const w = shownLength(text) * BAR_CHAR_W;
       if (inside >= w) return { side: 'inside', text, width: inside };
       if (after >= w) label = { side: 'after', text, width: w + 2 };
       else if (before >= w) label = { side: 'before', text, width: w + 2 };
@@ -365,11 +370,20 @@ function WaterfallLane({ layout: l, showSession, x, pxPerMs, t0, t1, end, labelR
       data-streams={lane.streams.length}
       style={{ top: l.top, height: l.height }}
     >
-      <div className="wf-lane-label" title={laneTitle(lane)}>
-        {showSession && lane.sessionId ? <span className="tag">{lane.sessionId}</span> : null}
+      <div className="wf-lane-label" title={escapeInvisible(laneTitle(lane), { multiline: true })}>
+        {showSession && lane.sessionId ? (
+          <span className="tag">
+            <Vis text={lane.sessionId} />
+          </span>
+        ) : null}
         <span className="wf-lane-text">
-          {lane.label}
-          {lane.call ? <span className="wf-lane-title"> {lane.call}</span> : null}
+          <Vis text={lane.label} />
+          {lane.call ? (
+            <span className="wf-lane-title">
+              {' '}
+              <Vis text={lane.call} />
+            </span>
+          ) : null}
         </span>
       </div>
       {lane.streams.map((s) => (s.carrier && s.carrier !== 'post-json' && s.start > 0 ? <LaneExtent key={s.key} lane={s} x={x} end={end} t0={t0} t1={t1} /> : null))}
@@ -414,7 +428,7 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
   const progress = row?.type === 'call' ? row.progress : [];
   const nested = bar.depth > 0;
   const last = progress.length ? progress[progress.length - 1].progress : undefined;
-  const title = `${bar.label}\n${bar.status}${bar.end === undefined ? ' (running)' : ''} · ${formatMs(elapsed)}${
+  const title = `${escapeInvisible(bar.label)}\n${bar.status}${bar.end === undefined ? ' (running)' : ''} · ${formatMs(elapsed)}${
     last ? `\nprogress ${last.progress ?? ''}${last.total !== undefined ? `/${last.total}` : ''}` : ''
   }`;
   const barTop = nested ? top + 4 : top + 1;
@@ -433,7 +447,11 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
         title={title}
         onClick={select}
       >
-        {label?.side === 'inside' ? <span className="wf-bar-label">{label.text}</span> : null}
+        {label?.side === 'inside' ? (
+          <span className="wf-bar-label">
+            <Vis text={label.text} />
+          </span>
+        ) : null}
         {progress.map((p) => (
           <i key={p.seq} className="wf-ptick" style={{ left: Math.max(0, Math.min(width - 1, (p.ts - bar.start) * pxPerMs)) }} />
         ))}
@@ -447,7 +465,7 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
           title={title}
           onClick={select}
         >
-          {label.text}
+          <Vis text={label.text} />
         </span>
       ) : null}
     </>
@@ -463,7 +481,7 @@ function LaneExtent({ lane, x, end: axisEnd, t0, t1 }: { lane: Lane; x: (t: numb
     <div
       className={`wf-extent${lane.end === undefined ? ' open' : ''}`}
       style={{ left, width: Math.max(1, x(end) - left) }}
-      title={`${lane.label}: stream ${lane.end === undefined ? 'open' : `open for ${formatMs(end - lane.start)}`}`}
+      title={`${escapeInvisible(lane.label)}: stream ${lane.end === undefined ? 'open' : `open for ${formatMs(end - lane.start)}`}`}
     />
   );
 }

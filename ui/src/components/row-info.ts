@@ -3,6 +3,7 @@
  * gist, and the row a message belongs to (for correlation links).
  */
 import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';
+import { jsonText } from '../state/format.js';
 
 export type RowStatus = 'ok' | 'error' | 'tool-error' | 'cancelled' | 'pending' | 'notification' | 'orphan' | 'problem' | 'warn' | 'log';
 
@@ -173,7 +174,8 @@ function shortJson(v: unknown, max = 120): string {
     const s = JSON.stringify(v, (_k, val: unknown) => (typeof val === 'string' && val.length > max ? `${val.slice(0, max)}…` : val));
     return clip(s ?? '', max);
   } catch {
-    return '';
+    // Nested too deep for JSON.stringify.
+    return clip(jsonText(v, max + 1), max);
   }
 }
 
@@ -193,7 +195,7 @@ export function notificationGist(m: MessageEvent): { level?: string; text: strin
   }
   if (method === 'notifications/cancelled') {
     const reason = typeof params?.reason === 'string' ? `: ${params.reason}` : '';
-    return { text: `cancels request ${JSON.stringify(params?.requestId)}${reason}` };
+    return { text: `cancels request ${jsonText(params?.requestId, 80)}${reason}` };
   }
   if (method === 'notifications/initialized') return { text: 'handshake complete' };
   if (method === 'notifications/resources/updated') return { text: `updated ${typeof params?.uri === 'string' ? params.uri : ''}` };

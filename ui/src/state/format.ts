@@ -3,6 +3,7 @@
  * titles, and "copy as cURL". Pure functions, browser-safe.
  */
 import type { ExchangeInfo } from '../../../proxy/model/events.js';
+import { boundedJsonText, jsonValueDepth } from '../../../proxy/parse/json-depth.js';
 import type { Row } from './types.js';
 
 /** "0.42 ms", "3.2 ms", "850 ms", "1.24 s", "12.3 s", "2 min 3 s", "1 h 2 min". */
@@ -66,27 +67,48 @@ export function truncate(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-/** Two-space indented JSON; never throws (cycles, BigInt → a plain string). */
+/**
+ * Nesting the UI draws as a tree or indents (JsonView, jsonPretty); a value nested deeper is shown
+ * as compact text there. JSON.stringify and React's recursion both fail a few thousand levels down,
+ * and a peer's message can nest that deep.
+ */
+export const MAX_TREE_DEPTH = 64;
+
+const bigintAsText = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+
+/**
+ * Compact JSON of a value, at most `limit` characters (cut ones end in "…"); never throws. Any
+ * depth: a value too deep for JSON.stringify's recursion is written without recursion
+ * (boundedJsonText). A cycle (never in a value parsed from JSON) gives a note, not a throw.
+ */
+export function jsonText(value: unknown, limit = Infinity): string {
+  if (value === undefined) return '';
+  let text: string;
+  try {
+    text = JSON.stringify(value, bigintAsText) ?? String(value);
+  } catch (err) {
+    if (!(err instanceof RangeError)) return '[a value JSON cannot write]';
+    return truncate(boundedJsonText(value, limit + 1).text, limit);
+  }
+  return truncate(text, limit);
+}
+
+/** Two-space indented JSON; never throws (cycles, BigInt → a plain string); compact past MAX_TREE_DEPTH levels. */
 export function jsonPretty(value: unknown): string {
   if (value === undefined) return '';
+  if (jsonValueDepth(value, MAX_TREE_DEPTH) > MAX_TREE_DEPTH) return jsonText(value);
   try {
-    return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) ?? String(value);
+    return JSON.stringify(value, bigintAsText, 2) ?? String(value);
   } catch {
-    return String(value);
+    return jsonText(value);
   }
 }
 
 /** A short one-line rendering of a value: strings as-is, the rest as compact JSON. */
-function gist(value: unknown, max = 120): string {
+export function gist(value: unknown, max = 120): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return truncate(value.replace(/\s+/g, ' '), max);
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? '';
-  } catch {
-    text = String(value);
-  }
-  return truncate(text, max);
+  return jsonText(value, max);
 }
 
 function paramsOf(jsonrpc: unknown): Record<string, unknown> | undefined {
@@ -96,7 +118,7 @@ function paramsOf(jsonrpc: unknown): Record<string, unknown> | undefined {
 }
 
 function idText(id: unknown): string {
-  return id === undefined ? '' : JSON.stringify(id);
+  return id === undefined ? '' : jsonText(id, 80);
 }
 
 /** What a notification is about, in one line (method included). */

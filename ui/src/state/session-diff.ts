@@ -16,7 +16,8 @@
  * tool added, removed or changed.
  */
 import type { Direction } from '../../../proxy/model/events.js';
-import { diffJson, formatDifference, formatPath, type JsonDifference, type JsonPathSegment } from '../../../proxy/fixtures/json-diff.js';
+import { diffJson, formatPath, type JsonDifference, type JsonPathSegment } from '../../../proxy/fixtures/json-diff.js';
+import { jsonText } from './format.js';
 import type { TimelineStore } from './store.js';
 import type { CallRow, CallStatus, MessageEvent } from './types.js';
 
@@ -106,10 +107,28 @@ export function jsonDiff(a: unknown, b: unknown, ignore: Iterable<string> = DEFA
 
 function toChange(d: JsonDifference, base: readonly JsonPathSegment[] = []): PathChange {
   const rel = base.length > 0 ? { ...d, path: d.path.slice(base.length) } : d;
-  const c: PathChange = { path: formatPath(rel.path), kind: d.kind, text: formatDifference(rel) };
+  const c: PathChange = { path: formatPath(rel.path), kind: d.kind, text: describeDifference(rel) };
   if ('before' in d) c.before = d.before;
   if ('after' in d) c.after = d.after;
   return c;
+}
+
+/**
+ * One line: `path: before → after`, `path: added …`, `path: removed (was …)` — json-diff's
+ * formatDifference, with values written at any depth (JSON.stringify, which it uses, throws on
+ * a value nested thousands of levels deep, and so would the whole comparison).
+ */
+function describeDifference(d: JsonDifference, max = 80): string {
+  const where = formatPath(d.path) || '(whole value)';
+  const value = (v: unknown) => (v === undefined ? 'undefined' : jsonText(v, max));
+  switch (d.kind) {
+    case 'changed':
+      return `${where}: ${value(d.before)} → ${value(d.after)}`;
+    case 'added':
+      return `${where}: added ${value(d.after)}`;
+    case 'removed':
+      return `${where}: removed (was ${value(d.before)})`;
+  }
 }
 
 export interface DiffOptions {

@@ -38,7 +38,7 @@ import type {
   Waterfall,
 } from './types.js';
 import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, type PreparedFilters } from './filters.js';
-import { truncate } from './format.js';
+import { jsonText, truncate } from './format.js';
 import { WaterfallBuilder } from './waterfall.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
@@ -661,7 +661,7 @@ export class TimelineStore {
         try {
           json = JSON.stringify(m.jsonrpc) ?? '';
         } catch {
-          json = '';
+          json = jsonText(m.jsonrpc);
         }
       }
       text = `${m.method ?? ''}\n${m.name ?? ''}\n${json}`.toLowerCase();
@@ -886,7 +886,7 @@ function messageSummary(m: MessageEvent): string {
     try {
       text = JSON.stringify(m.jsonrpc) ?? '';
     } catch {
-      text = '';
+      text = jsonText(m.jsonrpc, 200);
     }
   }
   return truncate(text, 200);
