@@ -114,7 +114,9 @@ export async function main(argv: string[]): Promise<number> {
       out.write(`mcpscope open: the UI port is already in use (${e.message}). Choose another with --ui-port, or 0 for any free port.\n`);
       return 2;
     }
-    throw err;
+    // One line, never a stack trace.
+    out.write(`mcpscope open: ${file}: ${e instanceof Error ? e.message : String(err)}\n`);
+    return 1;
   }
 
   // Signal handlers first, the URL second: whoever reads the URL may press Ctrl-C right away.

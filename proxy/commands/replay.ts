@@ -105,14 +105,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   let fixture;
+  let model;
   try {
     fixture = loadFixture(file);
+    model = buildReplayModel(fixture);
   } catch (err) {
-    if (!(err instanceof FixtureError)) throw err;
-    process.stderr.write(`mcpscope replay: ${err.message}\n`);
+    // One line, never a stack: whatever is wrong with the file, say so.
+    process.stderr.write(`mcpscope replay: ${err instanceof FixtureError ? err.message : `${file}: mcpscope could not read this fixture (${(err as Error).message})`}\n`);
     return 2;
   }
-  const model = buildReplayModel(fixture);
   const log = v.quiet ? undefined : (line: string) => process.stderr.write(`  ${line}\n`);
   const pace = timing === 'recorded' || timing === 1 ? 'recorded timing' : timing === 'fast' ? 'answering at once' : `recorded timing × ${timing}`;
   const summary = `${basename(file)}: ${model.calls.length} recorded requests from ${fixture.session.serverInfo?.name ?? 'an MCP server'} (${fixture.session.transport}), ${pace}`;

@@ -96,8 +96,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     fixture = loadFixture(file);
   } catch (err) {
-    if (!(err instanceof FixtureError)) throw err;
-    process.stderr.write(`mcpscope verify: ${err.message}\n`);
+    // One line, never a stack: whatever is wrong with the file, say so.
+    process.stderr.write(`mcpscope verify: ${err instanceof FixtureError ? err.message : `${file}: mcpscope could not read this fixture (${(err as Error).message})`}\n`);
     return 2;
   }
   try {

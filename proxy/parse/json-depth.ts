@@ -221,6 +221,12 @@ export function boundedJsonText(value: unknown, limit = MAX_KEPT_TEXT): { text: 
   return { text, total };
 }
 
+/** `JSON.parse(text)` with every part deeper than MAX_JSON_DEPTH cut (see capJsonDepth). Throws what JSON.parse throws. */
+export function parseJsonCapped(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return exceedsDepth(text) ? capJsonDepth(value).value : value;
+}
+
 /** A plain-words description of a cut, for hints and problems. */
 export function tooDeepText(depth: number, max = MAX_JSON_DEPTH): string {
   return (

@@ -9,6 +9,7 @@ import { exportHar } from '../../proxy/fixtures/export-har.js';
 import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
 import { appendImported, CaptureFormatError, importCapture, readCapture } from '../../proxy/fixtures/import-capture.js';
 import { EventStore } from '../../proxy/store/event-store.js';
+import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { recordScriptedCapture } from '../support/scripted-session.js';
 import { json, setup, type Wire } from '../support/recorder-harness.js';
@@ -345,5 +346,83 @@ describe('appendImported', () => {
     expect(result.sessions.every((s) => /^s\d+-i\d+$/.test(s))).toBe(true);
     expect([...store.exchanges.keys()].every((x) => /^x\d+-i\d+$/.test(x))).toBe(true);
     expect(result.events).toBe(c.store.snapshot().length);
+  });
+});
+
+describe('readCapture: JSON nested 100,000 levels deep is cut on load', () => {
+  const D = 100_000;
+  const deepObj = `${'{"a":'.repeat(D)}1${'}'.repeat(D)}`;
+  const sessionLine = JSON.stringify({
+    type: 'session',
+    seq: 1,
+    ts: 1,
+    session: { id: 's1', transport: 'streamable-http', target: 'http://x/mcp', startedAt: 1, status: 'open', counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 } },
+  });
+  const messageLine = `{"type":"message","seq":2,"ts":2,"sessionId":"s1","dir":"c2s","kind":"request","carrier":"post-body","size":10,"id":1,"method":"tools/call","hints":[],"raw":${JSON.stringify(`{"x":${'['.repeat(1000)}${']'.repeat(1000)}}`)},"jsonrpc":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":${deepObj}}}}`;
+
+  function checkLoaded(events: McpscopeEvent[]) {
+    const [m] = messagesOf(events);
+    expect(m).toMatchObject({ id: 1, method: 'tools/call', kind: 'request' });
+    expect(jsonValueDepth(m.jsonrpc)).toBe(MAX_JSON_DEPTH);
+    expect(m.raw).toBeUndefined(); // the UI would parse it back into the deep value
+    expect(m.hints.map((h) => h.code)).toEqual(['too-deep']);
+    expect(m.hints[0].text).toContain(`${(D + 2).toLocaleString('en-US')} levels deep`);
+    // Everything downstream works: the store, JSON of it, exports.
+    const store = new EventStore();
+    appendImported(store, events);
+    expect(() => JSON.stringify(store.snapshot())).not.toThrow();
+    expect(exportNdjson(store)).toContain('"too-deep"');
+    expect(() => exportHar(store, 's1')).not.toThrow();
+    expect(() => exportFixture(store, 's1')).not.toThrow();
+  }
+
+  it('an NDJSON event log', () => {
+    const r = readCapture(`${sessionLine}\n${messageLine}\n`);
+    expect(r.kind).toBe('ndjson');
+    checkLoaded(r.events);
+  });
+
+  it('a JSON array of events', () => {
+    const r = readCapture(`[${sessionLine},${messageLine}]`);
+    expect(r.kind).toBe('events');
+    checkLoaded(r.events);
+  });
+
+  it('a fixture', () => {
+    const fixture = `{"format":"mcpscope-fixture","version":1,"session":{"id":"s1","transport":"streamable-http","startedAt":1},"messages":[{"seq":1,"t":0,"dir":"c2s","kind":"request","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":${deepObj}}}}]}`;
+    const r = readCapture(fixture);
+    expect(r.kind).toBe('fixture');
+    checkLoaded(r.events);
+  });
+
+  it('a HAR whose body is 100,000 levels deep: recorded through the recorder, cut there', () => {
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":${deepObj}}}`;
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 't', version: '1' },
+        entries: [
+          {
+            startedDateTime: new Date(1000).toISOString(),
+            time: 1,
+            request: { method: 'POST', url: 'http://x/mcp', headers: [{ name: 'content-type', value: 'application/json' }], postData: { mimeType: 'application/json', text: body } },
+            response: { status: 202, headers: [], content: { size: 0, mimeType: 'text/plain', text: '' } },
+            timings: { send: 0, wait: 1, receive: 0 },
+          },
+        ],
+      },
+    };
+    const r = readCapture(JSON.stringify(har));
+    expect(r.kind).toBe('har');
+    const [m] = messagesOf(r.events);
+    expect(m).toMatchObject({ id: 1, method: 'tools/call' });
+    expect(jsonValueDepth(m.jsonrpc)).toBeLessThanOrEqual(MAX_JSON_DEPTH);
+    expect(m.hints.map((h) => h.code)).toContain('too-deep');
+    expect(() => JSON.stringify(r.events)).not.toThrow();
+  });
+
+  it('deep JSON anywhere else in the file is cut too', () => {
+    const r = readCapture(`[${sessionLine.replace('"status":"open"', `"status":"open","serverCapabilities":${deepObj}`)}]`);
+    expect(() => JSON.stringify(r.events)).not.toThrow();
   });
 });
