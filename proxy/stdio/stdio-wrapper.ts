@@ -26,6 +26,7 @@ import type WebSocket from 'ws';
 import type { McpscopeCore } from '../mcpscope.js';
 import { readDiscovery } from '../server/discovery.js';
 import { commandLine } from './command-line.js';
+import { redactArgs } from '../record/redact.js';
 import { IngestClient, connectIngest, type IngestTarget } from './ingest-client.js';
 
 export interface StdioWrapperOptions {
@@ -62,7 +63,8 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   const stderr = options.stderr ?? process.stderr;
   const env = process.env;
   const say = (line: string) => stderr.write(`mcpscope: ${line}\n`);
-  const shown = commandLine(options.command, options.args);
+  // What stderr says of the command: its secret flags and arguments redacted (redact.ts redactArgs).
+  const shown = commandLine(options.command, redactArgs(options.args));
 
   // ---------------------------------------------------------------- the server process
 
