@@ -87,7 +87,11 @@ Options
   --max-events <n>      events kept in memory before the oldest closed sessions are evicted (default 500000)
   --max-memory <MiB>    approximate memory for kept events before eviction (default 512)
   --record <file>       append every event to an NDJSON file as it happens (open it later with
-                        \`mcpscope open <file>\`)
+                        \`mcpscope open <file>\`); created 0600, synced to disk every 250 ms
+  --grace <ms>          on Ctrl+C / SIGTERM, stop accepting connections and give calls in flight
+                        this long to finish before exiting (default 5000; 0 = cut them at once).
+                        GET event streams do not hold it: they end with the last call. A second
+                        Ctrl+C / SIGTERM quits at once
   -h, --help            this help
   -v, --version         print the version
 `;
@@ -133,6 +137,7 @@ const OPTIONS = {
   'max-events': { type: 'string' },
   'max-memory': { type: 'string' },
   record: { type: 'string' },
+  grace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -254,6 +259,11 @@ async function main(): Promise<void> {
     // Once per upstream, in plain words: a target that is not reachable (and when it answers again).
     onNotice: (line: string) => process.stderr.write(`${line}\n`),
   };
+  let graceMs = 5000;
+  if (v.grace !== undefined) {
+    graceMs = Number(v.grace);
+    if (v.grace.trim() === '' || !Number.isInteger(graceMs) || graceMs < 0) fail(`--grace must be a whole number of milliseconds (0 or more), not ${JSON.stringify(v.grace)}`);
+  }
   const defaults = defaultPorts();
   let port = portOption(v.port, '--port', defaults.proxy);
   let uiPort = portOption(v['ui-port'], '--ui-port', defaults.ui);
@@ -326,13 +336,35 @@ async function main(): Promise<void> {
   if (v.record !== undefined) banner += `  record ${resolve(v.record)}  (every event, as NDJSON; reopen it with \`mcpscope open\`)\n`;
   banner += '\n';
   // Handlers first: a signal right after the URLs are printed must still shut down cleanly.
+  // The first signal drains (proxy/forwarding/drain.ts): no new connections, calls in flight get
+  // --grace to finish, then the capture is flushed into the record. A second one quits at once.
   let closing = false;
+  const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
   const shutdown = async (signal: string) => {
-    if (closing) process.exit(130);
+    if (closing) {
+      out.write(`mcpscope: ${signal} again: quitting now; calls still in flight are cut off${v.record !== undefined ? ' and their last moments are not in the record' : ''}.\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
     closing = true;
-    out.write(`\nmcpscope: ${signal}, shutting down\n`);
+    const started = Date.now();
     await stopDemo?.().catch(() => undefined);
-    await scope.close().catch(() => undefined);
+    const again = signal === 'SIGINT' ? 'press Ctrl+C again' : 'send SIGTERM again (or press Ctrl+C)';
+    const result = await scope
+      .shutdown({
+        graceMs,
+        reason: signal,
+        waiting: ({ calls }) => {
+          if (calls === 0) out.write(`\nmcpscope: ${signal}, shutting down (no calls in flight)\n`);
+          else out.write(`\nmcpscope: ${signal}: no new connections; waiting up to ${seconds(graceMs)} for ${calls} call${calls === 1 ? '' : 's'} in flight; ${again} to quit now\n`);
+        },
+      })
+      .catch((err: Error) => {
+        out.write(`mcpscope: shutting down failed: ${err.message}\n`);
+        return undefined;
+      });
+    if (result && result.cut > 0) out.write(`mcpscope: ${result.cut} call${result.cut === 1 ? '' : 's'} still in flight after ${seconds(graceMs)} ${result.cut === 1 ? 'was' : 'were'} cut off.\n`);
+    else if (result && result.calls > 0) out.write(`mcpscope: every call in flight finished (${Date.now() - started} ms).\n`);
+    if (v.record !== undefined) out.write(`mcpscope: the record is complete: ${resolve(v.record)}\n`);
     await demoServer?.close().catch(() => undefined);
     process.exit(0);
   };

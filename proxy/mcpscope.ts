@@ -125,7 +125,27 @@ export interface McpscopeCore {
   /** Resolves with the first batch of events for which `predicate` holds over the whole store. */
   waitFor<T>(predicate: (store: EventStore) => T | undefined | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Stops gracefully (the CLI on SIGTERM/SIGINT): the proxy ports stop accepting connections, the
+   * calls in flight get up to `graceMs` (default 5 s) to finish — GET event streams and blind
+   * tunnels do not hold it, they end with the last call (proxy/forwarding/drain.ts) — then
+   * everything is closed as `close()` does: what was captured goes through the recorder into the
+   * store and the record file, which is synced to disk. `waiting` hears at once what it waits for.
+   * Resolves with that count and how many calls were cut off at the grace period's end.
+   */
+  shutdown(options?: ShutdownOptions): Promise<{ calls: number; cut: number }>;
 }
+
+export interface ShutdownOptions {
+  /** How long calls in flight may take to finish (ms). Default 5000. */
+  graceMs?: number;
+  /** Why (recorded on exchanges cut at the end), e.g. "SIGTERM". */
+  reason?: string;
+  waiting?: (now: { calls: number; streams: number; graceMs: number }) => void;
+}
+
+/** How long a shutdown waits for calls in flight, unless told otherwise (`--grace`). */
+export const DEFAULT_GRACE_MS = 5000;
 
 /** An mcpscope in front of a `target`. */
 export interface Mcpscope extends McpscopeCore {
@@ -291,6 +311,15 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     }
   }
 
+  async function close(): Promise<void> {
+    stopNotices?.();
+    removeDiscovery?.();
+    await thread?.close();
+    queue.close();
+    stopRecording?.();
+    await ui?.close();
+  }
+
   return {
     proxy,
     proxies,
@@ -331,13 +360,13 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         check();
       });
     },
-    async close() {
-      stopNotices?.();
-      removeDiscovery?.();
-      await thread?.close();
-      queue.close();
-      stopRecording?.();
-      await ui?.close();
+    close,
+    async shutdown(o: ShutdownOptions = {}) {
+      const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
+      const why = `mcpscope shut down${o.reason ? ` (${o.reason})` : ''} while this was still open${graceMs > 0 ? ` (it waits up to ${graceMs} ms for calls in flight; event streams end with the last call)` : ''}`;
+      const drained = thread ? await thread.drain(graceMs, why, (now) => o.waiting?.({ ...now, graceMs })) : (o.waiting?.({ calls: 0, streams: 0, graceMs }), { calls: 0, cut: 0 });
+      await close();
+      return { calls: drained.calls, cut: drained.cut };
     },
   };
 }

@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import httpProxy from '@fastify/http-proxy';
 import type { Dispatcher } from 'undici';
 import { MAX_REQUEST_HEADERS } from './request-head.js';
+import { trackConnections } from './drain.js';
 
 export interface ProxyAppOptions {
   agent: Dispatcher;
@@ -42,6 +43,8 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
   // Node's parser keeps 1,000 header fields and drops the rest silently: one more is parsed, so
   // that a request past the limit is seen, and refused with a 431 (request-head.ts), not cut.
   app.server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
+  // Shutdown waits for the calls in flight on these connections (drain.ts).
+  trackConnections(app.server);
   await app.register(httpProxy, {
     // Required by @fastify/http-proxy, but only its handler and reply-from use it, and neither runs:
     // each request's upstream is its route's (forwarder.ts).

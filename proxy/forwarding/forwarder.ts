@@ -23,6 +23,17 @@ import type { UpstreamResponse } from './rewrites.js';
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
 
+/**
+ * Set once mcpscope shuts down and cuts what is still open (the proxy thread, after drain.ts): an
+ * exchange cut from then on is recorded as cut by mcpscope, not as a peer going away.
+ */
+let shutdownReason: string | undefined;
+export function markShuttingDown(reason: string): void {
+  shutdownReason = reason;
+}
+const clientAbort = (xid: string, reason: string): WireRecord =>
+  shutdownReason === undefined ? { t: 'abort', xid, ts: now(), side: 'client', reason } : { t: 'abort', xid, ts: now(), side: 'proxy', reason: shutdownReason };
+
 export interface ForwarderOptions {
   /** Receives every capture record, synchronously, on the hot path: must be O(1). */
   capture: (record: WireRecord) => void;
@@ -70,7 +81,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (ctx.abort.aborted) {
         // The client left just as the head arrived: nobody to relay it to.
         ctx.responded = true;
-        capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: 'the client went away before the upstream answered; mcpscope aborted the upstream request' });
+        capture(clientAbort(ctx.xid, 'the client went away before the upstream answered; mcpscope aborted the upstream request'));
         data.body.on('error', () => undefined);
         data.body.destroy();
         return;
@@ -170,7 +181,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       body.pipe(tap);
       finished(body, (err) => {
         if (!err) return;
-        capture({ t: 'abort', xid, ts: now(), side: 'client', reason: `the client stopped sending the request body (${err.message})` });
+        capture(clientAbort(xid, `the client stopped sending the request body (${err.message})`));
         tap.destroy(err);
       });
       (request as { body: unknown }).body = tap;
@@ -254,7 +265,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     finished(raw, (err) => {
       if (!err) return end({ t: 'response-end', xid, ts: now() });
       // Closed before it finished: the client went away (unless the upstream broke off first).
-      end({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      end(clientAbort(xid, 'the client closed the connection; mcpscope closed the upstream request too'));
       for (const s of stages) {
         s.on('error', () => undefined);
         s.destroy();
@@ -265,7 +276,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   function upstreamFailed(reply: FastifyReply, error: Error): void {
     const ctx = reply.request.mcpscope;
     const { code, cause } = describeUpstreamError(error);
-    const clientGone = ctx?.abort.aborted ?? false;
+    // (A client connection already destroyed — mcpscope shutting down — counts too: nobody would get a 502.)
+    const clientGone = (ctx?.abort.aborted ?? false) || reply.raw.socket?.destroyed === true;
     const status = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' ? 504 : 502;
     const target = ctx?.route.target ?? '';
     // The URL this request was sent to (the target's origin and the path the client asked for).
@@ -275,7 +287,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       : `mcpscope could not get a response from ${url}: ${cause}`;
     if (ctx) ctx.responded = true;
     if (clientGone || reply.sent || reply.raw.headersSent) {
-      if (ctx) capture(clientGone ? { t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: message } : { t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
+      if (ctx) capture(clientGone ? clientAbort(ctx.xid, message) : { t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
       if (!reply.raw.writableEnded) reply.raw.destroy();
       return;
     }

@@ -62,7 +62,13 @@ export type ToProxyThread =
   /** Send what is captured now and answer `synced` with the same `n`. */
   | { type: 'sync'; n: number }
   /** Close one port (`index`) or all of them (then the thread ends). */
-  | { type: 'close'; index?: number; n: number };
+  | { type: 'close'; index?: number; n: number }
+  /**
+   * Shutdown: stop accepting connections and let the calls in flight finish, for up to `graceMs`
+   * (proxy/forwarding/drain.ts); answered `draining` at once (what it waits for), then `drained`.
+   * `reason` is what exchanges still open afterwards are recorded as cut by.
+   */
+  | { type: 'drain'; graceMs: number; reason: string; n: number };
 
 /** Proxy thread → main thread. */
 export type FromProxyThread =
@@ -71,4 +77,7 @@ export type FromProxyThread =
   | { type: 'records'; batch: PackedBatch }
   | { type: 'fault-taken'; id: string; serial: number }
   | { type: 'synced'; n: number }
-  | { type: 'closed'; n: number };
+  | { type: 'closed'; n: number }
+  | { type: 'draining'; n: number; calls: number; streams: number }
+  /** The calls in flight finished, or the grace period ended with `cut` of them still running. */
+  | { type: 'drained'; n: number; cut: number };

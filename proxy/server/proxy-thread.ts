@@ -27,6 +27,12 @@ export interface ProxyThread {
   settle(): Promise<void>;
   /** Stops every port and ends the thread. */
   close(): Promise<void>;
+  /**
+   * Shutdown, before `close`: the ports stop accepting connections and the calls in flight get up
+   * to `graceMs` to finish (proxy/forwarding/drain.ts). `waiting` hears at once what it waits for.
+   * Resolves with that and how many calls were still running at the end (`cut`, by the `close`).
+   */
+  drain(graceMs: number, reason: string, waiting?: (now: { calls: number; streams: number }) => void): Promise<{ calls: number; streams: number; cut: number }>;
   /** The worker running the ports now (tests end it to check the restart). */
   readonly worker: Worker;
   /** Its kernel thread id (Linux), for yieldCpuToProxyThread. */
@@ -58,8 +64,8 @@ interface Running {
   endpoints: ProxyEndpoint[];
   tid: number | undefined;
   tell(m: ToProxyThread): void;
-  /** Sends a request carrying a fresh `n` and resolves on its answer (or when the thread is gone). */
-  ask(m: (n: number) => ToProxyThread): Promise<void>;
+  /** Sends a request carrying a fresh `n` and resolves on its answer (or undefined when the thread is gone). */
+  ask(m: (n: number) => ToProxyThread, progress?: (m: FromProxyThread) => void): Promise<FromProxyThread | undefined>;
   exit: Promise<void>;
 }
 
@@ -72,7 +78,9 @@ async function launch(
   const worker = spawnWorker({ ...config, inFlight: inFlight.buffer as SharedArrayBuffer });
   const tell = (m: ToProxyThread) => worker.postMessage(m);
   let n = 0;
-  const waiting = new Map<number, () => void>();
+  const waiting = new Map<number, (answer?: FromProxyThread) => void>();
+  /** Interim answers (`draining`) to a request still waiting. */
+  const progress = new Map<number, (m: FromProxyThread) => void>();
   let exited = false;
   const exit = new Promise<void>((resolve) => worker.once('exit', () => {
     exited = true;
@@ -80,11 +88,18 @@ async function launch(
     waiting.clear();
     resolve();
   }));
-  const ask = (m: (n: number) => ToProxyThread): Promise<void> => {
-    if (exited) return Promise.resolve();
+  const ask = (m: (n: number) => ToProxyThread, onProgress?: (m: FromProxyThread) => void): Promise<FromProxyThread | undefined> => {
+    if (exited) return Promise.resolve(undefined);
     n += 1;
-    const p = new Promise<void>((resolve) => waiting.set(n, resolve));
-    tell(m(n));
+    const asked = n;
+    const p = new Promise<FromProxyThread | undefined>((resolve) =>
+      waiting.set(asked, (answer) => {
+        progress.delete(asked);
+        resolve(answer);
+      }),
+    );
+    if (onProgress) progress.set(asked, onProgress);
+    tell(m(asked));
     return p;
   };
   // After it is running, a failure is reported by its exit (see startProxyThread).
@@ -104,8 +119,12 @@ async function launch(
           break;
         case 'synced':
         case 'closed':
-          waiting.get(m.n)?.();
+        case 'drained':
+          waiting.get(m.n)?.(m);
           waiting.delete(m.n);
+          break;
+        case 'draining':
+          progress.get(m.n)?.(m);
           break;
         case 'ready':
           tid = m.tid;
@@ -179,15 +198,29 @@ export async function startProxyThread(
         closedPorts.add(index);
         // With its last port closed the thread ends by itself: that is not a failure.
         if (closedPorts.size === endpoints.length) closing = true;
-        return current.ask((n) => ({ type: 'close', index, n }));
+        return current.ask((n) => ({ type: 'close', index, n })).then(() => undefined);
       },
     })),
-    settle: () => current.ask((n) => ({ type: 'sync', n })),
+    settle: async () => void (await current.ask((n) => ({ type: 'sync', n }))),
     get worker() {
       return current.worker;
     },
     get tid() {
       return current.tid;
+    },
+    async drain(graceMs, reason, waiting) {
+      // A thread that fails now is not started again: mcpscope is stopping.
+      closing = true;
+      let now = { calls: 0, streams: 0 };
+      const answer = await current.ask(
+        (n) => ({ type: 'drain', graceMs, reason, n }),
+        (m) => {
+          if (m.type !== 'draining') return;
+          now = { calls: m.calls, streams: m.streams };
+          waiting?.(now);
+        },
+      );
+      return { ...now, cut: answer?.type === 'drained' ? answer.cut : now.calls };
     },
     async close() {
       closing = true;

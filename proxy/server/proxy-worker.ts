@@ -18,6 +18,8 @@ import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
 import { startProxyServer, type ProxyServer } from './proxy-server.js';
 import { setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
+import { cutConnections, drainServers } from '../forwarding/drain.js';
+import { markShuttingDown } from '../forwarding/forwarder.js';
 import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
 
 const port = parentPort!;
@@ -97,13 +99,25 @@ port.on('message', (m: ToProxyThread) => {
       queue.flush();
       say({ type: 'synced', n: m.n });
       break;
+    case 'drain': {
+      const live = servers.filter((s): s is ProxyServer => s !== undefined).map((s) => s.app.server);
+      void drainServers(live, m.graceMs, (now) => say({ type: 'draining', n: m.n, calls: now.calls, streams: now.streams })).then(({ cut }) => {
+        // What is still open is cut by the close that follows: recorded as mcpscope's doing.
+        markShuttingDown(m.reason);
+        queue.flush();
+        say({ type: 'drained', n: m.n, cut });
+      });
+      break;
+    }
     case 'close': {
       const closing = m.index === undefined ? servers.map((_, i) => i) : [m.index];
       void Promise.all(
         closing.map((i) => {
           const s = servers[i];
           servers[i] = undefined;
-          return s?.close().catch(() => undefined);
+          // Clients first: what they were in the middle of is recorded as cut by mcpscope, not
+          // (as the upstream agent is destroyed next) as a failed upstream answered 502.
+          return s && cutConnections([s.app.server]).then(() => s.close()).catch(() => undefined);
         }),
       ).then(() => {
         queue.flush();

@@ -1,0 +1,47 @@
+/** proxy/fixtures/ndjson-recorder.ts: the --record file's permissions and its last batch at stop. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventStore } from '../../proxy/store/event-store.js';
+import { recordToFile } from '../../proxy/fixtures/ndjson-recorder.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'mcpscope-rec-'));
+  dirs.push(d);
+  return d;
+};
+
+describe('recordToFile', () => {
+  it('creates the file 0600, whatever the umask lets through', () => {
+    const path = join(tempDir(), 'rec.ndjson');
+    const old = process.umask(0o002);
+    try {
+      const stop = recordToFile(new EventStore(), path);
+      stop();
+    } finally {
+      process.umask(old);
+    }
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('narrows an existing file others could read to 0600, says so, and appends', () => {
+    const path = join(tempDir(), 'rec.ndjson');
+    writeFileSync(path, '');
+    chmodSync(path, 0o644);
+    const warnings: string[] = [];
+    const store = new EventStore();
+    const stop = recordToFile(store, path, { warn: (t) => warnings.push(t) });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('0600');
+    store.append({ type: 'log', ts: 1, source: 'mcpscope', text: 'last words' });
+    store.commit();
+    stop();
+    expect(readFileSync(path, 'utf8')).toContain('last words');
+  });
+});
