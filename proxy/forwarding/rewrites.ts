@@ -11,7 +11,8 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
 import { EndpointRewriter, originRewriter } from '../parse/endpoint-rewriter.js';
-import { oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate, type OAuthMetadataKind } from '../parse/oauth-rewrite.js';
+import { metadataTooDeep, oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate, type OAuthMetadataKind } from '../parse/oauth-rewrite.js';
+import { MAX_JSON_DEPTH } from '../parse/json-depth.js';
 import { describeUpstreamError } from './upstream-errors.js';
 import { isEncoded, isJsonType } from './headers.js';
 
@@ -139,8 +140,21 @@ export function createRewrites(upstreamOrigin: string, capture: (record: WireRec
         cleanup();
         const body = Buffer.concat(held);
         const text = body.toString('utf8');
-        // Only a document that is valid UTF-8 (it round-trips) is rewritten.
-        const result = Buffer.from(text, 'utf8').equals(body) ? rewriteMetadataJson(text, originRewriter(upstreamOrigin, proxyOrigin)) : null;
+        // Only a document that is valid UTF-8 (it round-trips) is rewritten, and not one nested too deep to be metadata.
+        const utf8 = Buffer.from(text, 'utf8').equals(body);
+        const tooDeep = utf8 ? metadataTooDeep(text) : undefined;
+        const result = utf8 && tooDeep === undefined ? rewriteMetadataJson(text, originRewriter(upstreamOrigin, proxyOrigin)) : null;
+        if (tooDeep !== undefined) {
+          capture({
+            t: 'modification',
+            xid,
+            ts: now(),
+            what: 'oauth-metadata-not-rewritten',
+            before: `a JSON document nested ${tooDeep} levels deep`,
+            after: 'forwarded unchanged',
+            text: `The OAuth metadata at ${pathname} is nested ${tooDeep} levels deep, more than the ${MAX_JSON_DEPTH} levels mcpscope reads, so mcpscope did not map its URLs to its own origin: it was forwarded unchanged. A client may then leave the proxy for the upstream's origin.`,
+          });
+        }
         let out = body;
         if (result) {
           out = Buffer.from(result.text, 'utf8');

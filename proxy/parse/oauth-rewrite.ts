@@ -15,8 +15,12 @@
  * Foreign origins, relative URLs, URLs embedded in longer strings and object keys are never
  * touched, and every byte of a document other than the rewritten string literals stays as it was.
  *
+ * A document nested deeper than MAX_JSON_DEPTH (json-depth.ts) is no metadata any client uses:
+ * it is never rewritten (`metadataTooDeep` tells the caller, which forwards it unchanged and says so).
+ *
  * Pure and I/O-free; the URL mapping is passed in (see `originRewriter` in endpoint-rewriter.ts).
  */
+import { exceedsDepth, jsonTextDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Maps an absolute URL to the one the client should see, or returns null to leave it unchanged. */
 export type UrlMapper = (absoluteUrl: string) => string | null;
@@ -132,6 +136,11 @@ function skipQuoted(s: string, start: number): number {
   return s.length;
 }
 
+/** How deep a metadata document nests when that is deeper than MAX_JSON_DEPTH (then it is not rewritten), else undefined. One scan; none for a short text. */
+export function metadataTooDeep(text: string): number | undefined {
+  return exceedsDepth(text, MAX_JSON_DEPTH) ? jsonTextDepth(text) : undefined;
+}
+
 /** A JSON string literal (valid JSON has no `"` outside string literals). */
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
@@ -141,6 +150,7 @@ const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
  * Returns null when the text is not a JSON object or nothing changed.
  */
 export function rewriteMetadataJson(text: string, map: UrlMapper): { text: string; rewrites: ValueRewrite[] } | null {
+  if (metadataTooDeep(text) !== undefined) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

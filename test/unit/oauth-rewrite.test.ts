@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate } from '../../proxy/parse/oauth-rewrite.js';
+import { metadataTooDeep, oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate } from '../../proxy/parse/oauth-rewrite.js';
+import { MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 import { originRewriter } from '../../proxy/parse/endpoint-rewriter.js';
 import { createRedactor } from '../../proxy/record/redact.js';
 
@@ -96,5 +97,20 @@ describe('redaction of query secrets quoted in free text', () => {
     expect(r.text(`Found. Redirecting to ${UP}/cb?code=abc123&state=s1&x=1`)).toBe(`Found. Redirecting to ${UP}/cb?code=[redacted]&state=[redacted]&x=1`);
     expect(r.text('a ?codex=1 &mode=2')).toBe('a ?codex=1 &mode=2');
     expect(createRedactor({ showSecrets: true }).text('?code=abc')).toBe('?code=abc');
+  });
+});
+
+describe('rewriteMetadataJson: a document nested too deep', () => {
+  const deepDoc = (d: number) => `{"issuer":"http://upstream.test:9000","x":${'['.repeat(d)}${']'.repeat(d)}}`;
+  const upstream = (u: string) => (u.startsWith('http://upstream.test:9000') ? u.replace('http://upstream.test:9000', 'http://127.0.0.1:1234') : null);
+
+  it('is not rewritten (forwarded unchanged by the caller), and metadataTooDeep says how deep', () => {
+    expect(rewriteMetadataJson(deepDoc(5_000), upstream)).toBeNull();
+    expect(metadataTooDeep(deepDoc(5_000))).toBe(5_001);
+  });
+
+  it('a document within the cap is rewritten as before', () => {
+    expect(metadataTooDeep(deepDoc(MAX_JSON_DEPTH - 1))).toBeUndefined();
+    expect(rewriteMetadataJson(deepDoc(MAX_JSON_DEPTH - 1), upstream)?.rewrites).toEqual([{ before: 'http://upstream.test:9000', after: 'http://127.0.0.1:1234' }]);
   });
 });
