@@ -105,6 +105,28 @@ export function presentedToken(req: { headers: IncomingMessage['headers']; url?:
   return cookieValue(req.headers.cookie, TOKEN_COOKIE);
 }
 
+/**
+ * The UI's Content-Security-Policy: only its own scripts, styles and API; the feed's WebSocket on
+ * the address the page was loaded from (`ws://<Host>`: 'self' covers ws: only in newer browsers);
+ * data: images (the favicon); no frames, forms, base URL or plugins. The built UI needs nothing
+ * looser: its only inline styles are React `style` props, set through the CSSOM, which style-src
+ * does not govern (test/e2e/ui-csp-browser.test.ts counts violations in Chromium).
+ */
+export function contentSecurityPolicy(host: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `connect-src 'self' ws://${host}`,
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const { store, token } = options;
   const host = options.host ?? '127.0.0.1';
@@ -114,6 +136,16 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const ingest = options.ingest ? new IngestHub(options.ingest) : undefined;
   const ingestWss = ingest ? new WebSocketServer({ noServer: true, maxPayload: INGEST_MAX_PAYLOAD }) : undefined;
   let boundPort = 0;
+  /** The policy per Host the UI was reached by (a handful of loopback spellings; checked by guard()). */
+  const policies = new Map<string, string>();
+  const policyFor = (host: string): string => {
+    let p = policies.get(host);
+    if (p === undefined) {
+      p = contentSecurityPolicy(host);
+      if (policies.size < 64) policies.set(host, p);
+    }
+    return p;
+  };
 
   function guard(req: { headers: IncomingMessage['headers']; url?: string }): { status: number; message: string } | undefined {
     if (!isAllowedHost(req.headers.host, { port: boundPort, extraHosts: options.allowHosts })) {
@@ -143,6 +175,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
+    reply.header('content-security-policy', policyFor(request.headers.host ?? `127.0.0.1:${boundPort}`));
     done();
   });
 
