@@ -434,13 +434,14 @@ export class Recorder {
     const session = ex.session;
     if (session && sse.id) this.registry.noteEventId(session, sse.id, ex.info.id);
     const location = { offset: f.offset, length: f.length, eventId: sse.id, eventType: sse.event };
-    const base = { ts, sessionId: session?.id, exchangeId: ex.info.id, raw: this.redactor.text(sse.raw), eventType: sse.event, eventId: sse.id, location };
+    // Only the events stored as `sse` (not messages) keep the block's raw text: redacted then, not for every frame.
+    const base = () => ({ ts, sessionId: session?.id, exchangeId: ex.info.id, raw: this.redactor.text(sse.raw), eventType: sse.event, eventId: sse.id, location });
 
     if (!sse.dispatch) {
       const comment = sse.comments.length > 0 && sse.id === undefined && sse.retry === undefined;
       this.store.append({
         type: 'sse',
-        ...base,
+        ...base(),
         what: comment ? 'comment' : 'priming',
         retry: sse.retry,
         comment: sse.comments.join('\n') || undefined,
@@ -459,7 +460,7 @@ export class Recorder {
       }
       this.store.append({
         type: 'sse',
-        ...base,
+        ...base(),
         what: 'endpoint',
         data: this.redactor.text(f.text),
         hints: [{ level: 'info', code: 'endpoint', text: `Legacy HTTP+SSE handshake: the client will POST its messages to ${endpoint ?? f.text}; every answer comes back on this stream.` }],
@@ -469,7 +470,7 @@ export class Recorder {
     if (f.text.trim() === '') {
       this.store.append({
         type: 'sse',
-        ...base,
+        ...base(),
         what: 'priming',
         retry: sse.retry,
         data: '',
@@ -478,7 +479,7 @@ export class Recorder {
       return;
     }
     if (sse.event !== undefined && sse.event !== 'message') {
-      this.store.append({ type: 'sse', ...base, what: 'other', data: this.redactor.text(f.text.slice(0, PREVIEW_BYTES)), hints: [{ level: 'info', code: 'custom-event', text: `An SSE event of type "${sse.event}", which MCP does not define; clients ignore it.` }] });
+      this.store.append({ type: 'sse', ...base(), what: 'other', data: this.redactor.text(f.text.slice(0, PREVIEW_BYTES)), hints: [{ level: 'info', code: 'custom-event', text: `An SSE event of type "${sse.event}", which MCP does not define; clients ignore it.` }] });
       return;
     }
     const cls = f.truncated ? undefined : classifyPayload(f.text);
@@ -904,7 +905,7 @@ export class Recorder {
       });
       const jsonrpc = this.redactor.json(m.value);
       const single = !cls.batch;
-      const rawText = single && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.text(frame.text) : undefined;
+      const rawText = single && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.exact(frame.text) : undefined;
       const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
       // Whole-payload issues (a batch, an invalid batch member) go on the payload's first message.
       const hints: Hint[] = [...(i === 0 ? cls.issues : []), ...m.issues, ...corr.issues, ...(owner.note && dir === 's2c' ? [owner.note] : [])];

@@ -9,7 +9,7 @@
  *   Authorization: Bearer …   X-Api-Key: …   Bearer <token>   scheme://user:PASS@host
  *   and known token formats (redact-tokens.ts).
  */
-import { isSecretFlag, isSecretHeader, isSecretName, isSecretQueryName, normaliseName } from './redact-vocab.js';
+import { isSecretFlag, isSecretHeader, isSecretKey, isSecretName, isSecretQueryName, normaliseName } from './redact-vocab.js';
 import { REDACTED, redactKnownTokens } from './redact-tokens.js';
 
 /** The free-text redaction: every detector, then known token formats. */
@@ -17,13 +17,23 @@ export function redactFreeText(text: string): string {
   if (text.length < 8) return text;
   let out = text;
   if (out.includes('://')) out = redactUserinfo(out);
-  if (out.includes('"')) out = redactJsonPairs(out);
-  if (out.includes('=')) out = redactAssignments(out);
-  if (out.includes('--')) out = redactFlags(out);
-  if (out.includes(':')) out = redactHeaderLines(out);
+  // Every credential name of the vocabulary holds one of these words: without one, no name can match.
+  if (NAME_WORDS.test(out)) {
+    if (out.includes('"')) out = redactJsonPairs(out);
+    if (out.includes('=')) out = redactAssignments(out);
+    if (out.includes('--')) out = redactFlags(out);
+    if (out.includes(':')) out = redactHeaderLines(out);
+  }
   if (/bearer/i.test(out)) out = out.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   return redactKnownTokens(out);
 }
+
+/**
+ * A word every name that redact-vocab.ts (or the JSON pair scan's context rules) can match holds:
+ * a cheap gate before the name-based detectors (test/unit/redact-text.test.ts checks it against
+ * the vocabulary's names).
+ */
+export const NAME_WORDS = /token|secret|pass|pw|key|auth|bearer|cookie|credential|creds|dpop|code|assertion|connection|kty|state|sig/i;
 
 // ------------------------------------------------------------------------------ URL userinfo
 
@@ -56,7 +66,7 @@ export function redactJsonPairs(text: string): string {
     const level = m[1].length;
     if (m[3].length !== level) continue;
     const key = m[2];
-    if (!(isSecretName(normaliseName(key)) || (grant && (key === 'code' || key === 'assertion')) || (jwk && JWK_PRIVATE.has(key)))) continue;
+    if (!(isSecretKey(key) || (grant && (key === 'code' || key === 'assertion')) || (jwk && JWK_PRIVATE.has(key)))) continue;
     const start = JSON_KEY.lastIndex;
     const end = valueEnd(text, start, level);
     if (end < 0) continue;

@@ -188,3 +188,8 @@ export function keepsScheme(lower: string): boolean {
 
 /** An auth scheme word at the start of a credential (kept: it says how the client authenticated). */
 export const AUTH_SCHEMES = /^(?:Bearer|Basic|Digest|DPoP|Token|Negotiate|NTLM|ApiKey|Key|AWS4-HMAC-SHA256|GoogleLogin|MAC|HOBA|Mutual|SCRAM-SHA-256|vapid)$/i;
+
+/** Every name and ending above (docs and the test that the free-text gate NAME_WORDS covers them all). */
+export function vocabularyNames(): string[] {
+  return [...SECRET_NAMES, ...SECRET_ENDINGS, ...QUERY_ONLY, ...FLAG_ONLY, ...SECRET_HEADERS];
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactAssignments, redactFlags, redactFreeText, redactHeaderLines, redactJsonPairs, redactUserinfo } from '../../proxy/record/redact-text.js';
+import { NAME_WORDS, redactAssignments, redactFlags, redactFreeText, redactHeaderLines, redactJsonPairs, redactUserinfo } from '../../proxy/record/redact-text.js';
+import { vocabularyNames } from '../../proxy/record/redact-vocab.js';
 
 const R = '[redacted]';
 
@@ -58,5 +59,11 @@ describe('redact-text: forms, queries, env assignments, flags, header lines, use
     const prose = 'Server log at level "info": "Processed 12 items; next: page 2". The client asks which tools the server offers (cursor "abc").';
     expect(redactFreeText(prose)).toBe(prose);
     expect(redactFreeText('sent Bearer abcdef0123456789xyz to the API')).toBe(`sent Bearer ${R} to the API`);
+  });
+});
+
+describe('redact-text: the name gate', () => {
+  it('NAME_WORDS holds a word of every name the vocabulary can match (else the gate would skip it)', () => {
+    for (const n of [...vocabularyNames(), 'code', 'assertion', 'kty']) expect(NAME_WORDS.test(n), n).toBe(true);
   });
 });

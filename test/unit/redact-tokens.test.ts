@@ -41,3 +41,11 @@ describe('redact-tokens: known formats in free text (secretlint rules + suppleme
     expect(redactKnownTokens(path)).toBe(path);
   });
 });
+
+describe('redact-tokens: cost', () => {
+  it('a long base64 blob (an image) is data: not run through the rules; a short base64-looking id is', () => {
+    const blob = Buffer.alloc(64 * 1024, 7).toString('base64') + TOKENS.aws;
+    expect(redactKnownTokens(blob)).toBe(blob);
+    expect(redactKnownTokens(`id ${TOKENS.aws}`)).toBe('id [redacted]');
+  });
+});

@@ -314,3 +314,10 @@ describe('redactor: issue 16 finding 4 (side paths)', () => {
     expect(s.url('https://u:S-2@h/?key=S-3')).toBe('https://u:S-2@h/?key=S-3');
   });
 });
+
+describe('redactor: exact (a frame whose parsed value json() left unchanged)', () => {
+  it('replaces only the known secrets, also in keys', () => {
+    const x = createRedactor({ extraSecrets: [TOKEN] });
+    expect(x.exact(`{"${TOKEN}":"password=abc"}`)).toBe('{"[redacted]":"password=abc"}');
+  });
+});
