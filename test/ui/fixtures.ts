@@ -14,7 +14,7 @@ import type {
   MessageKind,
   SessionInfo,
   SseFrameEvent,
-} from '../../proxy/model/events';
+} from '../../proxy/model/events.js';
 
 export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
 

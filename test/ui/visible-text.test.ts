@@ -114,3 +114,13 @@ describe('visibleParts', () => {
     expect(escapeInvisible(text)).toBe(text);
   });
 });
+
+describe('multi-line text', () => {
+  it('comes back whole when its only controls are tabs and line feeds', () => {
+    const text = '{\n\t"a": 1\n}';
+    expect(visibleParts(text, { multiline: true })[0]).toBe(text);
+    expect(hasInvisible(text, { multiline: true })).toBe(false);
+    expect(hasInvisible(text)).toBe(true);
+    expect(escapeInvisible(`${text}\u202E`, { multiline: true })).toBe(`${text}⟨U+202E⟩`);
+  });
+});

@@ -226,7 +226,8 @@ function DeepNode({ keyLabel, value, depth, comma }: { keyLabel: ReactNode; valu
         {comma}
       </div>
       {text ? (
-        <pre className="jv-deep-text" style={{ marginLeft: (depth + 1) * 14 }} data-testid="jv-deep-text">
+        // Not indented to its level (that is ~900 px at 64): the whole width of the view, as text.
+        <pre className="jv-deep-text" data-testid="jv-deep-text">
           <Vis text={all || text.text.length <= DEEP_TEXT_CLIP ? text.text : text.text.slice(0, DEEP_TEXT_CLIP)} />
           {!all && text.text.length > DEEP_TEXT_CLIP ? (
             <button type="button" className="link-button jv-more" onClick={() => setAll(true)}>

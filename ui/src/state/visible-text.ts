@@ -49,6 +49,9 @@ export interface VisibleOptions {
  */
 const CANDIDATE =
   /[\u0000-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDDEF]|\uD834[\uDD73-\uDD7A]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** CANDIDATE less tab and line feed, which multi-line text keeps (most of a pretty-printed body is line feeds). */
+const CANDIDATE_MULTILINE =
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDDEF]|\uD834[\uDD73-\uDD7A]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const BIDI: Record<number, string> = {
   0x061c: 'Arabic letter mark: an invisible character that changes the direction of the text around it',
@@ -183,8 +186,8 @@ function flagTags(units: Unit[], i: number): number {
  * string), cheaply: most do.
  */
 export function visibleParts(text: string, options: VisibleOptions = {}): VisiblePart[] {
-  if (!CANDIDATE.test(text)) return [text];
   const multiline = options.multiline === true;
+  if (!(multiline ? CANDIDATE_MULTILINE : CANDIDATE).test(text)) return [text];
   const units = codePoints(text);
   const parts: VisiblePart[] = [];
   let plainFrom = 0;
@@ -252,13 +255,13 @@ export function visibleParts(text: string, options: VisibleOptions = {}): Visibl
 
 /** Whether `text` has a character `visibleParts` would draw as a badge. */
 export function hasInvisible(text: string | undefined, options: VisibleOptions = {}): boolean {
-  if (text === undefined || !CANDIDATE.test(text)) return false;
+  if (text === undefined || !(options.multiline ? CANDIDATE_MULTILINE : CANDIDATE).test(text)) return false;
   return visibleParts(text, options).some((p) => typeof p !== 'string');
 }
 
 /** `text` with each badge written out (`run⟨U+202E⟩hs.exe`): for tooltips, `<option>`s and other plain-text places. */
 export function escapeInvisible(text: string, options: VisibleOptions = {}): string {
-  if (!CANDIDATE.test(text)) return text;
+  if (!(options.multiline ? CANDIDATE_MULTILINE : CANDIDATE).test(text)) return text;
   let out = '';
   for (const p of visibleParts(text, options)) out += typeof p === 'string' ? p : p.label;
   return out;
