@@ -463,7 +463,7 @@ export class Recorder {
         ...base(),
         what: 'endpoint',
         data: this.redactor.text(f.text),
-        hints: [{ level: 'info', code: 'endpoint', text: `Legacy HTTP+SSE handshake: the client will POST its messages to ${endpoint ?? f.text}; every answer comes back on this stream.` }],
+        hints: [{ level: 'info', code: 'endpoint', text: `Legacy HTTP+SSE handshake: the client will POST its messages to ${endpoint === undefined ? this.redactor.text(f.text) : this.redactor.url(endpoint)}; every answer comes back on this stream.` }],
       });
       return;
     }
@@ -479,7 +479,7 @@ export class Recorder {
       return;
     }
     if (sse.event !== undefined && sse.event !== 'message') {
-      this.store.append({ type: 'sse', ...base(), what: 'other', data: this.redactor.text(f.text.slice(0, PREVIEW_BYTES)), hints: [{ level: 'info', code: 'custom-event', text: `An SSE event of type "${sse.event}", which MCP does not define; clients ignore it.` }] });
+      this.store.append({ type: 'sse', ...base(), what: 'other', data: this.redactor.text(f.text.slice(0, PREVIEW_BYTES)), hints: [{ level: 'info', code: 'custom-event', text: `An SSE event of type "${this.redactor.text(sse.event)}", which MCP does not define; clients ignore it.` }] });
       return;
     }
     const cls = f.truncated ? undefined : classifyPayload(f.text);
@@ -882,6 +882,16 @@ export class Recorder {
       this.problemAt(owner, 'error', cls.code, text, this.redactJsonText(frame.text).slice(0, PREVIEW_BYTES), carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location);
       return { requests };
     }
+    if (cls.tooDeep) {
+      this.problemAt(
+        owner,
+        'warn',
+        'too-deep',
+        `${dir === 'c2s' ? 'The client' : 'The server'} sent a message nested ${cls.tooDeep.depth} levels deep, more than the ${cls.tooDeep.max} levels mcpscope keeps. It was ${carrier === 'stdio' ? 'relayed' : 'forwarded'} unchanged; the copy recorded here keeps every part deeper than that as text.`,
+        undefined,
+        carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location,
+      );
+    }
     if (!session) return { requests };
     const batchSize = cls.size;
     for (let i = 0; i < cls.messages.length; i++) {
@@ -905,7 +915,7 @@ export class Recorder {
       });
       const jsonrpc = this.redactor.json(m.value);
       const single = !cls.batch;
-      const rawText = single && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.exact(frame.text) : undefined;
+      const rawText = single && !cls.tooDeep && frame.text.length <= this.maxRawBytes && jsonrpc === m.value ? this.redactor.exact(frame.text) : undefined;
       const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
       // Whole-payload issues (a batch, an invalid batch member) go on the payload's first message.
       const hints: Hint[] = [...(i === 0 ? cls.issues : []), ...m.issues, ...corr.issues, ...(owner.note && dir === 's2c' ? [owner.note] : [])];
