@@ -204,6 +204,8 @@ async function main(): Promise<void> {
     process.stderr.write(`mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`);
   }
   // --target [name=]url, repeatable: each upstream gets its own proxy port, all in one UI.
+  // (Printed URLs lose their userinfo password and credential query values, as everything mcpscope keeps does.)
+  const { redactUrl } = await import('./record/redact.js');
   const upstreams = (v.target ?? []).map((spec, i) => {
     const eq = spec.indexOf('=');
     const named = eq > 0 && !/^https?:/i.test(spec.slice(0, eq)) ? { name: spec.slice(0, eq), url: spec.slice(eq + 1) } : { name: undefined, url: spec };
@@ -211,7 +213,7 @@ async function main(): Promise<void> {
       const u = new URL(named.url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
     } catch {
-      fail(`--target must be an http:// or https:// URL (optionally name=url), not ${JSON.stringify(spec)}`);
+      fail(`--target must be an http:// or https:// URL (optionally name=url), not ${JSON.stringify(redactUrl(spec))}`);
     }
     return { ...named, name: named.name ?? (v.target!.length > 1 ? `upstream${i + 1}` : undefined) };
   });
@@ -330,7 +332,7 @@ async function main(): Promise<void> {
       : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
   for (const [i, p] of scope.proxies.entries()) {
     const name = upstreams[i]?.name;
-    banner += `  proxy  ${p.url}  →  ${i === 0 ? target : upstreams[i].url}${name ? `  (${name})` : ''}\n`;
+    banner += `  proxy  ${p.url}  →  ${redactUrl(i === 0 ? target : upstreams[i].url)}${name ? `  (${name})` : ''}\n`;
   }
   banner += `  UI     ${scope.ui!.url}\n`;
   if (v.record !== undefined) banner += `  record ${resolve(v.record)}  (every event, as NDJSON; reopen it with \`mcpscope open\`)\n`;

@@ -149,6 +149,25 @@ describe('mcpscope CLI', () => {
     expect(nices.filter((n) => n !== 0 && n !== 10)).toEqual([]);
   });
 
+  it('never prints the password in a --target URL: not in the banner, not in an error', async () => {
+    demo = await startDemoServer({ port: 0 });
+    const withUser = demo.url.replace('http://', 'http://alice:CLI-USERINFO-SECRET@');
+    const app = await launch(['--target', `${withUser}?api_key=CLI-QUERY-SECRET`, '--port', '0', '--ui-port', '0']);
+    expect(app.stderr()).toContain('alice:[redacted]@');
+    expect(app.stderr()).not.toContain('CLI-USERINFO-SECRET');
+    // The proxy URL keeps the query the client must send (the user copies it); the target it names does not.
+    const targetLine = app.stderr().split('→')[1]!.split('\n')[0]!;
+    expect(targetLine).toContain('api_key=[redacted]');
+    expect(targetLine).not.toContain('CLI-QUERY-SECRET');
+    app.child.kill('SIGTERM');
+    await new Promise((r) => app.child.once('exit', r));
+
+    const bad = run(['--target', 'ftp://bob:CLI-BAD-SECRET@example.com/']);
+    expect(await bad.exit).toBe(2);
+    expect(bad.stderr()).toContain('--target must be an http:// or https:// URL');
+    expect(bad.stderr()).not.toContain('CLI-BAD-SECRET');
+  });
+
   it('prints help, and refuses bad input in plain words', async () => {
     const help = run(['--help']);
     expect(await help.exit).toBe(0);
