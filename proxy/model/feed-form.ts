@@ -8,6 +8,9 @@
  *   for a frame holding one message that redaction left unchanged, so `jsonrpc` is
  *   `JSON.parse(raw)`. Sending both doubled a message's bytes on the feed and its serialization
  *   cost on mcpscope's main thread. `fromFeed` gives it back, parsed when first read.
+ * - An event that cannot be serialized (a cycle, a BigInt, nesting deeper than JSON.stringify's
+ *   stack) travels as `unserializableStub`: a message keeps its row (elided, with a hint saying
+ *   why), any other event becomes a `log` event with its seq saying so.
  */
 import type { McpscopeEvent, MessageEvent } from './events.js';
 
@@ -31,6 +34,29 @@ export function toFeed(e: McpscopeEvent, limit = FEED_ELIDE_BYTES): McpscopeEven
   if (e.raw === undefined) return e;
   const { jsonrpc: _jsonrpc, ...rest } = e;
   return rest as McpscopeEvent;
+}
+
+/**
+ * A small stand-in for an event that could not be serialized for the feed (`reason`: the error's
+ * message). Built only from the event's own scalar fields, so it always serializes.
+ */
+export function unserializableStub(e: McpscopeEvent, reason: string): McpscopeEvent {
+  const note = `mcpscope could not serialize this ${String(e.type)} event for the UI feed (${reason.slice(0, 200)}), so only this note was sent.`;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (e.type === 'message') {
+    const stub: Record<string, unknown> = { jsonrpc: '2.0', '…': note };
+    if (typeof e.id === 'string' || typeof e.id === 'number' || e.id === null) stub.id = e.id;
+    const method = str(e.method);
+    if (method !== undefined) stub.method = method;
+    const out: Record<string, unknown> = { type: 'message', seq: e.seq, ts: e.ts, sessionId: String(e.sessionId), dir: e.dir, kind: e.kind, carrier: e.carrier, jsonrpc: stub, size: typeof e.size === 'number' ? e.size : 0, elided: true };
+    if (str(e.exchangeId) !== undefined) out.exchangeId = e.exchangeId;
+    if (stub.id !== undefined) out.id = stub.id;
+    if (method !== undefined) out.method = method;
+    out.hints = [{ level: 'warn', code: 'feed-unserializable', text: note }];
+    return out as unknown as McpscopeEvent;
+  }
+  const sessionId = str((e as { sessionId?: unknown }).sessionId);
+  return { type: 'log', seq: e.seq, ts: e.ts, source: 'mcpscope', text: `Event ${e.seq}: ${note}`, ...(sessionId !== undefined ? { sessionId } : {}) };
 }
 
 /** An event as the store had it: a message sent without `jsonrpc` gets it back, parsed from `raw` on first read (in place). */

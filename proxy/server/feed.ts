@@ -1,69 +1,126 @@
 /**
- * The live feed: a snapshot then live events over WebSocket, batched, and dropped — never
- * buffered without bound — for a consumer that does not keep up. Nothing here can slow the
- * proxy: the store hands batches over after the recorder ran, and a slow socket only ever
- * costs that socket its events (it is told how many with a `dropped` message).
+ * The live feed: a snapshot then live events over WebSocket — never buffered without bound.
+ * Nothing here can slow the proxy: the store hands batches over after the recorder ran, and a
+ * slow socket only ever costs that socket its events (it is told how many with a `dropped`
+ * message) or, past the limits below, its connection.
+ *
+ * Memory, per consumer and in total (docs/event-schema.md#the-websocket-feed):
+ * - What a consumer has not been sent yet waits as references to the store's events (the rest of
+ *   its snapshot, then live events in seq order), never as bytes. Bytes exist only for messages
+ *   handed to its socket, and a message is handed over only while the socket's unsent bytes are
+ *   under `maxBufferedBytes`; the next one waits for a write to complete (ws's send callback).
+ *   A message holds at most `snapshotChunk` events and about `messageBytes` of JSON, so one
+ *   consumer holds at most `maxBufferedBytes` + one message.
+ * - Live events that arrive while a consumer is still being sent its snapshot (or is behind) are
+ *   queued after it, in order; past `maxQueuedEvents` they are no longer queued but read again
+ *   from the store by seq when the queue has drained. A consumer that reads is sent every event.
+ * - A consumer blocked by `maxBufferedBytes` that completes no write for `stallMs` is stalled:
+ *   its queued live events are dropped, and so are those that arrive until it reads again; then
+ *   it is sent `{type:"dropped", count, fromSeq, toSeq}` and what came after.
+ * - A consumer stalled for `cutOffMs`, or stalled while all consumers together hold more than
+ *   `maxTotalBufferedBytes` unsent, is cut off: closed with FEED_CUT_OFF_CODE, its buffer freed.
+ *   While the total is over that budget no consumer is sent more.
+ * Serialization never throws out of here: an event that cannot be serialized is sent as a small
+ * stub saying so (feed-form.ts `unserializableStub`), and the first failure is reported once.
  */
 import type { WebSocket } from 'ws';
 import type { FeedMessage, McpscopeEvent } from '../model/events.js';
 import { EVENT_SCHEMA_VERSION } from '../model/events.js';
 import type { EventStore } from '../store/event-store.js';
-import { toFeed } from '../model/feed-form.js';
+import { toFeed, unserializableStub } from '../model/feed-form.js';
+
+const MiB = 1024 * 1024;
+
+/** The WebSocket close code of a consumer cut off for not reading (docs/event-schema.md). */
+export const FEED_CUT_OFF_CODE = 4008;
 
 export interface FeedOptions {
-  /**
-   * Stop sending to a socket whose unsent bytes exceed this and that has read nothing for
-   * `stallMs` (or that holds four times this); its events are dropped meanwhile. Default 8 MiB.
-   */
+  /** Unsent bytes one consumer's socket may hold before it is sent more. Default 1 MiB. */
   maxBufferedBytes?: number;
+  /** Unsent bytes all consumers together may hold; past it no one is sent more and stalled consumers are cut off. Default 64 MiB. */
+  maxTotalBufferedBytes?: number;
   /**
-   * How long a socket over `maxBufferedBytes` may go without reading before it counts as stalled.
-   * Default 1000 ms: a consumer busy for a moment (a GC, a layout, a test process generating load)
-   * is not dropped from; 0 drops from one that read nothing since the last send.
+   * How long a consumer blocked by `maxBufferedBytes` may complete no write before it counts as
+   * stalled (its live events are dropped until it reads). Default 1000 ms: a consumer busy for a
+   * moment (a GC, a layout, a test process generating load) is not dropped from.
    */
   stallMs?: number;
+  /** How long a consumer may stay stalled before it is cut off. Default 30 s. */
+  cutOffMs?: number;
   /** Coalescing window for live events. Default 25 ms. */
   flushMs?: number;
-  /** Events per snapshot message. Default 2000. */
+  /** Most events per message. Default 2000. */
   snapshotChunk?: number;
+  /** About the most JSON per message (it ends after the event that passes this). Default 64 KiB: small enough to be young garbage, so a fast consumer leaves little behind. */
+  messageBytes?: number;
+  /** Live events queued (as references) per consumer; past it they are read from the store again. Default 100,000. */
+  maxQueuedEvents?: number;
   version: string;
   showSecrets: boolean;
 }
 
+/** In a consumer's queue: here it is told of the events dropped while it was stalled. */
+class DroppedMark {
+  constructor(
+    readonly count: number,
+    readonly fromSeq: number,
+    readonly toSeq: number,
+  ) {}
+}
+
 interface Client {
   ws: WebSocket;
-  queue: McpscopeEvent[];
+  /** What it has not been sent yet, in seq order: its snapshot's events, then live ones (and dropped marks). */
+  pending: (McpscopeEvent | DroppedMark)[];
+  /** Next index of `pending` to send. */
+  pos: number;
+  /** Index in `pending` where the snapshot ends; -1 once its `done` message went out. */
+  snapshotEnd: number;
+  /** Every event up to this seq is in `pending` (or was sent, or counted as dropped). */
+  queuedTo: number;
+  /** Live events past `queuedTo` were not queued (too many): read them from the store when `pending` drains. */
+  behind: boolean;
+  /** Live coalescing timer. */
   timer?: NodeJS.Timeout;
+  /** While blocked: fires when it has completed no write for stallMs (then cutOffMs). */
+  stallTimer?: NodeJS.Timeout;
+  stalled: boolean;
   dropped: number;
   dropFrom: number;
   dropTo: number;
-  /** The socket's unsent bytes right after the last send: less now means it is reading. */
-  sentBuffered: number;
-  /** When it was last seen reading (or within the limit). */
-  progressAt: number;
+  gone: boolean;
 }
 
 export class FeedHub {
   private clients = new Set<Client>();
+  /** Consumers waiting for the total of unsent bytes to fall. */
+  private waitingForTotal = new Set<Client>();
   private unsubscribe: () => void;
   private readonly maxBufferedBytes: number;
+  private readonly maxTotalBufferedBytes: number;
   private readonly flushMs: number;
   private readonly stallMs: number;
+  private readonly cutOffMs: number;
   private readonly snapshotChunk: number;
+  private readonly messageBytes: number;
+  private readonly maxQueuedEvents: number;
+  private reportedUnserializable = false;
+  private stallWaiters: (() => void)[] = [];
 
   constructor(
     private readonly store: EventStore,
     private readonly options: FeedOptions,
   ) {
-    this.maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 1 * MiB;
+    this.maxTotalBufferedBytes = options.maxTotalBufferedBytes ?? 64 * MiB;
     this.flushMs = options.flushMs ?? 25;
     this.stallMs = options.stallMs ?? 1000;
-    this.snapshotChunk = options.snapshotChunk ?? 2000;
+    this.cutOffMs = Math.max(options.cutOffMs ?? 30_000, this.stallMs);
+    this.snapshotChunk = Math.max(1, options.snapshotChunk ?? 2000);
+    this.messageBytes = options.messageBytes ?? 64 * 1024;
+    this.maxQueuedEvents = options.maxQueuedEvents ?? 100_000;
     this.unsubscribe = store.subscribe((batch) => {
-      for (const c of this.clients) {
-        for (const e of batch) c.queue.push(e);
-        this.schedule(c);
-      }
+      for (const c of this.clients) this.take(c, batch);
     });
   }
 
@@ -71,15 +128,42 @@ export class FeedHub {
     return this.clients.size;
   }
 
+  /** Consumers now counted as stalled (their live events are being dropped). */
+  get stalledCount(): number {
+    let n = 0;
+    for (const c of this.clients) if (c.stalled) n++;
+    return n;
+  }
+
+  /** Resolves once a consumer is counted as stalled (at once if one is): lets a test wait for the drop rule without sleeping. */
+  whenStalled(): Promise<void> {
+    if (this.stalledCount > 0) return Promise.resolve();
+    return new Promise((resolve) => this.stallWaiters.push(resolve));
+  }
+
   /** Adopts an upgraded socket: hello, snapshot of everything after `since`, then live batches. */
   add(ws: WebSocket, since = 0): void {
-    const client: Client = { ws, queue: [], dropped: 0, dropFrom: 0, dropTo: 0, sentBuffered: 0, progressAt: Date.now() };
+    const snapshot: (McpscopeEvent | DroppedMark)[] = this.store.snapshot(since);
+    const client: Client = {
+      ws,
+      pending: snapshot,
+      pos: 0,
+      snapshotEnd: snapshot.length,
+      // The snapshot holds appended events the store has not committed yet: their batch is not queued again.
+      queuedTo: this.store.lastSeq,
+      behind: false,
+      stalled: false,
+      dropped: 0,
+      dropFrom: 0,
+      dropTo: 0,
+      gone: false,
+    };
     this.clients.add(client);
     ws.on('close', () => this.remove(client));
     ws.on('error', () => this.remove(client));
     // The UI may send {"type":"ping"}; nothing else is accepted from it.
     ws.on('message', () => undefined);
-    this.send(client, {
+    this.sendControl(client, {
       type: 'hello',
       schemaVersion: EVENT_SCHEMA_VERSION,
       version: this.options.version,
@@ -88,18 +172,21 @@ export class FeedHub {
       firstSeq: this.store.firstSeq,
       lastSeq: this.store.lastSeq,
     });
-    const events = this.store.snapshot(since);
-    for (let i = 0; i < events.length || i === 0; i += this.snapshotChunk) {
-      const part = events.slice(i, i + this.snapshotChunk);
-      this.send(client, { type: 'snapshot', events: part.map((e) => toFeed(e)), done: i + this.snapshotChunk >= events.length });
-    }
+    this.pump(client);
   }
 
   /** Tell every client the store was cleared. */
   cleared(): void {
     for (const c of this.clients) {
-      c.queue = [];
-      this.send(c, { type: 'cleared' });
+      // A snapshot being sent ends here (empty), so that `cleared` comes after its `done`.
+      if (c.snapshotEnd >= 0) this.sendControl(c, { type: 'snapshot', events: [], done: true });
+      c.pending = [];
+      c.pos = 0;
+      c.snapshotEnd = -1;
+      c.behind = false;
+      c.queuedTo = this.store.lastSeq;
+      c.dropped = 0;
+      this.sendControl(c, { type: 'cleared' });
     }
   }
 
@@ -111,7 +198,7 @@ export class FeedHub {
   close(graceMs = 500): Promise<void> {
     this.unsubscribe();
     const closing = [...this.clients].map((c) => {
-      clearTimeout(c.timer);
+      this.forget(c);
       return new Promise<void>((resolve) => {
         if (c.ws.readyState === c.ws.CLOSED) return resolve();
         const timer = setTimeout(() => c.ws.terminate(), graceMs);
@@ -123,55 +210,239 @@ export class FeedHub {
       });
     });
     this.clients.clear();
+    this.waitingForTotal.clear();
     return Promise.all(closing).then(() => undefined);
   }
 
-  private remove(c: Client): void {
-    clearTimeout(c.timer);
-    this.clients.delete(c);
+  /** A committed batch: queued for the consumer (as references), counted as dropped, or left to be read from the store. */
+  private take(c: Client, batch: readonly McpscopeEvent[]): void {
+    let i = 0;
+    while (i < batch.length && batch[i].seq <= c.queuedTo) i++;
+    if (i === batch.length) return;
+    const last = batch[batch.length - 1].seq;
+    if (c.stalled) {
+      this.countDropped(c, batch[i].seq, last, batch.length - i);
+      c.queuedTo = last;
+      return;
+    }
+    if (c.behind) return;
+    const live = c.pending.length - Math.max(c.pos, c.snapshotEnd);
+    if (live + batch.length - i > this.maxQueuedEvents) {
+      c.behind = true;
+      return;
+    }
+    for (; i < batch.length; i++) c.pending.push(batch[i]);
+    c.queuedTo = last;
+    this.schedule(c);
+  }
+
+  private countDropped(c: Client, fromSeq: number, toSeq: number, count: number): void {
+    if (count <= 0) return;
+    if (c.dropped === 0) c.dropFrom = fromSeq;
+    c.dropped += count;
+    c.dropTo = toSeq;
   }
 
   private schedule(c: Client): void {
     if (c.timer) return;
     c.timer = setTimeout(() => {
       c.timer = undefined;
-      this.flush(c);
+      this.pump(c);
     }, this.flushMs);
     c.timer.unref?.();
   }
 
-  private flush(c: Client): void {
-    if (c.queue.length === 0) return;
-    const events = c.queue;
-    c.queue = [];
-    // Over the limit, a consumer is dropped from if it has read nothing for stallMs (stalled), or
-    // if it is over four times the limit whatever it does (too slow): one that is reading, or was
-    // busy for a moment, but was handed a big batch (the server's own thread was busy) is not.
-    const buffered = c.ws.bufferedAmount;
-    const now = Date.now();
-    const progressing = buffered < c.sentBuffered || buffered <= this.maxBufferedBytes;
-    if (progressing) c.progressAt = now;
-    const stalled = !progressing && now - c.progressAt >= this.stallMs;
-    if (buffered > this.maxBufferedBytes && (stalled || buffered > 4 * this.maxBufferedBytes)) {
-      if (c.dropped === 0) c.dropFrom = events[0].seq;
-      c.dropped += events.length;
-      c.dropTo = events[events.length - 1].seq;
-      return;
-    }
-    if (c.dropped > 0) {
-      this.send(c, { type: 'dropped', count: c.dropped, fromSeq: c.dropFrom, toSeq: c.dropTo });
-      c.dropped = 0;
-    }
-    // An exchange is upserted on its request, its response head and its end, often within one
-    // batch: only the latest upsert goes out (the snapshot skips superseded ones the same way).
-    const live: McpscopeEvent[] = [];
-    for (const e of events) if (!this.store.isSuperseded(e)) live.push(toFeed(e));
-    if (live.length > 0) this.send(c, { type: 'events', events: live });
-    c.sentBuffered = c.ws.bufferedAmount;
+  private hasWork(c: Client): boolean {
+    return c.pos < c.pending.length || c.snapshotEnd >= 0 || c.behind;
   }
 
-  private send(c: Client, message: FeedMessage): void {
+  private totalBuffered(): number {
+    let total = 0;
+    for (const c of this.clients) total += c.ws.bufferedAmount;
+    return total;
+  }
+
+  /** Sends what it can: message after message while the socket (and all sockets together) are within their budgets. */
+  private pump(c: Client): void {
+    while (!c.gone && c.ws.readyState === c.ws.OPEN && this.hasWork(c)) {
+      if (c.ws.bufferedAmount >= this.maxBufferedBytes) {
+        // Blocked: a completed write (the send callback) pumps again; none for stallMs → stalled.
+        if (c.stallTimer === undefined && !c.stalled) {
+          c.stallTimer = setTimeout(() => this.onStall(c), this.stallMs);
+          c.stallTimer.unref?.();
+        }
+        return;
+      }
+      if (this.totalBuffered() >= this.maxTotalBufferedBytes) {
+        this.cutOffStalled();
+        if (this.totalBuffered() >= this.maxTotalBufferedBytes) {
+          this.waitingForTotal.add(c);
+          return;
+        }
+      }
+      this.sendNext(c);
+    }
+  }
+
+  /** One message: the next snapshot chunk, live events, a dropped notice, or a refill from the store. */
+  private sendNext(c: Client): void {
+    if (c.pos >= c.pending.length && c.snapshotEnd < 0) {
+      // behind: what was not queued is read from the store, after what was.
+      c.pending = this.store.snapshot(c.queuedTo);
+      c.pos = 0;
+      c.queuedTo = this.store.lastSeq;
+      c.behind = false;
+      return;
+    }
+    const first = c.pending[c.pos];
+    if (first instanceof DroppedMark) {
+      c.pos++;
+      this.sendControl(c, { type: 'dropped', count: first.count, fromSeq: first.fromSeq, toSeq: first.toSeq });
+      return;
+    }
+    const inSnapshot = c.snapshotEnd >= 0;
+    const end = inSnapshot ? c.snapshotEnd : c.pending.length;
+    const parts: string[] = [];
+    let bytes = 0;
+    while (c.pos < end && parts.length < this.snapshotChunk && bytes < this.messageBytes) {
+      const e = c.pending[c.pos];
+      if (e instanceof DroppedMark) break;
+      c.pos++;
+      // An exchange/session upsert that a later one replaced is left out (the later one is queued
+      // after it, or was in the snapshot): an exchange is upserted two or three times within ms.
+      if (this.store.isSuperseded(e)) continue;
+      const json = this.serialize(e);
+      parts.push(json);
+      bytes += json.length;
+    }
+    if (inSnapshot) {
+      const done = c.pos >= c.snapshotEnd;
+      if (done) c.snapshotEnd = -1;
+      this.write(c, `{"type":"snapshot","events":[${parts.join(',')}],"done":${done}}`);
+    } else if (parts.length > 0) {
+      this.write(c, `{"type":"events","events":[${parts.join(',')}]}`);
+    }
+    // What was sent is let go of (references only, but they may be events the store evicted).
+    if (c.pos >= 4096 && c.pos * 2 >= c.pending.length) {
+      c.pending = c.pending.slice(c.pos);
+      if (c.snapshotEnd >= 0) c.snapshotEnd -= c.pos;
+      c.pos = 0;
+    }
+  }
+
+  private write(c: Client, text: string): void {
+    c.ws.send(text, (err) => {
+      if (!err) this.onWritten(c);
+    });
+  }
+
+  /** A write completed: the consumer is reading. */
+  private onWritten(c: Client): void {
+    if (c.gone) return;
+    clearTimeout(c.stallTimer);
+    c.stallTimer = undefined;
+    if (c.stalled) {
+      c.stalled = false;
+      if (c.dropped > 0) {
+        // Told after everything queued before the gap, before anything after it.
+        c.pending.push(new DroppedMark(c.dropped, c.dropFrom, c.dropTo));
+        c.dropped = 0;
+      }
+    }
+    this.pump(c);
+    this.wakeWaiting();
+  }
+
+  private wakeWaiting(): void {
+    if (this.waitingForTotal.size === 0) return;
+    const waiting = [...this.waitingForTotal];
+    this.waitingForTotal.clear();
+    for (const w of waiting) this.pump(w);
+  }
+
+  /** Blocked, and no write completed for stallMs: drop its live events until it reads; cut it off if that goes on. */
+  private onStall(c: Client): void {
+    c.stallTimer = undefined;
+    if (c.gone) return;
+    if (c.ws.bufferedAmount < this.maxBufferedBytes) return this.pump(c);
+    c.stalled = true;
+    // Its queued live events (after the snapshot and what was sent) are dropped, and counted.
+    const from = Math.max(c.pos, c.snapshotEnd);
+    for (let i = from; i < c.pending.length; i++) {
+      const e = c.pending[i];
+      if (e instanceof DroppedMark) this.countDropped(c, e.fromSeq, e.toSeq, e.count);
+      else this.countDropped(c, e.seq, e.seq, 1);
+    }
+    c.pending.length = from;
+    if (c.behind) {
+      this.countDropped(c, c.queuedTo + 1, this.store.lastSeq, this.store.lastSeq - c.queuedTo);
+      c.queuedTo = this.store.lastSeq;
+      c.behind = false;
+    }
+    for (const resolve of this.stallWaiters.splice(0)) resolve();
+    if (this.totalBuffered() >= this.maxTotalBufferedBytes) return this.cutOff(c);
+    c.stallTimer = setTimeout(() => this.cutOff(c), this.cutOffMs - this.stallMs);
+    c.stallTimer.unref?.();
+  }
+
+  private cutOffStalled(): void {
+    for (const c of this.clients) if (c.stalled) this.cutOff(c);
+  }
+
+  /** Closes a consumer that stopped reading, and frees what it held. */
+  private cutOff(c: Client): void {
+    if (c.gone) return;
+    this.remove(c);
+    const ws = c.ws;
+    try {
+      ws.close(FEED_CUT_OFF_CODE, 'mcpscope: this feed consumer stopped reading; reconnect with ?since=');
+    } catch {
+      /* already closing */
+    }
+    // It does not read, so it will not answer the close: its buffer is freed now.
+    ws.terminate();
+    this.wakeWaiting();
+  }
+
+  private forget(c: Client): void {
+    c.gone = true;
+    clearTimeout(c.timer);
+    clearTimeout(c.stallTimer);
+    c.timer = c.stallTimer = undefined;
+    c.pending = [];
+    c.pos = 0;
+  }
+
+  private remove(c: Client): void {
+    if (c.gone) return;
+    this.forget(c);
+    this.clients.delete(c);
+    this.waitingForTotal.delete(c);
+  }
+
+  /** An event's JSON in its feed form; a stub saying so if it cannot be serialized (never throws). */
+  private serialize(e: McpscopeEvent): string {
+    try {
+      const json = JSON.stringify(toFeed(e));
+      if (typeof json === 'string') return json;
+      throw new Error('it serialized to nothing');
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      if (!this.reportedUnserializable) {
+        this.reportedUnserializable = true;
+        process.emitWarning(`mcpscope: event ${e.seq} (${String(e.type)}) could not be serialized for the UI feed (${reason}); it was sent as a short note saying so. Later failures of this kind are not reported again.`);
+      }
+      try {
+        return JSON.stringify(unserializableStub(e, reason));
+      } catch {
+        return JSON.stringify({ type: 'log', seq: Number(e.seq) || 0, ts: Number(e.ts) || 0, source: 'mcpscope', text: 'mcpscope could not serialize this event for the UI feed.' });
+      }
+    }
+  }
+
+  /** hello, dropped, cleared, an empty last snapshot: small, sent whatever the socket holds. */
+  private sendControl(c: Client, message: FeedMessage): void {
     if (c.ws.readyState !== c.ws.OPEN) return;
-    c.ws.send(JSON.stringify(message));
+    this.write(c, JSON.stringify(message));
   }
 }

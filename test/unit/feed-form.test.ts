@@ -1,6 +1,6 @@
 /** The feed form of events (proxy/model/feed-form.ts): what the server sends, what a consumer restores. */
 import { describe, expect, it } from 'vitest';
-import { FEED_ELIDE_BYTES, fromFeed, toFeed } from '../../proxy/model/feed-form.js';
+import { FEED_ELIDE_BYTES, fromFeed, toFeed, unserializableStub } from '../../proxy/model/feed-form.js';
 import type { McpscopeEvent, MessageEvent } from '../../proxy/model/events.js';
 
 const message = (extra: Partial<MessageEvent> = {}): MessageEvent => {
@@ -56,5 +56,19 @@ describe('the feed form of a message', () => {
   it('a raw text that is not JSON (it cannot be, but) reads as null rather than throwing', () => {
     const back = fromFeed({ ...(wire(message()) as MessageEvent), raw: '{not json' }) as MessageEvent;
     expect(back.jsonrpc).toBeNull();
+  });
+});
+
+describe('the stand-in for an event that cannot be serialized', () => {
+  it('keeps a message its row (elided, a hint saying why) and makes any other event a log note with its seq; always serializable', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const stub = unserializableStub(message({ jsonrpc: cyclic, raw: undefined }), 'Converting circular structure to JSON');
+    const sent = JSON.parse(JSON.stringify(stub)) as MessageEvent;
+    expect(sent).toMatchObject({ type: 'message', seq: 3, sessionId: 's1', dir: 'c2s', kind: 'request', id: 7, method: 'tools/call', elided: true });
+    expect(sent.jsonrpc).toMatchObject({ jsonrpc: '2.0', id: 7, method: 'tools/call' });
+    expect(sent.hints).toEqual([{ level: 'warn', code: 'feed-unserializable', text: expect.stringMatching(/could not serialize this message event .*circular/) }]);
+    const log = unserializableStub({ type: 'log', seq: 9, ts: 2, source: 'stderr', sessionId: 's1', text: 'x' }, 'BigInt');
+    expect(JSON.parse(JSON.stringify(log))).toEqual({ type: 'log', seq: 9, ts: 2, source: 'mcpscope', sessionId: 's1', text: expect.stringMatching(/^Event 9: mcpscope could not serialize this log event/) });
   });
 });
