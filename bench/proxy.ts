@@ -33,7 +33,9 @@
  * Ratios are taken against direct, or against direct (TLS) for the TLS paths; mcpscope forward (HTTP)
  * is also compared with the TCP relay and with mcpscope, mcpscope forward (TLS) with the TCP relay (TLS).
  * Workloads 1–3 run every path; workload 4 (large results) the plain-HTTP reverse paths only;
- * workload 5 (capture cost) compares mcpscope with mcpscope forward-only, back to back.
+ * workload 5 (capture cost) compares mcpscope with mcpscope forward-only, back to back. Then
+ * "concurrent streams" (bench/streams.ts, `--only streams`): how many SSE streams one mcpscope
+ * holds, its RSS per stream, and a call served meanwhile — a section of its own in the doc.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -43,13 +45,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startScopeChild, type ScopeChild } from './support.js';
 import { startPaths, type Path } from './paths.js';
 import { monotonicMs } from './clock.js';
+import { concurrentStreams, streamsSection, writeStreamsSection } from './streams.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const ROUNDS = arg('rounds', 5);
-// --only latency,throughput,streaming,large,capture: run some workloads (for profiling); never with --write.
+// --only latency,throughput,streaming,large,capture,streams: run some workloads (for profiling); never with --write.
 const onlyArg = process.argv.indexOf('--only');
 const ONLY = onlyArg >= 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
 const runs = (w: string) => !ONLY || ONLY.has(w);
@@ -374,4 +377,12 @@ if (process.argv.includes('--write')) {
 }
 
 await setup.close();
+
+// Concurrent streams (bench/streams.ts): its own upstream, mcpscope and client processes, after
+// the workloads above are closed; its own section of docs/performance.md.
+if (runs('streams')) {
+  const streams = streamsSection(await concurrentStreams(10_000));
+  console.log(`\n${streams}`);
+  if (process.argv.includes('--write')) writeStreamsSection(streams);
+}
 process.exit(0);
