@@ -43,7 +43,7 @@ export function watchReachability(store: EventStore, options: ReachabilityOption
       }
     }
   };
-  return store.subscribe(onBatch);
+  return store.subscribe(onBatch, 'the reachability notice');
 }
 
 function isOwnAnswer(x: ExchangeInfo): boolean {

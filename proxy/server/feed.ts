@@ -121,7 +121,7 @@ export class FeedHub {
     this.maxQueuedEvents = options.maxQueuedEvents ?? 100_000;
     this.unsubscribe = store.subscribe((batch) => {
       for (const c of this.clients) this.take(c, batch);
-    });
+    }, 'the live feed');
   }
 
   get size(): number {
