@@ -7,17 +7,15 @@
  * it turns into a "show as text" node, the waterfall drawn.
  * Requires `npm run build`. Set MCPSCOPE_UI_SHOTS=<dir> to keep the screenshots.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.js';
+import { startOpenCli } from '../support/fixture-cli.js';
 import { EventBuilder } from '../ui/fixtures.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const TOKEN = 'ui-hostile-browser-token-0123';
 const SHOTS = process.env.MCPSCOPE_UI_SHOTS;
 const TOOL = 'run\u202Ehs.exe';
@@ -40,7 +38,7 @@ function hostileCapture(): string {
 }
 
 let dir: string;
-let child: ChildProcess | undefined;
+let opened: Awaited<ReturnType<typeof startOpenCli>> | undefined;
 let uiUrl: string;
 let browser: Browser;
 
@@ -48,29 +46,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcpscope-hostile-browser-'));
   const file = join(dir, 'hostile.ndjson');
   writeFileSync(file, hostileCapture());
-  child = spawn(process.execPath, [BIN, 'open', file, '--ui-port', '0', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  uiUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcpscope open printed no URL:\n${stderr}`)), 20_000);
-    child!.stderr!.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      const m = /UI\s+(http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child!.once('exit', (code) => reject(new Error(`mcpscope open exited (${code}):\n${stderr}`)));
-  });
+  opened = await startOpenCli(file, TOKEN);
+  uiUrl = opened.uiUrl;
   browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (child && child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
-  }
+  await opened?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

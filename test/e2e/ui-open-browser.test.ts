@@ -6,25 +6,23 @@
  * A live mcpscope, next to it, keeps its controls.
  * Requires `npm run build` (npm test runs it first).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
 import { launchBrowser } from '../support/browser.js';
+import { startOpenCli } from '../support/fixture-cli.js';
 import { recordScriptedCapture } from '../support/scripted-session.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const TOKEN = 'ui-open-browser-token-0123';
 /** Where the screenshots go (a person looks at them; nothing compares them). */
 const SHOTS = process.env.MCPSCOPE_SCREENSHOTS ?? tmpdir();
 
 let dir: string;
-let child: ChildProcess | undefined;
+let opened: Awaited<ReturnType<typeof startOpenCli>> | undefined;
 let uiUrl: string;
 let browser: Browser;
 
@@ -32,29 +30,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcpscope-open-browser-'));
   const file = join(dir, 'weather-bug.ndjson');
   writeFileSync(file, exportNdjson(recordScriptedCapture().store));
-  child = spawn(process.execPath, [BIN, 'open', file, '--ui-port', '0', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  uiUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcpscope open printed no URL:\n${stderr}`)), 20_000);
-    child!.stderr!.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      const m = /UI\s+(http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child!.once('exit', (code) => reject(new Error(`mcpscope open exited (${code}):\n${stderr}`)));
-  });
+  opened = await startOpenCli(file, TOKEN);
+  uiUrl = opened.uiUrl;
   browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (child && child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
-  }
+  await opened?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -59,3 +59,30 @@ export async function startReplayCli(args: string[]): Promise<{ url: string; sto
     },
   };
 }
+
+/** `mcpscope open <file>` on an OS-picked UI port: the UI URL it prints, and a stop that waits for its exit. */
+export async function startOpenCli(file: string, token: string): Promise<{ uiUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'open', file, '--ui-port', '0', '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const uiUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mcpscope open printed no URL:\n${stderr}`)), 20_000);
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const m = /UI\s+(http:\/\/\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`mcpscope open exited (${code}):\n${stderr}`)));
+  });
+  return {
+    uiUrl,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
