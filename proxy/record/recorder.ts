@@ -643,7 +643,10 @@ export class Recorder {
     ex.info.endedAt = ts;
     ex.ended = true;
     const forbidden = code === 'FORBIDDEN';
-    this.problem(ex, 'error', forbidden ? 'forbidden' : 'upstream-unreachable', forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`);
+    // The forward proxy's refusals (forward-server.ts: a request to the proxy itself, a loop) were never meant for a server.
+    const refused = code === 'NOT_PROXY_REQUEST' || code === 'LOOP';
+    if (refused) this.problem(ex, 'error', 'refused', this.redactor.text(message));
+    else this.problem(ex, 'error', forbidden ? 'forbidden' : 'upstream-unreachable', forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`);
     this.markExchange(ex);
     this.forget(ex);
   }

@@ -23,6 +23,19 @@ function unreachable(w: Wire, xid: string, id: unknown): WireRecord[] {
 }
 
 describe("Recorder: mcpscope's own answers", () => {
+  it("the forward proxy's refusals (a request to the proxy itself, a loop) are refusals, not an unreachable server", () => {
+    for (const [code, status] of [['NOT_PROXY_REQUEST', 400], ['LOOP', 508]] as const) {
+      const { store, w, feed } = setup();
+      const x = w.xid();
+      const message = `Refused by mcpscope: ${code === 'LOOP' ? 'a request to the proxy itself would loop.' : 'this port is mcpscope\'s forward proxy.'}`;
+      feed([w.request(x, 'GET', '/'), { t: 'upstream-error', xid: x, ts: w.ts(), code, message, status }]);
+      const found = problems(store);
+      expect(found.map((p) => p.code)).toEqual(['refused']);
+      expect(found[0]!.text).toBe(message);
+      expect(exchangeOf(store, found[0]!.exchangeId!).status).toBe(status);
+    }
+  });
+
   it('an unreachable upstream: the 502 is the JSON-RPC error answering the call, paired and marked; nothing pending; the problem on the same exchange', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
