@@ -23,7 +23,8 @@ import { createForwarder } from '../forwarding/forwarder.js';
 import { createProxyApp } from '../forwarding/fastify-app.js';
 import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
-import { isLoopbackHostname, listenOrigin } from '../server/guards.js';
+import { isLoopbackHostname, listenOrigin, TOKEN_COOKIE } from '../server/guards.js';
+import { withoutCookie } from '../forwarding/headers.js';
 import { upstreamAgent, type ProxyServer } from '../server/proxy-server.js';
 import { LeafIssuer, type CaMaterial } from './ca.js';
 import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
@@ -162,7 +163,20 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
     const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
     const path = abs ? abs.path : req.url ?? '/';
     let headLines = `${req.method} ${path} HTTP/${req.httpVersion}\r\n`;
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headLines += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`;
+    let cookieStripped = false;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      let value = req.rawHeaders[i + 1];
+      // mcpscope's UI cookie never reaches a server, upgrades included (the removal is said in the tunnel's hint).
+      if (req.rawHeaders[i].length === 6 && req.rawHeaders[i].toLowerCase() === 'cookie') {
+        const kept = withoutCookie(value, TOKEN_COOKIE);
+        if (kept !== undefined) {
+          cookieStripped = true;
+          if (kept === '') continue;
+          value = kept;
+        }
+      }
+      headLines += `${req.rawHeaders[i]}: ${value}\r\n`;
+    }
     const first = Buffer.concat([Buffer.from(`${headLines}\r\n`, 'latin1'), head]);
     blindTunnel(
       socket,
@@ -174,7 +188,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
         port,
         tls: u.protocol === 'https:' ? { servername: hostname, ...(trust ?? {}) } : undefined,
         target: origin,
-        why: `a protocol upgrade (${String(req.headers.upgrade ?? 'unknown')}): relayed without parsing`,
+        why: `a protocol upgrade (${String(req.headers.upgrade ?? 'unknown')}): relayed without parsing${cookieStripped ? `; mcpscope removed its own UI cookie (${TOKEN_COOKIE}) from the request's Cookie header` : ''}`,
         first,
         answerConnect: false,
         answerFailure: true,

@@ -86,6 +86,28 @@ describe('the UI cookie never reaches the upstream', () => {
     }
   }
 
+  it('forward mode: an upgrade (relayed blind) loses the cookie too, and its tunnel hint says so', async () => {
+    const { connect } = await import('node:net');
+    const upgradeCookie = new Promise<string | undefined>((resolve) => upstream.once('upgrade', (req: IncomingMessage, socket) => {
+      resolve(req.headers.cookie);
+      socket.end('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
+    }));
+    const client = connect(forward.forwardProxy!.port, '127.0.0.1');
+    client.on('error', () => undefined);
+    await once(client, 'connect');
+    client.write(`GET http://127.0.0.1:${upstreamPort}/ws HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nCookie: a=1; mcpscope_token=SECRET-TOKEN; b=2\r\n\r\n`);
+    expect(await upgradeCookie).toBe('a=1; b=2');
+    const [answer] = (await once(client, 'data')) as [Buffer];
+    expect(answer.toString('latin1')).toMatch(/^HTTP\/1\.1 101/);
+    client.destroy();
+    await forward.settle();
+    await expect.poll(async () => {
+      await forward.settle();
+      return JSON.stringify(forward.store.snapshot().filter((e) => e.type === 'exchange' && e.exchange.url.includes('/ws')));
+    }).toContain('removed its own UI cookie');
+    expect(JSON.stringify(forward.store.snapshot())).not.toContain('SECRET-TOKEN');
+  });
+
   it('a request without cookies is forwarded without a Cookie header and records no modification', async () => {
     const before = modifications(reverse).length;
     expect(await send(reverse.proxy!.port, '/mcp/none', {})).toBe(200);
