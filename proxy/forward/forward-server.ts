@@ -136,6 +136,11 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
       }
       refuse(request, reply, 400, 'NOT_PROXY_REQUEST', `this port is mcpscope's forward proxy: clients use it as their HTTP(S) proxy (HTTPS_PROXY=${proxyOrigin}, or \`mcpscope run -- <command>\`) and keep the server's own URL. A request for ${request.url} addressed to the proxy itself is not forwarded.`);
     },
+    headOverflow(head, socket) {
+      const tunnel = (socket as TunnelledSocket)[TUNNEL];
+      const abs = tunnel ? undefined : splitAbsoluteForm(head.url);
+      forwarder.refuseOverflowingHead(head, socket, tunnel ? routeTo(tunnel.origin) : abs && !isSelf(abs.hostname, abs.port) ? routeTo(abs.origin, abs.host) : undefined);
+    },
   });
 
   /** Answers (and records) a request the forward proxy will not forward. */

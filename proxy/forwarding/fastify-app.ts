@@ -10,7 +10,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import httpProxy from '@fastify/http-proxy';
 import type { Dispatcher } from 'undici';
-import { MAX_REQUEST_HEADERS } from './request-head.js';
+import type { Duplex } from 'node:stream';
+import { MAX_REQUEST_HEADERS, readOverflowingHead, type OverflowingHead } from './request-head.js';
 import { trackConnections } from './drain.js';
 
 export interface ProxyAppOptions {
@@ -18,6 +19,12 @@ export interface ProxyAppOptions {
   /** Runs for every request, routed or not: guard, capture and forward. */
   forward(request: FastifyRequest, reply: FastifyReply): void;
   rewriteUrl?: FastifyServerOptions['rewriteUrl'];
+  /**
+   * A request head Node's parser refused as too large (`HPE_HEADER_OVERFLOW`: more than 16 KiB of
+   * fields, or — Node 22 — more than maxHeadersCount of them): answer and record it. Otherwise
+   * fastify's own 431 would answer, unrecorded and in nobody's words.
+   */
+  headOverflow?(head: OverflowingHead, socket: Duplex): void;
 }
 
 export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyInstance> {
@@ -43,6 +50,16 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
   // Node's parser keeps 1,000 header fields and drops the rest silently: one more is parsed, so
   // that a request past the limit is seen, and refused with a 431 (request-head.ts), not cut.
   app.server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
+  const { headOverflow } = options;
+  if (headOverflow) {
+    // fastify's handler stays for every other client error (a malformed request line: its 400).
+    const fastifys = app.server.listeners('clientError') as ((err: Error, socket: Duplex) => void)[];
+    app.server.removeAllListeners('clientError');
+    app.server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => {
+      if (err.code === 'HPE_HEADER_OVERFLOW' && !socket.destroyed) return headOverflow(readOverflowingHead(err.rawPacket), socket);
+      for (const listener of fastifys) listener.call(app.server, err, socket);
+    });
+  }
   // Shutdown waits for the calls in flight on these connections (drain.ts).
   trackConnections(app.server);
   await app.register(httpProxy, {

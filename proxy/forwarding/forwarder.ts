@@ -7,14 +7,14 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
-import { finished, Readable, Transform, type TransformCallback } from 'node:stream';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { finished, Readable, Transform, type Duplex, type TransformCallback } from 'node:stream';
+import { STATUS_CODES, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createFaultActions } from '../faults/fault-actions.js';
 import { endToEndHeaders, pathOf, withoutCookie } from './headers.js';
-import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRefusal } from './request-head.js';
+import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRefusal, type OverflowingHead } from './request-head.js';
 import { TOKEN_COOKIE } from '../server/guards.js';
 import { nextExchangeId } from './exchange-ids.js';
 import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-context.js';
@@ -46,6 +46,11 @@ export interface ForwarderOptions {
 export interface Forwarder {
   /** Records the request and sends it to `route`'s upstream; the answer is relayed to `reply`. */
   captureAndForward(request: FastifyRequest, reply: FastifyReply, route: Route): void;
+  /**
+   * A request whose head Node's parser gave up on (too many or too large header fields): answered
+   * 431 on the socket in mcpscope's words, and recorded like refuseHead when `route` is known.
+   */
+  refuseOverflowingHead(head: OverflowingHead, socket: Duplex, route: Route | undefined): void;
 }
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
@@ -121,20 +126,39 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
    * recorded as its own answer (header x-mcpscope-refused), and the connection closed.
    */
   function refuseHead(request: FastifyRequest, reply: FastifyReply, route: Route, refusal: HeadRefusal): void {
+    const { status, headers, text } = refusalAnswer(refusal);
+    recordRefusal(request.method, request.url, request.headers as HeaderMap, route, status, headers, text);
+    const body = request.body as { resume?: () => void } | undefined;
+    body?.resume?.();
+    void reply.code(status).headers(headers).send(text);
+  }
+
+  function refuseOverflowingHead(head: OverflowingHead, socket: Duplex, route: Route | undefined): void {
+    const { status, headers, text } = refusalAnswer(head.refusal);
+    if (route) recordRefusal(head.method, head.url, head.host === undefined ? {} : { host: head.host }, route, status, headers, text);
+    let lines = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n`;
+    for (const [name, value] of Object.entries(headers)) lines += `${name}: ${value}\r\n`;
+    if (socket.writable) socket.end(`${lines}\r\n${text}`);
+    else socket.destroy();
+  }
+
+  function refusalAnswer(refusal: HeadRefusal): { status: number; headers: Record<string, string>; text: string } {
+    const message = `mcpscope did not forward this request: ${REFUSAL_WORDS[refusal]}.`;
+    return {
+      status: REFUSAL_STATUS[refusal],
+      headers: { 'content-type': 'application/json', [REFUSED_HEADER]: refusal, connection: 'close' },
+      text: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }),
+    };
+  }
+
+  function recordRefusal(method: string, url: string, requestHeaders: HeaderMap, route: Route, status: number, headers: HeaderMap, text: string): void {
     const xid = nextExchangeId();
     const ts = now();
-    const status = REFUSAL_STATUS[refusal];
-    const message = `mcpscope did not forward this request: ${REFUSAL_WORDS[refusal]}.`;
-    const text = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
-    const headers = { 'content-type': 'application/json', [REFUSED_HEADER]: refusal, connection: 'close' };
-    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers as HeaderMap, proxyOrigin: route.proxyOrigin, target: route.target, targetName: route.targetName });
+    capture({ t: 'request', xid, ts, method, url, upstreamUrl: '', headers: requestHeaders, proxyOrigin: route.proxyOrigin, target: route.target, targetName: route.targetName });
     capture({ t: 'request-end', xid, ts });
     capture({ t: 'response', xid, ts, status, headers });
     capture({ t: 'response-chunk', xid, ts, chunk: Buffer.from(text, 'utf8') });
     capture({ t: 'response-end', xid, ts });
-    const body = request.body as { resume?: () => void } | undefined;
-    body?.resume?.();
-    void reply.code(status).headers(headers).send(text);
   }
 
   function startCapture(request: FastifyRequest, reply: FastifyReply, route: Route): void {
@@ -304,5 +328,5 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     void reply.code(status).headers(headers).send(text);
   }
 
-  return { captureAndForward };
+  return { captureAndForward, refuseOverflowingHead };
 }

@@ -95,6 +95,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       if (refusedByGuard(request, reply)) return;
       forwarder.captureAndForward(request, reply, routeFor(request.headers.host));
     },
+    headOverflow: (head, socket) => forwarder.refuseOverflowingHead(head, socket, routeFor(head.host)),
   });
 
   /**

@@ -1,7 +1,9 @@
 /**
  * Request heads mcpscope will not forward (proxy/forwarding/request-head.ts), in both proxy modes:
- * more than 1,000 header fields get a 431 from mcpscope (Node's parser used to keep the first 1,000
- * and forward the request cut, without a word), and two Host headers a 400 (Node kept the first);
+ * more than 1,000 header fields get a 431 from mcpscope (Node 20's parser used to keep the first 1,000
+ * and forward the request cut, without a word; Node 22's refuses them itself, which mcpscope answers
+ * and records the same way), a head past Node's 16 KiB limit a 431 in mcpscope's words, and two
+ * Host headers a 400 (Node kept the first);
  * neither reaches the upstream, and each is recorded as mcpscope's own answer. Issue 16, finding 7.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +91,23 @@ for (const mode of ['reverse', 'forward'] as const) {
         expect(x?.status).toBe(431);
         expect(x?.hints.some((h) => h.code === 'answered-by-mcpscope' && h.text.includes('header fields'))).toBe(true);
       }
+    });
+
+    it("answers 431 in its own words to a head larger than Node's parser takes, and records it", async () => {
+      const path = `/mcp/${mode}-huge`;
+      // One 20 KiB field: past Node's 16 KiB head limit, so the parser gives up before any route runs.
+      const res = await raw(portOf(mode), head(mode, path, [`host: ${hostOf(mode)}`, ...common, `x-big: ${'b'.repeat(20 * 1024)}`]), BODY);
+      expect(res.status).toBe(431);
+      expect(res.headers.toLowerCase()).toContain('x-mcpscope-refused: head-too-large');
+      expect(JSON.parse(res.body).error.message).toContain('larger than Node');
+      expect(hits.has(path)).toBe(false);
+      await scope().settle();
+      const x = [...scope().store.exchanges.values()].find((e) => e.url === path || e.url.endsWith(path));
+      expect(x?.status).toBe(431);
+      expect(x?.method).toBe('POST');
+      expect(x?.hints.some((h) => h.code === 'answered-by-mcpscope' && h.text.includes('larger than'))).toBe(true);
+      // The connection was closed after the refusal; the next request works as ever.
+      expect((await raw(portOf(mode), head(mode, `/mcp/${mode}-after-huge`, [`host: ${hostOf(mode)}`, ...common]), BODY)).status).toBe(200);
     });
 
     it('answers 400 to two Host headers (the upstream never sees it) and records it', async () => {
