@@ -7,8 +7,7 @@
  * it turns into a "show as text" node, the waterfall drawn.
  * Requires `npm run build`. Set MCPSCOPE_UI_SHOTS=<dir> to keep the screenshots.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -37,16 +36,12 @@ function hostileCapture(): string {
   return b.events.map((e) => `${JSON.stringify(e).replace(PLACEHOLDER, deep).replace(JSON.stringify(PLACEHOLDER).slice(1, -1), deep)}\n`).join('');
 }
 
-let dir: string;
 let opened: Awaited<ReturnType<typeof startOpenCli>> | undefined;
 let uiUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mcpscope-hostile-browser-'));
-  const file = join(dir, 'hostile.ndjson');
-  writeFileSync(file, hostileCapture());
-  opened = await startOpenCli(file, TOKEN);
+  opened = await startOpenCli('hostile.ndjson', hostileCapture(), TOKEN);
   uiUrl = opened.uiUrl;
   browser = await launchBrowser();
 }, 60_000);
@@ -54,7 +49,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await opened?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** A page that records every uncaught error and console error. */

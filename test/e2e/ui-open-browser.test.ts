@@ -6,7 +6,6 @@
  * A live mcpscope, next to it, keeps its controls.
  * Requires `npm run build` (npm test runs it first).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,16 +20,12 @@ const TOKEN = 'ui-open-browser-token-0123';
 /** Where the screenshots go (a person looks at them; nothing compares them). */
 const SHOTS = process.env.MCPSCOPE_SCREENSHOTS ?? tmpdir();
 
-let dir: string;
 let opened: Awaited<ReturnType<typeof startOpenCli>> | undefined;
 let uiUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mcpscope-open-browser-'));
-  const file = join(dir, 'weather-bug.ndjson');
-  writeFileSync(file, exportNdjson(recordScriptedCapture().store));
-  opened = await startOpenCli(file, TOKEN);
+  opened = await startOpenCli('weather-bug.ndjson', exportNdjson(recordScriptedCapture().store), TOKEN);
   uiUrl = opened.uiUrl;
   browser = await launchBrowser();
 }, 60_000);
@@ -38,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await opened?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** Opens `url` in a fresh page, recording the path of every request the page makes. */

@@ -3,6 +3,8 @@
  * mcpscope exported as a fixture.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Mcpscope } from '../../proxy/mcpscope.js';
@@ -60,8 +62,15 @@ export async function startReplayCli(args: string[]): Promise<{ url: string; sto
   };
 }
 
-/** `mcpscope open <file>` on an OS-picked UI port: the UI URL it prints, and a stop that waits for its exit. */
-export async function startOpenCli(file: string, token: string): Promise<{ uiUrl: string; stop(): Promise<void> }> {
+/**
+ * `mcpscope open` of a capture file named `name` holding `content` (written to a fresh temporary
+ * directory), on an OS-picked UI port: the UI URL it prints, and a stop that waits for its exit and
+ * removes the directory.
+ */
+export async function startOpenCli(name: string, content: string, token: string): Promise<{ uiUrl: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpscope-open-'));
+  const file = join(dir, name);
+  writeFileSync(file, content);
   const child = spawn(process.execPath, [BIN, 'open', file, '--ui-port', '0', '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const uiUrl = await new Promise<string>((resolve, reject) => {
@@ -79,10 +88,12 @@ export async function startOpenCli(file: string, token: string): Promise<{ uiUrl
   return {
     uiUrl,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
