@@ -5,10 +5,10 @@
  * `modification` (docs/transparency.md). Issue 16, finding 5.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import type { McpscopeCore } from '../../proxy/mcpscope.js';
+import { startBothModes, type BothModes } from '../support/both-modes.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
 
 let upstream: Server;
@@ -18,24 +18,17 @@ const cookies = new Map<string, string | undefined>();
 let reverse: McpscopeCore;
 let forward: McpscopeCore;
 
+let both: BothModes;
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  both = await startBothModes((req, res) => {
     cookies.set(req.url ?? '', req.headers.cookie);
     req.resume();
     req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
   });
-  upstream.listen(0, '127.0.0.1');
-  await once(upstream, 'listening');
-  upstreamPort = (upstream.address() as AddressInfo).port;
-  reverse = await startMcpscope({ target: `http://127.0.0.1:${upstreamPort}/mcp`, port: 0, uiPort: false });
-  forward = await startMcpscope({ forward: { port: 0 }, uiPort: false });
+  ({ upstream, upstreamPort, reverse, forward } = both);
 });
 
-afterAll(async () => {
-  await reverse?.close();
-  await forward?.close();
-  upstream?.close();
-});
+afterAll(() => both?.close());
 
 function send(port: number, path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -7,38 +7,32 @@
  * neither reaches the upstream, and each is recorded as mcpscope's own answer. Issue 16, finding 7.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { once } from 'node:events';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import type { McpscopeCore } from '../../proxy/mcpscope.js';
+import { startBothModes, type BothModes } from '../support/both-modes.js';
 import { MAX_REQUEST_HEADERS } from '../../proxy/forwarding/request-head.js';
 
-let upstream: Server;
 let upstreamPort = 0;
 /** Requests the upstream got: path → how many filler fields (`x<n>`) they carried. */
 const hits = new Map<string, number>();
 let reverse: McpscopeCore;
 let forward: McpscopeCore;
 
+let both: BothModes;
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
-    hits.set(req.url ?? '', req.rawHeaders.filter((h, i) => i % 2 === 0 && /^x\d+$/.test(h)).length);
-    req.resume();
-    req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
-  });
-  upstream.maxHeadersCount = 0;
-  upstream.listen(0, '127.0.0.1');
-  await once(upstream, 'listening');
-  upstreamPort = (upstream.address() as AddressInfo).port;
-  reverse = await startMcpscope({ target: `http://127.0.0.1:${upstreamPort}/mcp`, port: 0, uiPort: false });
-  forward = await startMcpscope({ forward: { port: 0 }, uiPort: false });
+  both = await startBothModes(
+    (req, res) => {
+      hits.set(req.url ?? '', req.rawHeaders.filter((h, i) => i % 2 === 0 && /^x\d+$/.test(h)).length);
+      req.resume();
+      req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+    },
+    (server) => (server.maxHeadersCount = 0),
+  );
+  ({ upstreamPort, reverse, forward } = both);
 });
 
-afterAll(async () => {
-  await reverse?.close();
-  await forward?.close();
-  upstream?.close();
-});
+afterAll(() => both?.close());
 
 /** Sends a raw request head (and body) and reads the whole answer (mcpscope closes after a refusal). */
 async function raw(port: number, head: string, body = ''): Promise<{ status: number; headers: string; body: string }> {
