@@ -74,7 +74,9 @@ export function redactJsonPairs(text: string): string {
     if (text.startsWith(`${esc}"${REDACTED}${esc}"`, start)) continue;
     out += text.slice(at, start) + `${esc}"${REDACTED}${esc}"`;
     at = end;
-    JSON_KEY.lastIndex = end;
+    // In broken JSON the quote that closed this value may really open the next key
+    // (`{"password":"x, "token":"SECRET"}`): the search goes on from that quote.
+    JSON_KEY.lastIndex = text.charCodeAt(end - 1) === 34 /* " */ ? end - 1 : end;
   }
   return at === 0 ? text : out + text.slice(at);
 }
@@ -86,7 +88,10 @@ function valueEnd(text: string, i: number, level: number): number {
   const quote = '\\'.repeat(level) + '"';
   if (text.startsWith(quote, i)) {
     for (let j = i + quote.length; j < text.length; j++) {
-      if (text.charCodeAt(j) !== 34 /* " */) continue;
+      const c = text.charCodeAt(j);
+      // A JSON string never holds a raw line break: an unterminated value ends at one (the next line may hold the next pair).
+      if (c === 10 || c === 13) return j;
+      if (c !== 34 /* " */) continue;
       let b = 0;
       while (j - b - 1 >= 0 && text.charCodeAt(j - b - 1) === 92 /* \ */) b++;
       if (level === 0 ? b % 2 === 0 : b === level) return j + 1;

@@ -10,6 +10,11 @@
  * crash of issue 16 finding 1); every export serialises and its NDJSON parses back; and no secret
  * planted where a credential belongs survives into anything kept.
  *
+ * Each `npm test` runs a fresh random sample (150 + 100 cases); a failure prints fast-check's
+ * `seed` and `path` — add them to that fc.assert's options to replay it, and pin what it found as a
+ * unit test of the module at fault (as test/unit/redact-text.test.ts does for two finds). Before
+ * committing a change to redaction or the recorder, a long run (numRuns in the thousands) is cheap.
+ *
  * The permanent case of that finding (a 10,000-level message carrying `password`) is pinned below
  * the properties so that it runs on every `npm test` whatever the random seed.
  */

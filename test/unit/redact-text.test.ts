@@ -23,6 +23,14 @@ describe('redact-text: JSON pairs in text that does not parse', () => {
     expect(redactJsonPairs(t)).toBe(t);
   });
 
+  // Found by test/unit/recorder-fuzz.test.ts: an unterminated value swallowed the pair after it.
+  it('an unterminated value ends at a line break, and a quote that closed a value may open the next key', () => {
+    expect(redactJsonPairs('data: {"result":{"password":"\n\ndata: {"password":"SECRET-1"}')).toBe(`data: {"result":{"password":"${R}"\n\ndata: {"password":"${R}"}`);
+    expect(redactJsonPairs('{"password":"x, "token":"SECRET-2"}')).toBe(`{"password":"${R}"token":"${R}"}`);
+    // A well-formed neighbour is left as it was.
+    expect(redactJsonPairs('{"password":"a","x":"b","token":"c"}')).toBe(`{"password":"${R}","x":"b","token":"${R}"}`);
+  });
+
   it('an OAuth code only in a token request', () => {
     expect(redactJsonPairs('{"grant_type":"authorization_code","code":"SECRET-c","redirect_uri":"x"')).not.toContain('SECRET-c');
   });
