@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { CaptureQueue } from './capture/capture-queue.js';
 import type { WireRecord } from './capture/wire-records.js';
 import { Recorder } from './record/recorder.js';
-import { DEFAULT_MAX_BODY_BYTES } from './record/body-reader.js';
+import { DEFAULT_MAX_BODY_BYTES } from './parse/body-reader.js';
 import { createRedactor } from './record/redact.js';
 import { EventStore } from './store/event-store.js';
 import { startProxyThread, type ProxyPort, type ProxyThread } from './server/proxy-thread.js';

@@ -29,7 +29,7 @@ import { messageHints, messageName, progressOf } from '../annotate/message-hints
 import { httpHints } from '../annotate/http-hints.js';
 import { challengeErrorHint, plainHttpHints } from '../annotate/oauth-hints.js';
 import type { EventStore } from '../store/event-store.js';
-import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type Framing } from './body-reader.js';
+import { BodyReader, DEFAULT_MAX_BODY_BYTES, type BodyEnd, type BodyFrame, type Framing } from '../parse/body-reader.js';
 import { redactArgs, redactPreview, type Redactor } from './redact.js';
 import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, originOf, parseJson, readRequestBody, type ExchangeKind, type PlainBodies } from './plain-http.js';
 import { commandLine } from '../stdio/command-line.js';

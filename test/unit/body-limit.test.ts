@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { BodyLimit } from '../../proxy/capture/body-limit.js';
-import { BodyReader } from '../../proxy/record/body-reader.js';
+import { BodyReader } from '../../proxy/parse/body-reader.js';
 import type { WireRecord } from '../../proxy/capture/wire-records.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { BodyReader, type BodyFrame, type BodyReaderOptions } from '../../proxy/record/body-reader.js';
+import { BodyReader, type BodyFrame, type BodyReaderOptions } from '../../proxy/parse/body-reader.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

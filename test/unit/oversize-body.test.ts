@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { BodyReader } from '../../proxy/record/body-reader.js';
+import { BodyReader } from '../../proxy/parse/body-reader.js';
 import { Recorder } from '../../proxy/record/recorder.js';
 import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';

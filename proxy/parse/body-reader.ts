@@ -5,7 +5,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync, constants as zc } from 'node:zlib';
-import { SseParser, type SseFrame } from '../parse/sse-parser.js';
+import { SseParser, type SseFrame } from './sse-parser.js';
 
 export type Framing = 'json' | 'sse' | 'ndjson' | 'opaque';
 
