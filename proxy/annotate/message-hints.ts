@@ -1,6 +1,6 @@
 /**
- * Plain-language hints for individual MCP messages, plus small readers for the facts the recorder
- * stores on each message (name, progress token, progress).
+ * Plain-language hints for individual MCP messages. The facts the recorder stores on each message
+ * (name, progress token, progress) are read by proxy/parse/mcp-fields.ts.
  *
  * Method names and fields follow the MCP schema 2024-11-05 … 2026-07-28 (tasks and URL elicitation
  * from 2025-11-25; `server/discover`, `subscriptions/listen` and `resultType: "input_required"`
@@ -9,7 +9,8 @@
  * Pure and I/O-free (also bundled into the browser UI). Nothing here throws.
  */
 
-import type { Direction, Hint, MessageKind, ProgressInfo } from '../model/events.js';
+import type { Direction, Hint, MessageKind } from '../model/events.js';
+import { messageName, progressNotificationTokenOf, progressOf, progressTokenOf } from '../parse/mcp-fields.js';
 import { describeErrorCode, errorHintCode } from './error-codes.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -67,63 +68,6 @@ function snippet(v: unknown, max = 80): string {
   } catch {
     return '(unprintable)';
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Facts stored on the message
-
-/** Tool, prompt, resource or task a message is about. */
-export function messageName(method: string | undefined, params: unknown): string | undefined {
-  const p = obj(params);
-  if (method === undefined || p === undefined) return undefined;
-  switch (method) {
-    case 'tools/call':
-    case 'prompts/get':
-      return str(p.name);
-    case 'resources/read':
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-    case 'notifications/resources/updated':
-      return str(p.uri);
-    case 'completion/complete': {
-      const ref = obj(p.ref);
-      return ref ? (str(ref.name) ?? str(ref.uri)) : undefined;
-    }
-    default:
-      if (method.startsWith('tasks/') || method === 'notifications/tasks/status') return str(p.taskId);
-      return undefined;
-  }
-}
-
-/** The progress token a request asks for: `params._meta.progressToken`. */
-export function progressTokenOf(params: unknown): string | number | undefined {
-  const meta = obj(obj(params)?._meta);
-  return tokenValue(meta?.progressToken);
-}
-
-/** The token a `notifications/progress` refers to: `params.progressToken`. */
-export function progressNotificationTokenOf(params: unknown): string | number | undefined {
-  return tokenValue(obj(params)?.progressToken);
-}
-
-function tokenValue(v: unknown): string | number | undefined {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  return undefined;
-}
-
-/** `{ progress, total?, message? }` of a `notifications/progress`; `undefined` for anything else or when `progress` is not a number. */
-export function progressOf(method: string | undefined, params: unknown): ProgressInfo | undefined {
-  if (method !== 'notifications/progress') return undefined;
-  const p = obj(params);
-  const progress = num(p?.progress);
-  if (p === undefined || progress === undefined) return undefined;
-  const info: ProgressInfo = { progress };
-  const total = num(p.total);
-  if (total !== undefined) info.total = total;
-  const message = str(p.message);
-  if (message !== undefined) info.message = message;
-  return info;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@
  */
 import type { ChainLink, Direction, Hint, JsonRpcId, MessageKind, TaskLink } from '../model/events.js';
 import { idKey } from '../parse/jsonrpc.js';
-import { progressNotificationTokenOf, progressTokenOf } from '../annotate/message-hints.js';
+import { progressNotificationTokenOf, progressTokenOf } from '../parse/mcp-fields.js';
 
 export interface CorrelateInput {
   sessionId: string;
