@@ -75,7 +75,7 @@ describe('a message nested 10,000 levels deep', () => {
     expect(raw).toContain(`"deep":${'['.repeat(200)}`);
     await act(async () => dom.$('copy-json')!.click());
     expect(writeText).toHaveBeenCalledTimes(1);
-    expect(JSON.parse(writeText.mock.calls[0][0] as string)).toBeTruthy();
+    expect(JSON.parse((writeText.mock.calls[0] as unknown[])[0] as string)).toBeTruthy();
   });
 
   it('DiffView compares it (parsed in the browser from `raw`, as fromFeed does) with a shallow answer and writes the change', async () => {
