@@ -4,7 +4,7 @@
  * the detail pane (JSON + header meanings), filters in the URL, keyboard navigation and the
  * JSON viewer's laziness. React is driven directly (createRoot + act), no testing library.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events';
@@ -145,8 +145,6 @@ function typeInto(input: HTMLInputElement, value: string): void {
   input.dispatchEvent(new Event('input', { bubbles: true }));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // ---------------------------------------------------------------------------------------------
 
 describe('Timeline', () => {
@@ -174,10 +172,11 @@ describe('Timeline', () => {
   });
 
   it('folds the response into its call row: status and latency', async () => {
+    vi.useFakeTimers(); // the live timer's clock (mountPoint restores real timers after each test)
     const ev = new Events();
     ev.session('s1');
     const { req } = ev.call('tools/call', 1, { name: 'add', latency: 42 });
-    ev.ts = Date.now() - 1_000; // the pending call was sent a second ago
+    ev.ts = Date.now() - 1_100; // the pending call was sent a second ago (the faked clock stands still)
     const pending = ev.call('tools/call', 2, { name: 'slow_task', answer: false });
     const store = new TimelineStore();
     store.ingest(ev.list);
@@ -199,7 +198,7 @@ describe('Timeline', () => {
     expect(timer.textContent).toMatch(/^1\.\d\d s$/);
     // The live timer ticks.
     const before = timer.textContent;
-    await act(async () => sleep(450));
+    await act(async () => vi.advanceTimersByTime(450));
     expect(open.querySelector('[data-testid="row-latency"]')!.textContent).not.toBe(before);
   });
 
@@ -404,8 +403,9 @@ describe('App', () => {
     expect((dom.container.querySelector('[data-testid="filter-kind"]') as HTMLSelectElement).value).toBe('request');
 
     const method = dom.container.querySelector<HTMLInputElement>('[data-testid="filter-method"]')!;
+    vi.useFakeTimers(); // typing is debounced: the debounce's timer (mountPoint restores real timers)
     await act(async () => typeInto(method, 'tools/call'));
-    await act(async () => sleep(400)); // typing is debounced
+    await act(async () => vi.advanceTimersByTime(400));
     expect(new URLSearchParams(location.search).get('method')).toBe('tools/call');
     expect(dom.container.querySelectorAll('[data-testid="row"]').length).toBe(2);
     expect(dom.container.querySelector('[data-testid="row-count"]')!.textContent).toBe('2 of 4');

@@ -29,6 +29,16 @@ function mount(node: React.ReactNode): HTMLElement {
 describe('useStoreVersion', () => {
   it('re-renders when the store changes, and stops listening on unmount', () => {
     const store = new TimelineStore();
+    // Count the calls of every listener the hook subscribes, so that a listener left subscribed
+    // after unmount (an unsubscribe that does nothing) shows up as a call.
+    let listenerCalls = 0;
+    const subscribe = store.subscribe;
+    const spy = vi.spyOn(store, 'subscribe').mockImplementation((fn) =>
+      subscribe(() => {
+        listenerCalls++;
+        fn();
+      }),
+    );
     let renders = 0;
     function Count() {
       useStoreVersion(store);
@@ -40,10 +50,14 @@ describe('useStoreVersion', () => {
     const { events } = scenario();
     act(() => store.ingest(events));
     expect(el.textContent).toBe(`${store.stats.rows} rows`);
+    expect(spy).toHaveBeenCalled();
+    expect(listenerCalls).toBeGreaterThan(0);
     const after = renders;
+    const callsBefore = listenerCalls;
     act(() => root!.unmount());
     root = undefined;
     store.clear();
+    expect(listenerCalls).toBe(callsBefore);
     expect(renders).toBe(after);
   });
 });
