@@ -13,6 +13,7 @@ import { curlFor, formatBytes, formatClock, formatMs, jsonPretty, jsonText, plur
 import { JsonView } from './JsonView.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
+import { apiFetch } from '../state/api.js';
 import { STATUS_LABEL, carrierText, dirLabel, exchangeTitle, notificationGist, rowKeysForMessage, rowMessages, rowStatus, seqTitle } from './row-info.js';
 
 export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints';
@@ -410,7 +411,7 @@ function useFullMessage(m: MessageEvent): { message: MessageEvent; loading: bool
   useEffect(() => {
     if (!m.elided) return;
     let live = true;
-    fetch(`api/messages/${m.seq}`, { credentials: 'same-origin' })
+    apiFetch(`messages/${m.seq}`)
       .then(async (res) => {
         if (!res.ok) throw new Error(`mcpscope answered ${res.status}`);
         const full = (await res.json()) as MessageEvent;

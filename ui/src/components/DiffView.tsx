@@ -11,6 +11,7 @@ import { formatClock, formatMs, jsonText } from '../state/format.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { Vis } from './VisibleText.js';
 import { STATUS_LABEL } from './row-info.js';
+import { apiFetch } from '../state/api.js';
 
 export interface DiffViewProps {
   store: TimelineStore;
@@ -64,7 +65,7 @@ function useFullMessages(): { resolve(m: MessageEvent): MessageEvent | undefined
     for (const seq of seqs) {
       if (requested.current.has(seq)) continue;
       requested.current.add(seq);
-      fetch(`api/messages/${seq}`, { credentials: 'same-origin' })
+      apiFetch(`messages/${seq}`)
         .then(async (res) => {
           if (!res.ok) throw new Error(`HTTP ${res.status}`);
           const full = (await res.json()) as MessageEvent;

@@ -2,8 +2,9 @@
  * The one way the UI reaches mcpscope's API: every path is relative to the page (`api/…`), so
  * the UI works wherever it is served from (at `/`, as mcpscope serves it, or under a prefix behind
  * another proxy), and the page's HttpOnly cookie carries the token (`credentials: 'same-origin'`).
- * Downloads (`<a href>`) use `apiPath`, requests `apiFetch`; the feed derives its `/ws` URL from
- * the same base (`feedUrlFor`).
+ * Downloads (`<a href>`) use `apiPath`, requests `apiFetch` (or `apiRequest` for an absolute API URL,
+ * as the feed's gap fill builds one); the feed derives its `ws` URL from the same base (`feedUrlFor`).
+ * No other module calls `fetch` itself.
  */
 
 /** Where the API lives, relative to the page. */
@@ -14,9 +15,14 @@ export function apiPath(path: string): string {
   return API_BASE + path.replace(/^\/+/, '').replace(/^api\//, '');
 }
 
-/** fetch() for an API path, with the page's cookie. `fetch` is looked up at call time (tests stub it). */
-export function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(apiPath(path), { credentials: 'same-origin', ...init });
+/** fetch() for an API URL, with the page's cookie. `fetch` is looked up at call time (tests stub it), unless `fetchImpl` is given. */
+export function apiRequest(url: string, init: RequestInit = {}, fetchImpl?: typeof fetch): Promise<Response> {
+  return (fetchImpl ?? fetch)(url, { credentials: 'same-origin', ...init });
+}
+
+/** fetch() for an API path (`apiPath`), with the page's cookie. */
+export function apiFetch(path: string, init: RequestInit = {}, fetchImpl?: typeof fetch): Promise<Response> {
+  return apiRequest(apiPath(path), init, fetchImpl);
 }
 
 /** The feed's WebSocket URL for a page at `href`: `ws(s)://` + the page's directory + `ws`. */

@@ -3,14 +3,14 @@
  * animation frame (at most INGEST_BUDGET_MS of ingesting per frame; while the snapshot streams
  * in, the UI hears of it at most every SNAPSHOT_NOTIFY_MS rather than every frame); reconnects by
  * itself (250 ms doubling to 5 s) with `?since=<last seq>`; notices a restarted mcpscope and
- * reloads; fills `dropped` gaps from /api/events; pause holds events (bounded) without
+ * reloads; fills `dropped` gaps from api/events; pause holds events (bounded) without
  * disconnecting.
  */
 import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events.js';
 import { fromFeed } from '../../../proxy/model/feed-form.js';
 import type { TimelineStore } from './store.js';
 import type { FeedStatus } from './types.js';
-import { feedUrlFor } from './api.js';
+import { apiPath, apiRequest, feedUrlFor } from './api.js';
 
 export interface FeedClientOptions {
   /** Feed URL; default `ws` next to the page (`ws(s)://host/ws`; the page's cookie carries the token). */
@@ -212,7 +212,7 @@ export class FeedClient {
     return url.toString();
   }
 
-  /** Same-origin API URL derived from the feed URL (keeps a `token` parameter if the feed URL has one). */
+  /** Same-origin API URL (`apiPath`) derived from the feed URL (keeps a `token` parameter if the feed URL has one). */
   apiUrl(path: string, query: Record<string, string | number> = {}): string {
     const ws = new URL(this.feedUrl(0));
     const proto = ws.protocol === 'wss:' ? 'https:' : ws.protocol === 'ws:' ? 'http:' : ws.protocol;
@@ -222,7 +222,7 @@ export class FeedClient {
     if (token !== null) params.set('token', token);
     for (const [k, v] of Object.entries(query)) params.set(k, String(v));
     const qs = params.toString();
-    return `${proto}//${ws.host}${prefix}${path}${qs ? `?${qs}` : ''}`;
+    return `${proto}//${ws.host}${prefix}/${apiPath(path)}${qs ? `?${qs}` : ''}`;
   }
 
   private connect(state: ConnState, detail?: string): void {
@@ -404,7 +404,7 @@ export class FeedClient {
     if (!fetchImpl) return;
     const epoch = this.epoch;
     this.blocked++;
-    const url = this.apiUrl('/api/events', { since: Math.max(0, fromSeq - 1) });
+    const url = this.apiUrl('events', { since: Math.max(0, fromSeq - 1) });
     let finished = false;
     const finish = () => {
       if (finished || epoch !== this.epoch) return;
@@ -414,7 +414,7 @@ export class FeedClient {
     };
     let request: Promise<Response>;
     try {
-      request = fetchImpl(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      request = apiRequest(url, { headers: { accept: 'application/json' } }, fetchImpl);
     } catch (err) {
       this._lastError = `could not fetch missed events: ${(err as Error).message}`;
       finish();

@@ -3,9 +3,9 @@
  * (proxy/fixtures/routes.ts), which appends its events to the store; they then reach this page on
  * the live feed like any other traffic. Framework-free; `fetch` is injectable for tests.
  */
-import { apiPath } from './api.js';
+import { apiFetch } from './api.js';
 
-/** What `POST /api/import` answers. */
+/** What `POST api/import` answers. */
 export interface ImportResult {
   /** Events added. */
   events: number;
@@ -63,12 +63,7 @@ async function errorOf(res: Response): Promise<string> {
 export async function importCaptureText(text: string, fetchImpl: typeof fetch = fetch): Promise<ImportOutcome> {
   let res: Response;
   try {
-    res = await fetchImpl(apiPath('import'), {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-      body: text,
-    });
+    res = await apiFetch('import', { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: text }, fetchImpl);
   } catch (err) {
     return { ok: false, error: `Could not reach mcpscope: ${(err as Error).message || String(err)}.` };
   }
