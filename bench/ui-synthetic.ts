@@ -4,10 +4,10 @@
  * events and keep-alives around them — concurrent tools/call requests completing out of order,
  * progress, log notifications riding on POST streams, sampling requests nested under calls (with
  * the client's answers), tool errors, JSON-RPC errors, GET-stream notifications and the odd
- * problem. Used by the store tests, the UI performance script and the E2E tests. Browser-safe.
+ * problem. Bench data, not part of the UI: used by the UI performance script (bench/ui-timeline.ts)
+ * and the store tests.
  */
-// `.js`: this module is also compiled for Node (NodeNext: the perf script, E2E tests); Vite maps it to the .ts file.
-import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../../../proxy/model/events.js';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../proxy/model/events.js';
 
 export interface SyntheticOptions {
   /** Sessions the calls are spread over (default 1). */

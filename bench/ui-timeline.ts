@@ -14,7 +14,7 @@ import { EventStore } from '../proxy/store/event-store.js';
 import { startUiServer } from '../proxy/server/ui-server.js';
 import { UI_DIR, packageVersion } from '../proxy/mcpscope.js';
 import type { McpscopeEvent, UnsequencedEvent } from '../proxy/model/events.js';
-import { syntheticEvents } from '../ui/src/state/synthetic.js';
+import { syntheticEvents } from './ui-synthetic.js';
 import { launchBrowser } from '../test/support/browser.js';
 
 const FRAMES = Number(process.env.FRAMES ?? 100_000);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { TimelineStore } from '../../ui/src/state/store';
-import { syntheticEvents } from '../../ui/src/state/synthetic';
+import { syntheticEvents } from '../../bench/ui-synthetic';
 import { EMPTY_FILTERS, type CallRow, type HttpRow, type NotificationRow, type Row } from '../../ui/src/state/types';
 import type { ExchangeInfo, McpscopeEvent } from '../../proxy/model/events';
 import { EventBuilder, scenario } from './fixtures';
