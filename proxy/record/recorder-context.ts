@@ -1,0 +1,118 @@
+/**
+ * What both sides of the recorder share — the HTTP exchanges (http-exchanges.ts) and the wrapped
+ * stdio processes (stdio-processes.ts) — and the small operations on it: sessions opened and
+ * closed, sessions and exchanges marked for re-sending (upserts, flushed once per batch), and the
+ * redaction of hints and previews. One per Recorder, passed explicitly to the message path
+ * (message-path.ts) and to each side.
+ */
+import type { ExchangeInfo, Hint, SessionInfo, TransportKind } from '../model/events.js';
+import { Correlator } from '../correlate/correlator.js';
+import { SessionRegistry } from '../correlate/session-registry.js';
+import type { EventStore } from '../store/event-store.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../parse/body-reader.js';
+import { redactPreview, type Redactor } from './redact.js';
+import { mayBeJson } from './record-helpers.js';
+import type { RecorderOptions } from './recorder.js';
+
+/** What a frame belongs to: its session, and the HTTP exchange that carried it (none for stdio). */
+export interface FrameOwner {
+  session?: SessionInfo;
+  exchangeId?: string;
+  /** Said on every server→client message of the frame (mcpscope's own answer). */
+  note?: Hint;
+}
+
+export const PREVIEW_BYTES = 4096;
+/** A plain HTTP exchange's JSON body (OAuth metadata, a JWKS) is kept up to this size. */
+export const PLAIN_PREVIEW_BYTES = 16 * 1024;
+/**
+ * A body past the parse limit is not parsed: of what was held for parsing, only this prefix is
+ * kept (for the preview) while the rest of it streams through, counted and hashed.
+ */
+export const TRUNCATED_PREFIX_BYTES = 64 * 1024;
+
+/** An exchange as far as re-sending it goes: its info, copied into an `exchange` upsert. */
+interface ExchangeUpsert {
+  info: ExchangeInfo;
+}
+
+export class RecorderContext {
+  readonly store: EventStore;
+  readonly redactor: Redactor;
+  readonly maxBodyBytes: number;
+  readonly maxRawBytes: number;
+  readonly registry = new SessionRegistry();
+  readonly correlator = new Correlator();
+  private readonly dirtySessions = new Set<SessionInfo>();
+  private readonly dirtyExchanges = new Set<ExchangeUpsert>();
+
+  constructor(options: RecorderOptions) {
+    this.store = options.store;
+    this.redactor = options.redactor;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxRawBytes = options.maxRawBytes ?? 256 * 1024;
+  }
+
+  newSession(transport: TransportKind, target: string, ts: number, extra: Partial<SessionInfo> = {}, hints: Hint[] = []): SessionInfo {
+    const session = this.registry.create(transport, target, ts, extra);
+    this.store.append({ type: 'session', ts, session: { ...session, counts: { ...session.counts } } });
+    for (const h of hints) this.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: h.text });
+    return session;
+  }
+
+  closeSession(session: SessionInfo, ts: number, reason: string): void {
+    if (!this.registry.close(session, ts, reason)) return;
+    this.correlator.closeSession(session.id);
+    session.counts.pending = 0;
+    this.markSession(session);
+  }
+
+  markSession(session: SessionInfo): void {
+    this.dirtySessions.add(session);
+  }
+
+  markExchange(ex: ExchangeUpsert): void {
+    this.dirtyExchanges.add(ex);
+  }
+
+  emitExchange(ex: ExchangeUpsert): void {
+    this.dirtyExchanges.delete(ex);
+    this.store.append({ type: 'exchange', ts: Date.now(), exchange: { ...ex.info, hints: [...ex.info.hints] } });
+  }
+
+  flushDirty(): void {
+    const ts = Date.now();
+    for (const s of this.dirtySessions) this.store.append({ type: 'session', ts, session: { ...s, counts: { ...s.counts } } });
+    this.dirtySessions.clear();
+    for (const ex of this.dirtyExchanges) this.store.append({ type: 'exchange', ts, exchange: { ...ex.info, hints: [...ex.info.hints] } });
+    this.dirtyExchanges.clear();
+  }
+
+  /** A frame that is JSON but not JSON-RPC (an OAuth token response, say): its credential fields are redacted too. */
+  redactJsonText(text: string): string {
+    if (mayBeJson(text)) {
+      try {
+        const value: unknown = JSON.parse(text);
+        const redacted = this.redactor.json(value);
+        if (redacted !== value) return JSON.stringify(redacted);
+      } catch {
+        /* not JSON: free-text redaction only */
+      }
+    }
+    return text;
+  }
+
+  /** Hint texts quote values, URLs and headers: they are redacted like any free text. */
+  redactHints(hints: Hint[]): Hint[] {
+    for (let i = 0; i < hints.length; i++) {
+      const t = this.redactor.text(hints[i].text);
+      if (t !== hints[i].text) hints[i] = { ...hints[i], text: t };
+    }
+    return hints;
+  }
+
+  previewOf(text: string | undefined, type: string | undefined, max = PREVIEW_BYTES): string | undefined {
+    // A form's fields as a query's; JSON (a token response): its credential fields, by parsing, or by pattern when it was cut short.
+    return text === undefined ? undefined : redactPreview(text, type, this.redactor).slice(0, max);
+  }
+}
