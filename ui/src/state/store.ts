@@ -7,78 +7,22 @@
  *   row's `rev`), which is what `useSyncExternalStore` watches. Subscribers are called after
  *   every change, except a quiet ingest (`notify: false`), which waits for the next `notify()`.
  * - Ingest is O(1) amortized per event in the normal (wire-order) case. Events that arrive late
- *   (a gap filled from /api/events after later events were already shown) are merged into the
+ *   (a gap filled from api/events after later events were already shown) are merged into the
  *   log and the derived state is rebuilt once for that batch. Duplicates (same seq) are ignored.
- * - Derived lists (`visibleRows`, `waterfall`, `streamOf`) are computed on demand and memoized on
- *   `version`; filter results are cached per row (keyed on the row's `rev`), so a recompute after
- *   a live batch only re-evaluates the rows that changed.
+ * - Derived lists are computed on demand and memoized on `version`, each in its own module: the
+ *   visible list with filters and search (`visibleRows`, visible-list.ts: filter results are
+ *   cached per row, keyed on the row's `rev`, so a recompute after a live batch only re-evaluates
+ *   the rows that changed), the waterfall (`waterfall`, waterfall.ts) and the SSE stream table
+ *   (`streamOf`, stream-table.ts). This module holds the events, sessions, exchanges and rows.
  */
-import type {
-  Carrier,
-  ExchangeInfo,
-  LogEvent,
-  McpscopeEvent,
-  MessageEvent,
-  ModificationEvent,
-  ProblemEvent,
-  SessionInfo,
-  SseFrameEvent,
-} from '../../../proxy/model/events.js';
-import type {
-  CallRow,
-  Filters,
-  HttpRow,
-  LogRow,
-  NotificationRow,
-  OrphanRow,
-  ProblemRow,
-  Row,
-  StoreStats,
-  StreamEntry,
-  Waterfall,
-} from './types.js';
-import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, type PreparedFilters } from './filters.js';
-import { jsonText, truncate } from './format.js';
+import type { ExchangeInfo, LogEvent, McpscopeEvent, MessageEvent, ModificationEvent, ProblemEvent, SessionInfo } from '../../../proxy/model/events.js';
+import type { CallRow, Filters, HttpRow, LogRow, NotificationRow, OrphanRow, ProblemRow, Row, StoreStats, StreamEntry, Waterfall } from './types.js';
+import { MEMO_INIT, VisibleList } from './visible-list.js';
+import { SSE_CARRIERS, streamEntries, type ExchangeBucket } from './stream-table.js';
 import { WaterfallBuilder } from './waterfall.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
-/** Per-exchange buckets. */
-interface ExchangeBucket {
-  messages: MessageEvent[];
-  sse: SseFrameEvent[];
-  problems: ProblemEvent[];
-  modifications: ModificationEvent[];
-  /** Bumped when the stream table of this exchange changes. */
-  streamRev: number;
-  streamCache?: { rev: number; entries: StreamEntry[] };
-}
-
-/**
- * Per-row filter memo, kept on the row object itself (the cheapest lookup at 100k rows) and
- * present from creation so every row of a type keeps one hidden class. Internal: not part of Row.
- */
-interface MatchMemo {
-  _fid: number;
-  _frev: number;
-  _fok: boolean;
-}
-const MEMO_INIT: MatchMemo = { _fid: 0, _frev: -1, _fok: false };
-
-/** A computed visible list. */
-interface FlatList {
-  version: number;
-  filters: Filters;
-  key: string;
-  rows: Row[];
-  /** topPos[i]: index in `rows` where top-level row i's subtree starts (for suffix recomputes). */
-  topPos: number[];
-  index?: Map<string, number>;
-}
-
-let filterSerial = 0;
-
-const SSE_CARRIERS: ReadonlySet<Carrier> = new Set<Carrier>(['post-sse', 'get-sse', 'legacy-sse']);
 const NO_ROWS: readonly Row[] = Object.freeze([]) as readonly Row[];
 
 /** Whether the batch is valid events in strictly increasing seq order (the fast path). */
@@ -127,21 +71,8 @@ export class TimelineStore {
   private clock = 0;
 
   // ---- caches -----------------------------------------------------------------------------
-  /** Lower-cased search text by message seq (a holey array: seqs are dense, lookups are cheap). */
-  private searchText: string[] = [];
-  private filterIds = new Map<string, number>();
-  /** Flattened lists by filter key (a few, most recent last). */
-  private flatCache = new Map<string, FlatList>();
-  /** The list `visibleRows` returned last (fast path for repeated calls with the same filters object). */
-  private lastVisible?: FlatList;
-  /** row key → index in `rows` of its top-level ancestor. */
-  private readonly topIndex = new Map<string, number>();
-  /** Per change (version): the lowest top-level row index whose subtree changed (Infinity: none). */
-  private touchLog: { version: number; top: number }[] = [];
-  /** Versions up to this one are not covered by `touchLog`: lists older than it are recomputed fully. */
-  private touchBase = 0;
-  /** Lowest top-level index touched by the batch being ingested. */
-  private batchTop = Infinity;
+  /** The filtered, flattened lists and the search text (visible-list.ts). */
+  private readonly list = new VisibleList(this);
   /** The waterfall's streams and bars (ui/src/state/waterfall.ts), memoized per version. */
   private readonly waterfallBuilder = new WaterfallBuilder({
     sessions: this._sessions,
@@ -199,15 +130,7 @@ export class TimelineStore {
   /** Bumps the version; `notify: false` leaves calling the subscribers to a later `notify()`. */
   private changed(notify = true): void {
     this._version++;
-    if (this.batchTop !== Infinity) {
-      this.touchLog.push({ version: this._version, top: this.batchTop });
-      this.batchTop = Infinity;
-      if (this.touchLog.length > 4096) {
-        const cut = this.touchLog.length - 2048;
-        this.touchBase = this.touchLog[cut - 1].version;
-        this.touchLog = this.touchLog.slice(cut);
-      }
-    }
+    this.list.committed(this._version);
     if (notify) this.notify();
   }
 
@@ -294,7 +217,7 @@ export class TimelineStore {
     for (const e of this.log) this.apply(e);
   }
 
-  private resetDerived(): void {
+  private resetDerived({ searchText = false }: { searchText?: boolean } = {}): void {
     this._sessions.clear();
     this._exchanges.clear();
     this.messagesBySeq.clear();
@@ -307,13 +230,8 @@ export class TimelineStore {
     this._problems = [];
     this._logs = [];
     this.clock = 0;
-    this.topIndex.clear();
-    this.flatCache.clear();
-    this.lastVisible = undefined;
-    this.touchLog = [];
     // Every list computed before now is stale as a whole.
-    this.touchBase = this._version + 1;
-    this.batchTop = Infinity;
+    this.list.reset(this._version, { searchText });
     this.waterfallBuilder.reset();
   }
 
@@ -323,8 +241,7 @@ export class TimelineStore {
     this._lastSeq = 0;
     this.droppedCount = 0;
     this.refetchedCount = 0;
-    this.searchText = [];
-    this.resetDerived();
+    this.resetDerived({ searchText: true });
     this.changed();
   }
 
@@ -433,15 +350,13 @@ export class TimelineStore {
     const index = this.rows.length;
     this.rows.push(row);
     this.rowByKey.set(row.key, row);
-    this.topIndex.set(row.key, index);
-    if (index < this.batchTop) this.batchTop = index;
+    this.list.added(row.key, index);
   }
 
   /** A row changed in place: lists must re-judge its top-level subtree. */
   private touch(row: Row): void {
     row.rev = (row.rev ?? 0) + 1;
-    const top = this.topIndex.get(row.key);
-    if (top !== undefined && top < this.batchTop) this.batchTop = top;
+    this.list.touched(row.key);
   }
 
   /** Places a request/notification row under its parent call when there is one, else at top level. */
@@ -451,8 +366,7 @@ export class TimelineStore {
       row.parentKey = parent.key;
       parent.children.push(row.key);
       this.rowByKey.set(row.key, row);
-      const top = this.topIndex.get(parent.key);
-      if (top !== undefined) this.topIndex.set(row.key, top);
+      this.list.nested(row.key, parent.key);
       this.touch(parent);
     } else {
       this.addTopLevel(row);
@@ -645,32 +559,12 @@ export class TimelineStore {
     return this.statsCache.value;
   }
 
-  // ---- search text (lazy, cached) ----------------------------------------------------------
+  // ---- search text and the visible list (visible-list.ts) ---------------------------------
 
-  /**
-   * Lower-cased search text of a message — its method, its name and its JSON (the raw frame when
-   * kept, else the parsed message stringified) — computed once per message, the first time a
-   * search needs it.
-   */
+  /** Lower-cased search text of a message (its method, name and JSON), computed once per message. */
   searchTextOf(m: MessageEvent): string {
-    let text = this.searchText[m.seq];
-    if (text === undefined) {
-      let json: string;
-      if (m.raw !== undefined) json = m.raw;
-      else {
-        try {
-          json = JSON.stringify(m.jsonrpc) ?? '';
-        } catch {
-          json = jsonText(m.jsonrpc);
-        }
-      }
-      text = `${m.method ?? ''}\n${m.name ?? ''}\n${json}`.toLowerCase();
-      this.searchText[m.seq] = text;
-    }
-    return text;
+    return this.list.searchTextOf(m);
   }
-
-  // ---- the visible list -------------------------------------------------------------------
 
   /**
    * The flattened, filtered list for the virtual list: top-level rows in seq order, each call
@@ -680,146 +574,12 @@ export class TimelineStore {
    * rows; the result is a new array whenever rows changed. Do not mutate the result.
    */
   visibleRows(filters: Filters): Row[] {
-    const last = this.lastVisible;
-    if (last && last.filters === filters && last.version === this._version) return last.rows;
-    const key = filtersKey(filters);
-    let list = this.flatCache.get(key);
-    if (!list || list.version !== this._version) {
-      list = this.computeList(filters, key, list);
-      this.flatCache.delete(key);
-      this.flatCache.set(key, list);
-      if (this.flatCache.size > 6) this.flatCache.delete(this.flatCache.keys().next().value!);
-    }
-    list.filters = filters;
-    this.lastVisible = list;
-    return list.rows;
+    return this.list.rows(filters);
   }
 
   /** Index of a row in `visibleRows(filters)`, or -1 (memoized per list). */
   visibleIndex(filters: Filters, key: string): number {
-    const rows = this.visibleRows(filters);
-    const list = this.lastVisible!;
-    if (!list.index) {
-      const index = new Map<string, number>();
-      for (let i = 0; i < rows.length; i++) index.set(rows[i].key, i);
-      list.index = index;
-    }
-    return list.index.get(key) ?? -1;
-  }
-
-  /** Lowest top-level index touched after `version` (0: unknown, recompute all; Infinity: nothing). */
-  private dirtyFrom(version: number): number {
-    if (version < this.touchBase) return 0;
-    let top = Infinity;
-    for (let i = this.touchLog.length - 1; i >= 0; i--) {
-      const t = this.touchLog[i];
-      if (t.version <= version) break;
-      if (t.top < top) top = t.top;
-    }
-    return top;
-  }
-
-  private computeList(f: Filters, key: string, previous: FlatList | undefined): FlatList {
-    const empty = isEmptyFilters(f);
-    let fid = 0;
-    if (!empty) {
-      fid = this.filterIds.get(key) ?? 0;
-      if (fid === 0) {
-        if (this.filterIds.size > 256) this.filterIds.clear();
-        fid = ++filterSerial;
-        this.filterIds.set(key, fid);
-      }
-    }
-    // A pending call's waiting time grows with the clock: latency filters are recomputed in full.
-    const timeDependent = f.minLatencyMs > 0;
-    let from = 0;
-    if (previous && !timeDependent) {
-      from = this.dirtyFrom(previous.version);
-      if (from === Infinity) return { ...previous, version: this._version, index: previous.index };
-    }
-    let out: Row[];
-    let topPos: number[];
-    if (previous && from > 0) {
-      const keep = Math.min(from, previous.topPos.length);
-      const cut = keep < previous.topPos.length ? previous.topPos[keep] : previous.rows.length;
-      out = previous.rows.slice(0, cut);
-      topPos = previous.topPos.slice(0, keep);
-      from = keep;
-    } else {
-      // Typing more of a search: only the rows that matched the shorter text can match.
-      const narrowed = !timeDependent ? this.narrowedSearch(f, key) : undefined;
-      if (narrowed) return narrowed;
-      out = [];
-      topPos = [];
-      from = 0;
-    }
-    const rows = this.rows;
-    const filter = empty ? undefined : prepareFilters(f);
-    for (let i = from; i < rows.length; i++) {
-      topPos.push(out.length);
-      const r = rows[i];
-      if (!filter || this.matches(r, filter, fid)) out.push(r);
-      if (r.type === 'call' && r.children.length > 0) this.pushChildren(r, out, filter, fid, 0);
-    }
-    return { version: this._version, filters: f, key, rows: out, topPos };
-  }
-
-  /**
-   * If a list for the same filters with a shorter search text (contained in this one) is current,
-   * the new list is that one's rows that still match — no need to look at every row again.
-   */
-  private narrowedSearch(f: Filters, key: string): FlatList | undefined {
-    const needle = f.text.trim().toLowerCase();
-    if (needle === '') return undefined;
-    const fid = this.filterIds.get(key)!;
-    for (const list of this.flatCache.values()) {
-      if (list.version !== this._version || list.key === key) continue;
-      const g = list.filters;
-      const old = g.text.trim().toLowerCase();
-      if (old === '' || !needle.includes(old)) continue;
-      if (filtersKey({ ...g, text: f.text }) !== key) continue;
-      // topPos must be rebuilt: walk the old rows, tracking top-level boundaries.
-      const out: Row[] = [];
-      const prepared = prepareFilters(f);
-      for (const r of list.rows) if (this.matches(r, prepared, fid)) out.push(r);
-      return { version: this._version, filters: f, key, rows: out, topPos: this.topPositions(out) };
-    }
-    return undefined;
-  }
-
-  /** For each top-level row index, the position in `rows` where its subtree starts (or would start). */
-  private topPositions(out: Row[]): number[] {
-    const topPos: number[] = new Array(this.rows.length);
-    let p = 0;
-    for (let i = 0; i < this.rows.length; i++) {
-      while (p < out.length && (this.topIndex.get(out[p].key) ?? 0) < i) p++;
-      topPos[i] = p;
-    }
-    return topPos;
-  }
-
-  private pushChildren(call: CallRow, out: Row[], f: PreparedFilters | undefined, fid: number, depth: number): void {
-    if (depth > 16) return;
-    for (const key of call.children) {
-      const child = this.rowByKey.get(key);
-      if (!child) continue;
-      if (!f || this.matches(child, f, fid)) out.push(child);
-      if (child.type === 'call' && child.children.length > 0) this.pushChildren(child, out, f, fid, depth + 1);
-    }
-  }
-
-  private matches(row: Row, f: PreparedFilters, fid: number): boolean {
-    const memo = row as Row & MatchMemo;
-    const rev = row.rev ?? 0;
-    if (memo._fid === fid && memo._frev === rev) return memo._fok;
-    const ok = matchesPrepared(row, f, this);
-    // A pending call's latency grows with time: do not memoize it under a latency filter.
-    if (!(f.minLatencyMs > 0 && row.type === 'call' && row.status === 'pending')) {
-      memo._fid = fid;
-      memo._frev = rev;
-      memo._fok = ok;
-    }
-    return ok;
+    return this.list.indexOf(filters, key);
   }
 
   // ---- SSE stream table -------------------------------------------------------------------
@@ -827,42 +587,7 @@ export class TimelineStore {
   /** Every SSE block of an exchange's response stream, in offset order (DevTools' EventStream table). */
   streamOf(exchangeId: string): StreamEntry[] {
     const b = this.buckets.get(exchangeId);
-    if (!b) return [];
-    if (b.streamCache && b.streamCache.rev === b.streamRev) return b.streamCache.entries;
-    const entries: StreamEntry[] = [];
-    for (const m of b.messages) {
-      if (!SSE_CARRIERS.has(m.carrier)) continue;
-      entries.push({
-        seq: m.seq,
-        ts: m.ts,
-        what: 'message',
-        eventId: m.location?.eventId,
-        eventType: m.location?.eventType,
-        summary: messageSummary(m),
-        offset: m.location?.offset ?? -1,
-        length: m.location?.length ?? m.size,
-        messageSeq: m.seq,
-        kind: m.kind,
-        method: m.method,
-        replayOf: m.replayOf,
-      });
-    }
-    for (const s of b.sse) {
-      entries.push({
-        seq: s.seq,
-        ts: s.ts,
-        what: s.what,
-        eventId: s.eventId,
-        eventType: s.eventType,
-        retry: s.retry,
-        summary: sseSummary(s),
-        offset: s.location?.offset ?? -1,
-        length: s.location?.length ?? s.raw?.length ?? 0,
-      });
-    }
-    entries.sort((a, c) => a.offset - c.offset || a.seq - c.seq);
-    b.streamCache = { rev: b.streamRev, entries };
-    return entries;
+    return b ? streamEntries(b) : [];
   }
 
   // ---- waterfall --------------------------------------------------------------------------
@@ -877,35 +602,6 @@ export class TimelineStore {
    */
   waterfall(sessionId: string): Waterfall {
     return this.waterfallBuilder.waterfall(sessionId, this._version);
-  }
-}
-
-function messageSummary(m: MessageEvent): string {
-  let text = m.raw;
-  if (text === undefined) {
-    try {
-      text = JSON.stringify(m.jsonrpc) ?? '';
-    } catch {
-      text = jsonText(m.jsonrpc, 200);
-    }
-  }
-  return truncate(text, 200);
-}
-
-function sseSummary(s: SseFrameEvent): string {
-  switch (s.what) {
-    case 'comment':
-      return `: ${s.comment ?? ''}`.trimEnd();
-    case 'priming': {
-      const parts: string[] = [];
-      if (s.eventId !== undefined) parts.push(`id: ${s.eventId}`);
-      if (s.retry !== undefined) parts.push(`retry: ${s.retry}`);
-      return parts.length > 0 ? parts.join(' ') : 'priming event';
-    }
-    case 'endpoint':
-      return truncate(s.data ?? '', 200);
-    default:
-      return truncate(`${s.eventType ? `${s.eventType}: ` : ''}${s.data ?? s.raw ?? ''}`, 200);
   }
 }
 
