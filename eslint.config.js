@@ -1,0 +1,126 @@
+// ESLint flat config: `npm run lint`. What it enforces, and why, is in docs/architecture.md
+// ("Rules the tools keep"). Not type-aware (no parserOptions.project): the whole tree lints in
+// seconds on a 2-core machine; `npm run typecheck` is where the types are checked.
+//
+// Import boundaries use ESLint's own `no-restricted-imports`, one `files` block per folder, rather
+// than a plugin (eslint-plugin-import-x's no-restricted-paths, eslint-plugin-boundaries): no
+// resolver to configure, no extra dependency tree to keep within our Node `engines`, and every
+// import in this codebase is a relative path ending in `.js`, which a pattern on the specifier
+// matches exactly. Caveats: a flat config replaces a rule's options rather than merging them, so
+// each block below lists *all* the patterns for its files (built by the helpers); and the rule
+// sees direct `import`/`export … from` only, not `import()` or what an import imports in turn.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+
+// --- Import boundaries ------------------------------------------------------------------------
+
+/** Every Node builtin, as `node:x` and as the bare `x` (fs, zlib, fs/promises…). */
+const nodeBuiltins = (allowed = []) => ({
+  group: [
+    ...builtinModules.filter((m) => !m.startsWith('_')).flatMap((m) => [m, `node:${m}`]),
+    'node:*',
+    ...allowed.flatMap((m) => [`!${m}`, `!node:${m}`]),
+  ],
+  message:
+    'Shared modules (proxy/model, parse, correlate, annotate, ui/src) run in the browser too: no Node builtins. See docs/architecture.md, "Rules the tools keep".',
+});
+
+/** A relative import of one of proxy/'s folders, from anywhere under proxy/ (or test/…). */
+const proxyFolder = (folders) => `^(\\.\\./)+(proxy/)?(${folders.join('|')})/`;
+
+const layerBoundary = {
+  regex: proxyFolder(['annotate', 'server', 'record', 'store', 'fixtures']),
+  message:
+    'proxy/parse and proxy/correlate sit below annotate, server, record, store and fixtures: they never import them. See docs/architecture.md.',
+};
+const noUi = {
+  regex: '^(\\.\\./)+ui/',
+  message: 'proxy/parse and proxy/correlate never import the UI. See docs/architecture.md.',
+};
+const threadBoundary = {
+  regex: proxyFolder(['record', 'store', 'correlate', 'fixtures']),
+  message:
+    "The proxy thread's modules (forwarding, forward, capture, proxy-worker, proxy-server, fault-actions) never import record, store, correlate or fixtures: those run on the main thread. See docs/architecture.md.",
+};
+
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+const SHARED = ['proxy/model/**', 'proxy/annotate/**', 'ui/src/**'];
+const LOWER_LAYERS = ['proxy/parse/**', 'proxy/correlate/**'];
+const PROXY_THREAD = [
+  'proxy/server/proxy-worker.ts',
+  'proxy/server/proxy-server.ts',
+  'proxy/forward/**',
+  'proxy/forwarding/**',
+  'proxy/faults/fault-actions.ts',
+  'proxy/capture/**',
+];
+
+// --- Config -----------------------------------------------------------------------------------
+
+export default tseslint.config(
+  {
+    ignores: ['dist/**', 'coverage/**', 'scratch/**', '.scratch/**', 'ui/dist/**', 'test/fixtures/**', '**/.vite/**'],
+  },
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{js,mjs,cjs,ts,tsx}'],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: { ...globals.node },
+    },
+    rules: {
+      // `_`-prefixed names are deliberately unused (a callback's position, a discarded rest).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
+      // `let timer; const cleanup = () => clearTimeout(timer); timer = setTimeout(…)`: a closure
+      // declared before the one assignment reads the variable, so it cannot be a const.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Stylistic or too noisy for this codebase, which uses them on purpose:
+      // `catch {}` / empty callbacks that swallow a socket's late error;
+      'no-empty': ['error', { allowEmptyCatch: true }],
+      // control characters in regexes that scan wire bytes and headers;
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['ui/src/**/*.{ts,tsx}', 'test/ui/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    files: ['ui/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
+    },
+  },
+
+  {
+    // The badge scanner matches single code units on purpose (a lone variation selector or
+    // combining grapheme joiner is exactly what it must find), which this rule reports.
+    files: ['ui/src/state/visible-text.ts'],
+    rules: { 'no-misleading-character-class': 'off' },
+  },
+
+  // Boundaries (each block lists every pattern for its files: see the note at the top).
+  { files: SHARED, rules: restrict(nodeBuiltins()) },
+  { files: LOWER_LAYERS, rules: restrict(nodeBuiltins(), layerBoundary, noUi) },
+  {
+    // The one documented exception: the body reader undoes Content-Encoding (node:zlib) and
+    // hashes bodies (node:crypto). It runs only in Node (the recorder), never in the browser.
+    files: ['proxy/parse/body-reader.ts'],
+    rules: restrict(nodeBuiltins(['zlib', 'crypto']), layerBoundary, noUi),
+  },
+  { files: PROXY_THREAD, rules: restrict(threadBoundary) },
+);
