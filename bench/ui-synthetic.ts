@@ -199,7 +199,6 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
 
   const advance = (f: Flight) => {
     const s = f.session;
-    const sid = s.info.id;
     prime(f);
     const step = f.steps.shift()!;
     switch (step) {

@@ -294,7 +294,7 @@ describe('blind tunnels', () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('tls-peer');
       await one.close();
-      const [x] = await blind.waitFor((s) => {
+      const [x] = await blind.waitFor(() => {
         const xs = connects(blind.store).filter((e) => e.endedAt !== undefined);
         return xs.length > 0 ? xs : undefined;
       });

@@ -168,7 +168,6 @@ describe('mcpscope CLI shutdown', () => {
     });
     const exit = await cli.exit;
     expect(exit.code).toBe(0);
-    // eslint-disable-next-line no-console
     console.log(`shutdown with 20 calls in flight: exited ${Math.round(exit.at - signalled)} ms after SIGTERM`);
     expect(cli.stderr()).toContain('every call in flight finished');
     const posts = recordedExchanges(cli.record).filter((x) => x.method === 'POST');

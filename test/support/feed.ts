@@ -20,7 +20,11 @@ export function collectFeed(uiUrl: string): CollectedFeed {
   ws.on('message', (data) => {
     const m = JSON.parse(String(data)) as FeedMessage;
     if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events.map(fromFeed));
-    for (const w of [...waiters]) if (w.p(events)) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+    for (const w of [...waiters]) {
+      if (!w.p(events)) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
   });
   return {
     events,
