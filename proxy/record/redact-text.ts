@@ -109,7 +109,7 @@ function valueEnd(text: string, i: number, level: number): number {
  * or at the start of text, a line or after a space or separator (forms, env-style `API_KEY=…`,
  * log fields `password=…`: credential names only).
  */
-const ASSIGNMENT = /(^|[?&\s;,(\[{'"])([A-Za-z_][\w.\-[\]]{0,79})=(?!\[redacted\])([^&#\s"'<>\\,;)]+)/g;
+const ASSIGNMENT = /(^|[?&\s;,([{'"])([A-Za-z_][\w.\-[\]]{0,79})=(?!\[redacted\])([^&#\s"'<>\\,;)]+)/g;
 
 export function redactAssignments(text: string): string {
   return text.replace(ASSIGNMENT, (m, lead: string, name: string) => {
