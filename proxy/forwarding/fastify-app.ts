@@ -8,7 +8,7 @@
  * comes through `frameworkErrors` to the same `forward`.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import httpProxy from '@fastify/http-proxy';
+import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { Dispatcher } from 'undici';
 import type { Duplex } from 'node:stream';
 import { MAX_REQUEST_HEADERS, readOverflowingHead, type OverflowingHead } from './request-head.js';
@@ -62,24 +62,22 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
   }
   // Shutdown waits for the calls in flight on these connections (drain.ts).
   trackConnections(app.server);
-  await app.register(httpProxy, {
+  const proxyOptions: FastifyHttpProxyOptions = {
     // Required by @fastify/http-proxy, but only its handler and reply-from use it, and neither runs:
     // each request's upstream is its route's (forwarder.ts).
     upstream: 'http://mcpscope.invalid',
     prefix: '/',
     httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
-    // reply-from (registered by @fastify/http-proxy) gets the same agent, but forwarding is ours
-    // (proxy/forwarding/forwarder.ts): reply-from would retry a GET answered 503 up to ten times,
-    // and its header copying and URL cache cost a quarter of the hop's CPU for nothing we use.
-    undici: options.agent as never,
+    // reply-from (registered by @fastify/http-proxy) is never called (docs/architecture.md, "The
+    // proxy thread forwards with undici directly"); given the agent so that it makes none of its own.
+    undici: options.agent,
     disableRequestLogging: true,
     internalRewriteLocationHeader: false,
-    // @fastify/http-proxy provides the routes for every method and the body pass-through; the
-    // request is forwarded from this hook (see the header comment).
-    preHandler: (request: FastifyRequest, reply: FastifyReply) => options.forward(request, reply),
-    handler: () => {
-      throw new Error('mcpscope forwards from its preHandler; this handler is never reached');
-    },
-  } as never);
+    // @fastify/http-proxy provides the routes for every method and the raw body pass-through. The
+    // request is forwarded from this hook, which never calls done: the route's handler (which
+    // would call reply.from) is not reached.
+    preHandler: (request, reply) => options.forward(request, reply),
+  };
+  await app.register(httpProxy, proxyOptions);
   return app;
 }
