@@ -77,13 +77,16 @@ async function proxyChild(variant: Variant, upstream: string): Promise<void> {
   process.send!({ port });
 }
 
-function ask(child: ChildProcess, m: string): Promise<Record<string, number>> {
-  return new Promise((resolve) => child.once('message', (v) => resolve(v as Record<string, number>)));
+/** Sends `m` (if any) to the child and resolves with its next message. */
+function ask(child: ChildProcess, m?: string): Promise<Record<string, number>> {
+  const answer = new Promise<Record<string, number>>((resolve) => child.once('message', (v) => resolve(v as Record<string, number>)));
+  if (m) child.send(m);
+  return answer;
 }
 
 async function round(variant: Variant, upstream: string, calls: number): Promise<number> {
   const child = fork(fileURLToPath(import.meta.url), ['proxy', variant, upstream], { execArgv: process.execArgv });
-  const { port } = await ask(child, '');
+  const { port } = await ask(child);
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(120) } } });
   const run = async (n: number) => {
@@ -99,13 +102,9 @@ async function round(variant: Variant, upstream: string, calls: number): Promise
     );
   };
   await run(1000); // warm-up
-  const marked = ask(child, 'mark');
-  child.send('mark');
-  await marked;
+  await ask(child, 'mark');
   await run(calls);
-  const cpu = ask(child, 'cpu');
-  child.send('cpu');
-  const { cpuUs } = await cpu;
+  const { cpuUs } = await ask(child, 'cpu');
   child.send('close');
   await pool.close();
   await new Promise((r) => child.once('exit', r));
