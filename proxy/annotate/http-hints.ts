@@ -6,9 +6,11 @@
  * most two sentences.
  */
 
+import { headerValue, type HeaderMap } from '../model/headers.js';
+import { mediaType } from '../model/media-type.js';
 import type { Hint, MessageKind } from '../model/events.js';
 
-export type Headers = Record<string, string | string[] | undefined>;
+export type Headers = HeaderMap;
 
 export interface HttpHintInput {
   method: string;
@@ -28,31 +30,6 @@ export interface HttpHintInput {
   transport?: 'streamable-http' | 'legacy-sse';
   /** The protocol version the session negotiated, if known: enables the MCP-Protocol-Version header checks. */
   negotiatedVersion?: string;
-}
-
-/** Case-insensitive header lookup; several values are joined with `, `. */
-export function headerValue(headers: Headers | undefined, name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  const wanted = name.toLowerCase();
-  // Node and undici hand headers over with lower-case names: look that up first. Otherwise a scan
-  // that allocates nothing (this runs a dozen times per exchange).
-  let v = headers[wanted];
-  if (v === undefined) {
-    for (const key in headers) {
-      if (key.length !== wanted.length || key === wanted || key.toLowerCase() !== wanted) continue;
-      v = headers[key];
-      if (v !== undefined) break;
-    }
-  }
-  if (v === undefined) return undefined;
-  return Array.isArray(v) ? v.join(', ') : String(v);
-}
-
-/** Media type without parameters, lower-cased: `text/event-stream; charset=utf-8` → `text/event-stream`. */
-function mediaType(v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const t = v.split(';')[0]?.trim().toLowerCase();
-  return t ? t : undefined;
 }
 
 export function clip(s: string, max = 60): string {

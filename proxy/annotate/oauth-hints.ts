@@ -9,7 +9,8 @@
  * the redactor as well.
  */
 import type { Hint } from '../model/events.js';
-import { challengeHints, clip, headerValue, type Headers } from './http-hints.js';
+import { challengeHints, clip, type Headers } from './http-hints.js';
+import { headerValue } from '../model/headers.js';
 
 export interface PlainHttpInput {
   method: string;

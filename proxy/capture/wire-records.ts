@@ -7,16 +7,9 @@
  * correlation, storage, the feed — happens later, in batches, in `CaptureQueue`'s consumer.
  */
 
-export type HeaderMap = Record<string, string | string[] | undefined>;
+import { firstHeader, type HeaderMap } from '../model/headers.js';
 
-/**
- * The first value of a header, by its lower-case name (Node's header maps are lower-cased). Not
- * annotate/http-hints.ts's `headerValue`, which matches any case and joins repeated values.
- */
-export function firstHeader(h: HeaderMap | undefined, name: string): string | undefined {
-  const v = h?.[name];
-  return Array.isArray(v) ? v[0] : v;
-}
+export { firstHeader, type HeaderMap };
 
 /** Content-Length as a number, when it is one. */
 export function declaredLength(h: HeaderMap): number | undefined {

@@ -4,6 +4,7 @@
  * everything else is forwarded as it is.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { mediaType } from '../model/media-type.js';
 
 /** Hop-by-hop headers are the only ones not forwarded as they are. */
 export const HOP_BY_HOP = new Set([
@@ -35,8 +36,8 @@ export function pathOf(url: string): string {
 }
 
 export function isJsonType(contentType: string): boolean {
-  const media = contentType.split(';')[0].trim();
-  return media === 'application/json' || media.endsWith('+json');
+  const media = mediaType(contentType);
+  return media === 'application/json' || media?.endsWith('+json') === true;
 }
 
 export function isEncoded(headers: IncomingHttpHeaders): boolean {

@@ -10,7 +10,8 @@ import type { BodyFrame } from '../parse/body-reader.js';
 import { messageName, progressOf } from '../parse/mcp-fields.js';
 import { errorInfo } from '../annotate/error-codes.js';
 import { messageHints } from '../annotate/message-hints.js';
-import { byteLength, flatCopy, pickPeer, stripUndefined } from './record-helpers.js';
+import { flatCopy, pickPeer, stripUndefined } from './record-helpers.js';
+import { byteLength } from '../model/byte-length.js';
 import { PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
 
 /**

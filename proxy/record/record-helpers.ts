@@ -1,6 +1,6 @@
 /**
  * Small pure helpers of the recorder (proxy/record/recorder.ts): media types, URLs, `_meta`,
- * protocol versions, peer info, byte lengths and event objects.
+ * protocol versions, peer info and event objects (media types and byte lengths: proxy/model/).
  */
 import type { SessionInfo } from '../model/events.js';
 
@@ -14,10 +14,6 @@ export function atLeast(version: string | undefined, min: string): boolean {
   return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= min;
 }
 
-export function mediaType(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  return value.split(';')[0].trim().toLowerCase() || undefined;
-}
 
 export function pathAndQuery(url: string, base: string): string | undefined {
   try {
@@ -41,11 +37,6 @@ export function pickPeer(p: { name: string; version?: unknown; title?: unknown }
   };
 }
 
-const encoder = new TextEncoder();
-export function byteLength(s: string): number {
-  // Cheap for ASCII, exact for everything.
-  return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).byteLength;
-}
 
 /** A string that shares no memory with the one it was sliced from. */
 export function flatCopy(s: string): string {

@@ -4,7 +4,8 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Hint } from '../../proxy/model/events.js';
 import { describeErrorCode, ERROR_CODES, errorHintCode, errorInfo } from '../../proxy/annotate/error-codes.js';
 import { isKnownMethod, messageHints, type MessageHintInput } from '../../proxy/annotate/message-hints.js';
-import { describeHeader, headerValue, httpHints, type HttpHintInput } from '../../proxy/annotate/http-hints.js';
+import { describeHeader, httpHints, type HttpHintInput } from '../../proxy/annotate/http-hints.js';
+import { headerValue } from '../../proxy/model/headers.js';
 
 /** Every hint produced anywhere in this file goes through here, so the shape rules are checked on all of them. */
 const seen: Hint[] = [];

@@ -1,6 +1,6 @@
 /** proxy/forwarding/headers.ts: withoutCookie, the strip of mcpscope's own UI cookie. */
 import { describe, expect, it } from 'vitest';
-import { withoutCookie } from '../../proxy/forwarding/headers.js';
+import { isJsonType, withoutCookie } from '../../proxy/forwarding/headers.js';
 
 describe('withoutCookie', () => {
   const name = 'mcpscope_token';
@@ -19,5 +19,15 @@ describe('withoutCookie', () => {
   });
   it.each(['a=1; b=2', 'mcpscope_token2=x', 'x=mcpscope_token', 'my_mcpscope_token=1', ''])('%j has none: undefined (forwarded as it is)', (header) => {
     expect(withoutCookie(header, name)).toBeUndefined();
+  });
+});
+
+describe('isJsonType', () => {
+  it('JSON and +json media types, in any case, with or without parameters', () => {
+    expect(isJsonType('application/json')).toBe(true);
+    expect(isJsonType('Application/JSON; charset=utf-8')).toBe(true);
+    expect(isJsonType('application/problem+json')).toBe(true);
+    expect(isJsonType('text/event-stream')).toBe(false);
+    expect(isJsonType('')).toBe(false);
   });
 });
