@@ -200,7 +200,8 @@ async function main(): Promise<void> {
   if (!v) return;
 
   const host = v.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+  const { isLoopbackHostname } = await import('./server/guards.js');
+  if (!isLoopbackHostname(host)) {
     process.stderr.write(`mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`);
   }
   // --target [name=]url, repeatable: each upstream gets its own proxy port, all in one UI.

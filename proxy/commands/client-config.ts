@@ -18,6 +18,7 @@
  * (the original command line follows the `--`), but cannot know a URL server's original URL.
  */
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT } from '../ports.js';
+import { isLoopbackHostname } from '../server/guards.js';
 
 /** A config the helper cannot work with; the message is for the user, in plain words. */
 export class ClientConfigError extends Error {
@@ -383,14 +384,10 @@ function sameLauncher(wrapped: WrappedEntry, launcher: Launcher): boolean {
   return wrapped.launcher.length === want.length && wrapped.launcher.every((a, i) => a === want[i]);
 }
 
-function isLoopbackHost(host: string): boolean {
-  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
-}
-
 function loopbackPort(url: string): number | undefined {
   try {
     const u = new URL(url);
-    if (!isLoopbackHost(u.hostname)) return undefined;
+    if (!isLoopbackHostname(u.hostname)) return undefined;
     return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   } catch {
     return undefined;

@@ -37,6 +37,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
+import { isLoopbackHostname } from '../server/guards.js';
 
 export interface DemoServer {
   /** The MCP endpoint, e.g. `http://127.0.0.1:54321/mcp`. */
@@ -490,11 +491,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-function isLoopbackBind(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
+const isLoopbackBind = isLoopbackHostname;
 
 /** `Host` (and `Origin`, when present) must name a loopback host: a DNS-rebinding guard. */
 function isLoopbackRequest(req: IncomingMessage): boolean {
@@ -506,12 +503,12 @@ function isLoopbackRequest(req: IncomingMessage): boolean {
   } catch {
     return false;
   }
-  if (!LOOPBACK_HOSTNAMES.has(hostname) && !hostname.startsWith('127.')) return false;
+  if (!isLoopbackHostname(hostname)) return false;
   const origin = req.headers.origin;
   if (origin === undefined || origin === 'null') return origin === undefined;
   try {
     const originHost = new URL(origin).hostname;
-    return LOOPBACK_HOSTNAMES.has(originHost) || originHost.startsWith('127.');
+    return isLoopbackHostname(originHost);
   } catch {
     return false;
   }
