@@ -6,6 +6,7 @@
  * capture served by `mcpscope open` (the server says so at `api/info`) shows its file name in the
  * header and no live controls.
  */
+import './App.css';
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
 import type { TimelineStore } from './state/store.js';
 import { FeedClient } from './state/feed-client.js';

@@ -1,11 +1,11 @@
 /**
  * Entry point of the mcpscope UI: one timeline store, the live feed, the app shell.
  */
+import './base.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { TimelineStore } from './state/store.js';
 import { App, stripTokenFromUrl } from './App.js';
-import './styles.css';
 
 // The first load carried ?token=…; the server answered with an HttpOnly cookie, so the token
 // is not needed in the address bar (nor in shared links) any more.

@@ -3,6 +3,7 @@
  * cancellation, nested calls), Raw frames, HTTP (headers with meanings, hints, previews),
  * Stream (the SSE event-stream table) and Hints. Correlation links select other rows.
  */
+import './DetailPane.css';
 import { useEffect, useRef, useState } from 'react';
 import type { TimelineStore } from '../state/store.js';
 import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';

@@ -3,6 +3,7 @@
  * aligned pair with each side's status and latency, and for changed pairs the path-level payload
  * differences and, for list calls, tool-level schema drift.
  */
+import './DiffView.css';
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { TimelineStore } from '../state/store.js';
 import type { MessageEvent, SessionInfo } from '../state/types.js';

@@ -2,6 +2,7 @@
  * Drag-and-drop of capture files anywhere on the page: `useFileDrop` watches the window while
  * files (not text or links) are dragged over it, and `DropOverlay` says what dropping will do.
  */
+import './DropOverlay.css';
 import { useEffect, useRef, useState } from 'react';
 
 function carriesFiles(e: DragEvent): boolean {

@@ -4,6 +4,7 @@
  * routes (proxy/fixtures/routes.ts), so the browser saves the file under the name the server
  * gives it (content-disposition) and the page's cookie authenticates the download.
  */
+import './ExportMenu.css';
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { apiPath } from '../state/api.js';
 

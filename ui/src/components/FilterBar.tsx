@@ -2,6 +2,7 @@
  * Toolbar above the timeline: view switch, method (with suggestions), direction, kind,
  * errors-only, minimum latency, free-text search, and the "N of M" count.
  */
+import './FilterBar.css';
 import { useEffect, useId, useRef, useState, type RefObject } from 'react';
 import type { Filters } from '../state/types.js';
 import { plural } from '../state/format.js';

@@ -3,6 +3,7 @@
  * A saved capture (`mcpscope open <file>`) shows what it is instead — its file name, "capture" —
  * and none of the live controls (there is no proxy: nothing to pause, clear, fault or evict).
  */
+import './Header.css';
 import { useEffect, useRef, useState } from 'react';
 import { Vis } from './VisibleText.js';
 import type { FeedStatus } from '../state/types.js';

@@ -10,6 +10,7 @@
  *   stack (React's, JSON.stringify's) and take the page down.
  * Nothing here stringifies the whole value.
  */
+import './JsonView.css';
 import { memo, useState, type ReactNode } from 'react';
 import { boundedJsonText } from '../../../proxy/parse/json-depth.js';
 import { MAX_TREE_DEPTH, formatBytes } from '../state/format.js';

@@ -3,6 +3,7 @@
  * start time, open/closed, counts). In compare mode each entry is ticked as side A or B instead
  * of selected.
  */
+import './SessionList.css';
 import type { SessionInfo } from '../state/types.js';
 import { formatClock, plural } from '../state/format.js';
 import { escapeInvisible } from '../state/visible-text.js';

@@ -3,6 +3,7 @@
  * only the rows in view (plus overscan) in the DOM. Follows the tail while scrolled to the
  * bottom; scrolled away, it stays put and offers "↓ N new".
  */
+import './Timeline.css';
 import { memo, useCallback, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { CallRow, Row } from '../state/types.js';
 import { isAtBottom, keepInView, scrollToReveal, visibleRange } from '../state/virtual.js';

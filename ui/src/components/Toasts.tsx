@@ -2,6 +2,7 @@
  * Notices in the bottom-right corner: what an import did, or why it failed, in plain words.
  * Successes fade after a while (not while hovered); errors stay until dismissed.
  */
+import './Toasts.css';
 import { useEffect, useRef } from 'react';
 
 export interface Notice {

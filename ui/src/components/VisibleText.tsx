@@ -3,6 +3,7 @@
  * ui/src/state/visible-text.ts), isolated from the text around it so that right-to-left letters
  * in a name cannot move what sits beside it.
  */
+import './VisibleText.css';
 import type { ReactNode } from 'react';
 import { hasInvisible, visibleParts, type VisibleOptions } from '../state/visible-text.js';
 

@@ -7,6 +7,7 @@
  * runs on to now (`waterfallAxis`). Only rows in view and bars inside the visible time window
  * are rendered.
  */
+import './Waterfall.css';
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type WheelEvent as ReactWheelEvent } from 'react';
 import type { TimelineStore } from '../state/store.js';
 import type { Bar, Lane } from '../state/types.js';
