@@ -15,7 +15,8 @@ import { Timeline } from '../../ui/src/components/Timeline';
 import { DetailPane } from '../../ui/src/components/DetailPane';
 import { SessionList } from '../../ui/src/components/SessionList';
 import { JsonView } from '../../ui/src/components/JsonView';
-import { App, stripTokenFromUrl } from '../../ui/src/App';
+import { App } from '../../ui/src/App';
+import { stripTokenFromUrl } from '../../ui/src/url-state';
 
 
 // ---------------------------------------------------------------------------------------------

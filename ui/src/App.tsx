@@ -1,7 +1,8 @@
 /**
  * The mcpscope UI shell: header, session list, timeline / waterfall with the filter bar, the
  * detail pane, and compare mode (two sessions diffed). Owns view state (filters, selection, view,
- * detail, compared sessions) and mirrors it into the URL. Capture files dropped anywhere on the
+ * detail, compared sessions) and mirrors it into the URL (url-state.ts); keys: keyboard.ts.
+ * Capture files dropped anywhere on the
  * page (or picked with "Open…") are imported through the API and arrive on the live feed. A saved
  * capture served by `mcpscope open` (the server says so at `api/info`) shows its file name in the
  * header and no live controls.
@@ -10,8 +11,8 @@ import './App.css';
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
 import type { TimelineStore } from './state/store.js';
 import { FeedClient } from './state/feed-client.js';
-import { filtersFromSearch, filtersToSearch, isEmptyFilters } from './state/filters.js';
-import { EMPTY_FILTERS, type FeedStatus, type Filters, type Row, type SessionInfo } from './state/types.js';
+import { isEmptyFilters } from './state/filters.js';
+import { type FeedStatus, type Filters, type Row, type SessionInfo } from './state/types.js';
 import { useStoreVersion } from './state/use-store.js';
 import { Header, type UiSource } from './components/Header.js';
 import { SessionList } from './components/SessionList.js';
@@ -24,6 +25,10 @@ import { DropOverlay, useFileDrop } from './components/DropOverlay.js';
 import { Toasts, type Notice } from './components/Toasts.js';
 import { describeImport, importCaptureFile } from './state/import-client.js';
 import { apiFetch, loadServerInfo } from './state/api.js';
+import { useUrlSync, urlStateFromSearch, type ComparePair } from './url-state.js';
+import { useAppKeys } from './keyboard.js';
+
+export type { ComparePair } from './url-state.js';
 
 export interface AppProps {
   store: TimelineStore;
@@ -38,45 +43,6 @@ export interface AppProps {
   source?: UiSource;
   /** Ask the server what it serves (`api/info`); default: when connected. */
   detectSource?: boolean;
-}
-
-/** The two sessions of compare mode ('' = not picked yet). */
-export interface ComparePair {
-  left: string;
-  right: string;
-}
-
-interface UrlState {
-  filters: Filters;
-  view: View;
-  row?: string;
-  /** Compare mode (`?compare=A&compare=B`). */
-  compare?: ComparePair;
-}
-
-/** Reads filters, view, selected row and compared sessions from a query string. */
-export function urlStateFromSearch(search: string): UrlState {
-  const params = new URLSearchParams(search);
-  const filters = { ...EMPTY_FILTERS, ...filtersFromSearch(search) };
-  const view: View = params.get('view') === 'waterfall' ? 'waterfall' : 'timeline';
-  const row = params.get('row') ?? undefined;
-  const pair = params.getAll('compare');
-  const compare = pair.length > 0 ? { left: pair[0] ?? '', right: pair[1] ?? '' } : undefined;
-  return { filters, view, row, compare };
-}
-
-/** The query string for a view state (no token: the cookie carries auth after the first load). */
-export function searchForUrlState(s: UrlState): string {
-  const params = new URLSearchParams(filtersToSearch(s.filters));
-  params.delete('token');
-  if (s.view === 'waterfall') params.set('view', 'waterfall');
-  if (s.row) params.set('row', s.row);
-  if (s.compare) {
-    params.append('compare', s.compare.left);
-    if (s.compare.right !== '') params.append('compare', s.compare.right);
-  }
-  const q = params.toString();
-  return q ? `?${q}` : '';
 }
 
 /**
@@ -103,21 +69,6 @@ export function initialComparePair(sessions: readonly SessionInfo[], selected: s
     return selected === latest ? { left: other, right: selected } : { left: selected, right: other };
   }
   return { left: sessions[sessions.length - 2].id, right: latest };
-}
-
-/** Drops `?token=` from the address bar (the HttpOnly cookie now authenticates the page). */
-export function stripTokenFromUrl(): void {
-  const url = new URL(location.href);
-  if (!url.searchParams.has('token')) return;
-  url.searchParams.delete('token');
-  history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
-}
-
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  if (!el || !el.tagName) return false;
-  const tag = el.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el.isContentEditable;
 }
 
 export function App({ store, connect = false, initialStatus = 'connecting', source: givenSource, detectSource = connect }: AppProps) {
@@ -175,10 +126,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   }, [store, connect]);
 
   // ---- URL ----
-  useEffect(() => {
-    const search = searchForUrlState({ filters, view, row: detailOpen && !compare ? selectedKey : undefined, compare });
-    if (search !== location.search) history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
-  }, [filters, view, selectedKey, detailOpen, compare]);
+  useUrlSync({ filters, view, row: detailOpen && !compare ? selectedKey : undefined, compare });
 
   // ---- derived data ----
   const rows = useMemo(() => store.visibleRows(filters), [store, filters, version]);
@@ -211,44 +159,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   }, []);
 
   // ---- keyboard ----
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const typing = isTyping(e.target);
-      if (e.key === '/' && !typing && !e.metaKey && !e.ctrlKey) {
-        e.preventDefault();
-        searchRef.current?.focus();
-        searchRef.current?.select();
-        return;
-      }
-      if (e.key === 'Escape') {
-        if (typing) {
-          (e.target as HTMLElement).blur();
-          return;
-        }
-        if (compareRef.current) setCompare(undefined);
-        else if (detailRef.current) setDetailOpen(false);
-        return;
-      }
-      // Compare mode has no timeline selection to move.
-      if (typing || e.metaKey || e.ctrlKey || e.altKey || compareRef.current) return;
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp' || e.key === 'j' || e.key === 'k') {
-        const list = rowsRef.current;
-        if (list.length === 0) return;
-        e.preventDefault();
-        const down = e.key === 'ArrowDown' || e.key === 'j';
-        const cur = selRef.current !== undefined ? list.findIndex((r) => r.key === selRef.current) : -1;
-        const next = cur < 0 ? (down ? 0 : list.length - 1) : Math.max(0, Math.min(list.length - 1, cur + (down ? 1 : -1)));
-        setSelectedKey(list[next].key);
-        return;
-      }
-      if (e.key === 'Enter' && selRef.current !== undefined) {
-        e.preventDefault();
-        setDetailOpen(true);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  useAppKeys({ searchRef, rowsRef, selRef, detailRef, compareRef, setSelectedKey, setDetailOpen, setCompare });
 
   // ---- actions ----
   const onTogglePause = () => {

@@ -5,7 +5,8 @@ import './base.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { TimelineStore } from './state/store.js';
-import { App, stripTokenFromUrl } from './App.js';
+import { App } from './App.js';
+import { stripTokenFromUrl } from './url-state.js';
 
 // The first load carried ?token=…; the server answered with an HttpOnly cookie, so the token
 // is not needed in the address bar (nor in shared links) any more.
