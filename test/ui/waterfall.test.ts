@@ -178,9 +178,9 @@ describe('waterfall packing', () => {
     b.session('s1');
     sequential(b, 's1', ['tools/list'], 10, 5, 1);
     // A short GET stream that ended before the next POSTs: still not packed with them.
-    let get = b.exchange('g1', 's1', { method: 'GET', status: 200, carrier: 'get-sse', responseType: 'text/event-stream' });
+    const get = b.exchange('g1', 's1', { method: 'GET', status: 200, carrier: 'get-sse', responseType: 'text/event-stream' });
     b.message({ sessionId: 's1', exchangeId: 'g1', dir: 's2c', kind: 'notification', carrier: 'get-sse', method: 'notifications/tools/list_changed', jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } });
-    get = b.update(get, { endedAt: b.ts + 1 });
+    b.update(get, { endedAt: b.ts + 1 });
     b.wait(50);
     sequential(b, 's1', ['add', 'echo'], 10, 5, 2);
     const mine = packWaterfall(load(b.events).waterfall('s1'));

@@ -88,7 +88,7 @@ export class WaterfallBuilder {
     const src = this.src;
     const stamp = ++this.stamp;
     const used: LaneSlot[] = [];
-    const use = (slot: LaneSlot): LaneSlot => {
+    const claim = (slot: LaneSlot): LaneSlot => {
       if (slot.stale) this.refreshSlot(slot);
       if (slot.stamp !== stamp) {
         slot.stamp = stamp;
@@ -129,10 +129,10 @@ export class WaterfallBuilder {
       const cached = this.barCache.get(call.seq);
       if (cached && cached.rev === rev) {
         bar = cached.bar;
-        slot = use(cached.slot);
+        slot = claim(cached.slot);
       } else {
         const serverSide = call.dir === 'c2s' ? call.response : call.request;
-        slot = use(laneFor(serverSide ?? call.request));
+        slot = claim(laneFor(serverSide ?? call.request));
         const barEnd = call.response?.ts ?? (call.status === 'cancelled' ? call.cancel?.ts : undefined);
         let progress: number | undefined;
         for (let i = call.progress.length - 1; i >= 0; i--) {
@@ -171,7 +171,7 @@ export class WaterfallBuilder {
       if (sessionId !== '' && sid !== sessionId) continue;
       for (const xid of set) {
         const x = src.exchanges.get(xid);
-        use(this.streamLane(xid, sid, x?.carrier && SSE_CARRIERS.has(x.carrier) ? x.carrier : undefined));
+        claim(this.streamLane(xid, sid, x?.carrier && SSE_CARRIERS.has(x.carrier) ? x.carrier : undefined));
       }
     }
     const lanes: Lane[] = new Array(used.length);
