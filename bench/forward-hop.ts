@@ -33,7 +33,14 @@ const arg = (name: string, dflt: number) => {
 async function replyFromApp(agent: Agent, upstream: string) {
   const { default: Fastify } = await import('fastify');
   const { default: httpProxy } = await import('@fastify/http-proxy');
-  const app = Fastify({ logger: false, requestTimeout: 0, connectionTimeout: 0, keepAliveTimeout: 72_000, forceCloseConnections: true, routerOptions: { maxParamLength: 10_000 } });
+  const app = Fastify({
+    logger: false,
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 72_000,
+    forceCloseConnections: true,
+    routerOptions: { maxParamLength: 10_000 },
+  });
   await app.register(httpProxy, {
     upstream: '',
     prefix: '/',
@@ -60,7 +67,10 @@ async function proxyChild(variant: Variant, upstream: string): Promise<void> {
   const forwarder = createForwarder({ capture: () => undefined, agent });
   const app =
     variant === 'undici'
-      ? await createProxyApp({ agent, forward: (request: FastifyRequest, reply: FastifyReply) => forwarder.captureAndForward(request, reply, route) })
+      ? await createProxyApp({
+          agent,
+          forward: (request: FastifyRequest, reply: FastifyReply) => forwarder.captureAndForward(request, reply, route),
+        })
       : await replyFromApp(agent, route.upstreamOrigin);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
@@ -88,13 +98,23 @@ async function round(variant: Variant, upstream: string, calls: number): Promise
   const child = fork(fileURLToPath(import.meta.url), ['proxy', variant, upstream], { execArgv: process.execArgv });
   const { port } = await ask(child);
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(120) } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'x'.repeat(120) } },
+  });
   const run = async (n: number) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: 20 }, async () => {
         while (next++ < n) {
-          const res = await pool.request({ path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+          const res = await pool.request({
+            path: '/mcp',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body,
+          });
           const text = await res.body.text();
           if (res.statusCode !== 200) throw new Error(`${variant}: status ${res.statusCode} ${text}`);
         }
@@ -130,7 +150,9 @@ if (process.argv[2] === 'proxy') {
   }
   const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
   for (const v of ['undici', 'reply-from'] as Variant[]) {
-    console.log(`${v.padEnd(11)} proxy CPU per call: median ${median(figures[v]).toFixed(0)} µs  (rounds: ${figures[v].map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(
+      `${v.padEnd(11)} proxy CPU per call: median ${median(figures[v]).toFixed(0)} µs  (rounds: ${figures[v].map((x) => x.toFixed(0)).join(', ')})`,
+    );
   }
   upstream.close();
 }

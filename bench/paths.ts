@@ -90,7 +90,11 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
 
   // BENCH_CPU_PROF=<dir>: the mcpscope children write V8 CPU profiles there when they exit.
   const prof = process.env.BENCH_CPU_PROF;
-  const nodeArgs = ['--expose-gc', ...(process.env.BENCH_SCOPE_NODE_ARGS ? process.env.BENCH_SCOPE_NODE_ARGS.split(' ') : []), ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])];
+  const nodeArgs = [
+    '--expose-gc',
+    ...(process.env.BENCH_SCOPE_NODE_ARGS ? process.env.BENCH_SCOPE_NODE_ARGS.split(' ') : []),
+    ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
+  ];
   const childScript = new URL('./scope-child.mjs', import.meta.url);
   const uiEnv = { ...home, SCOPE_CHILD_UI: '1' };
   const bareEnv = { ...home, SCOPE_CHILD_UI: '0', SCOPE_CHILD_RECORD: '0' };
@@ -99,13 +103,34 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
   // A UI-like consumer of the feed, parsing every message as the UI does — in its own process, as a
   // browser tab is (bench/feed-consumer.mjs).
   const feedFor = (scope: ScopeChild) =>
-    startScopeChild(`${(scope.ready.ui as string).replace('http', 'ws')}/ws`, { script: new URL('./feed-consumer.mjs', import.meta.url), nodeArgs: [], args: ['bench'] });
+    startScopeChild(`${(scope.ready.ui as string).replace('http', 'ws')}/ws`, {
+      script: new URL('./feed-consumer.mjs', import.meta.url),
+      nodeArgs: [],
+      args: ['bench'],
+    });
   const feedUi = await feedFor(scopeUi);
 
   const direct: Path = { name: 'direct', url: `${upstreamOrigin}/mcp`, fetch: plain };
-  const mcpscope: Path = { name: 'mcpscope', url: `${scopeUi.proxy}/mcp`, fetch: plain, scope: scopeUi, childEnv: uiEnv, pid: scopeUi.pid, feed: feedUi, base: direct };
+  const mcpscope: Path = {
+    name: 'mcpscope',
+    url: `${scopeUi.proxy}/mcp`,
+    fetch: plain,
+    scope: scopeUi,
+    childEnv: uiEnv,
+    pid: scopeUi.pid,
+    feed: feedUi,
+    base: direct,
+  };
   // Forwarding only (capture off): the cost of the proxy hop itself, without the recorder.
-  const mcpscopeBare: Path = { name: 'mcpscope forward-only', url: `${scopeBare.proxy}/mcp`, fetch: plain, scope: scopeBare, childEnv: bareEnv, pid: scopeBare.pid, base: direct };
+  const mcpscopeBare: Path = {
+    name: 'mcpscope forward-only',
+    url: `${scopeBare.proxy}/mcp`,
+    fetch: plain,
+    scope: scopeBare,
+    childEnv: bareEnv,
+    pid: scopeBare.pid,
+    base: direct,
+  };
 
   // ---------------------------------------------------------------- the floors
 
@@ -122,7 +147,13 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
   // The relay in front of the HTTPS listener: the client speaks TLS end to end through it (its
   // certificate is for localhost, whatever the port), so this is the floor of a hop for HTTPS.
   const relayTlsChild = await startScopeChild(upstreamTls, { script: new URL('./tcp-relay.mjs', import.meta.url), nodeArgs: [] });
-  const tcpRelayTls: Path = { name: 'TCP relay (TLS)', url: `https://localhost:${new URL(relayTlsChild.proxy).port}/mcp`, fetch: trustingUpstreamCa, pid: relayTlsChild.pid, base: directTls };
+  const tcpRelayTls: Path = {
+    name: 'TCP relay (TLS)',
+    url: `https://localhost:${new URL(relayTlsChild.proxy).port}/mcp`,
+    fetch: trustingUpstreamCa,
+    pid: relayTlsChild.pid,
+    base: directTls,
+  };
 
   // ---------------------------------------------------------------- mcpscope, forward
 
@@ -161,17 +192,23 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
   let mitmVersion = 'not installed';
   let mitmPath: Path | undefined;
   let stopMitm = () => {};
-  const hasMitm = options.mitm && (() => {
-    try {
-      execSync('command -v mitmdump', { stdio: 'ignore', shell: '/bin/sh' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const hasMitm =
+    options.mitm &&
+    (() => {
+      try {
+        execSync('command -v mitmdump', { stdio: 'ignore', shell: '/bin/sh' });
+        return true;
+      } catch {
+        return false;
+      }
+    })();
   if (hasMitm) {
     const port = 20000 + Math.floor(Math.random() * 20000);
-    mitmVersion = execSync('mitmdump --version').toString().split('\n')[0]!.replace(/^mitmproxy:\s*/i, '').trim();
+    mitmVersion = execSync('mitmdump --version')
+      .toString()
+      .split('\n')[0]!
+      .replace(/^mitmproxy:\s*/i, '')
+      .trim();
     const mitm = spawn('mitmdump', ['--mode', `reverse:${upstreamOrigin}`, '-p', String(port), '-q'], { stdio: 'ignore' });
     killOnExit(mitm);
     stopMitm = () => mitm.kill();
@@ -192,7 +229,18 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
   const reverse = [direct, mcpscope, mcpscopeBare, plainNode, tcpRelay, ...(mitmPath ? [mitmPath] : [])];
   return {
     // Each path beside the one it is read against: forward (HTTP) next to mcpscope, the TLS paths together.
-    all: [direct, mcpscope, mcpscopeFwd, mcpscopeBare, plainNode, tcpRelay, directTls, mcpscopeFwdTls, tcpRelayTls, ...(mitmPath ? [mitmPath] : [])],
+    all: [
+      direct,
+      mcpscope,
+      mcpscopeFwd,
+      mcpscopeBare,
+      plainNode,
+      tcpRelay,
+      directTls,
+      mcpscopeFwdTls,
+      tcpRelayTls,
+      ...(mitmPath ? [mitmPath] : []),
+    ],
     direct,
     mcpscope,
     mcpscopeBare,

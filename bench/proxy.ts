@@ -56,7 +56,8 @@ const ROUNDS = arg('rounds', 5);
 const onlyArg = process.argv.indexOf('--only');
 const ONLY = onlyArg >= 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
 const runs = (w: string) => !ONLY || ONLY.has(w);
-if ((ONLY || process.argv.includes('--no-mitm')) && process.argv.includes('--write')) throw new Error('--only / --no-mitm and --write do not go together: the table would be partial');
+if ((ONLY || process.argv.includes('--no-mitm')) && process.argv.includes('--write'))
+  throw new Error('--only / --no-mitm and --write do not go together: the table would be partial');
 const LAT_CALLS = 400;
 const TP_CLIENTS = 20;
 const TP_CALLS = 100;
@@ -81,7 +82,9 @@ const hasMitm = paths.some((p) => p.name === 'mitmproxy');
 /** An SDK client on `p`'s route (its fetch and dispatcher), at `url` (default: the path's own). */
 async function connect(p: Path, json: boolean, url = p.url): Promise<Client> {
   const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: p.fetch, requestInit: { headers: json ? { 'x-bench-json': '1' } : {} } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { fetch: p.fetch, requestInit: { headers: json ? { 'x-bench-json': '1' } : {} } }),
+  );
   return client;
 }
 const quantile = (xs: number[], q: number) => {
@@ -127,9 +130,11 @@ async function throughput(p: Path): Promise<number> {
   const proxyTid = p.scope?.ready.proxyTid as number | undefined;
   const threadsBefore = p.pid && proxyTid ? [procCpuUs(p.pid, p.pid), procCpuUs(p.pid, proxyTid)] : undefined;
   const t = performance.now();
-  await Promise.all(clients.map(async (c) => {
-    for (let i = 0; i < TP_CALLS; i++) await echo(c, i);
-  }));
+  await Promise.all(
+    clients.map(async (c) => {
+      for (let i = 0; i < TP_CALLS; i++) await echo(c, i);
+    }),
+  );
   const s = (performance.now() - t) / 1000;
   // Read at once: what the proxy still does for these calls afterwards (the recorder catching up)
   // is not counted here; the capture-cost workload measures its effect on calls/s.
@@ -224,10 +229,13 @@ timed = true;
 
 for (let r = 1; r <= ROUNDS; r++) {
   const order = r % 2 ? paths : [...paths].reverse();
-  if (runs('latency')) for (const mode of ['json', 'sse'] as const) for (const p of order) push(lat[mode]!, p.name, await latency(p, mode === 'json'));
+  if (runs('latency'))
+    for (const mode of ['json', 'sse'] as const) for (const p of order) push(lat[mode]!, p.name, await latency(p, mode === 'json'));
   if (runs('throughput')) for (const p of order) push(tp, p.name, await throughput(p));
   // Several pairs per round: a pair's difference is small beside this machine's noise, so the median needs more of them.
-  if (runs('capture')) for (let k = 0; k < CAPTURE_PAIRS; k++) for (const p of (r + k) % 2 ? [mcpscopeBare, mcpscope] : [mcpscope, mcpscopeBare]) push(tp, `cap:${p.name}`, await throughput(p));
+  if (runs('capture'))
+    for (let k = 0; k < CAPTURE_PAIRS; k++)
+      for (const p of (r + k) % 2 ? [mcpscopeBare, mcpscope] : [mcpscope, mcpscopeBare]) push(tp, `cap:${p.name}`, await throughput(p));
   if (runs('streaming')) for (const p of order) push(st, p.name, await streaming(p));
   if (runs('streaming')) for (const p of order) push(sp, p.name, await streaming(p, STREAM_RATE));
   log(`round ${r}/${ROUNDS} done at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -235,7 +243,7 @@ for (let r = 1; r <= ROUNDS; r++) {
 for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
   for (let r = 0; r < 2; r++) {
     for (const p of setup.reverse) {
-      (big[p.name] ??= {});
+      big[p.name] ??= {};
       (big[p.name]![bytes] ??= []).push(await large(p, bytes));
     }
   }
@@ -252,7 +260,11 @@ const f = (n: number, d = 2) => n.toFixed(d);
  * interleaved, so a slow spell of the machine affects both sides of a pair; a ratio of the two
  * medians would mix rounds and carry that drift.
  */
-function paired(xs: number[], base: number[], op: (x: number, b: number) => number = (x, b) => x / b): { mid: number; lo: number; hi: number } {
+function paired(
+  xs: number[],
+  base: number[],
+  op: (x: number, b: number) => number = (x, b) => x / b,
+): { mid: number; lo: number; hi: number } {
   const vs = xs.map((x, i) => op(x, base[i]!)).filter((v) => Number.isFinite(v));
   return { mid: median(vs), lo: Math.min(...vs), hi: Math.max(...vs) };
 }
@@ -272,15 +284,49 @@ for (const mode of runs('latency') ? (['json', 'sse'] as const) : []) {
     const at = (p: Path) => lat[mode]![p.name]!.map((x) => x[q]);
     for (const p of others) {
       const r = paired(at(p), at(p.base!));
-      row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, label(p), f(median(at(p.base!)), 3), f(median(at(p)), 3), ratio(r), `≤ ${f(limit)}×`, p === mcpscope ? verdict(r.mid <= limit) : '—');
-      for (const b of p.vs ?? []) row(`1 latency ${mode.toUpperCase()} ${q} (ms)`, label(p, b), f(median(at(b)), 3), f(median(at(p)), 3), ratio(paired(at(p), at(b))), '—', '—');
+      row(
+        `1 latency ${mode.toUpperCase()} ${q} (ms)`,
+        label(p),
+        f(median(at(p.base!)), 3),
+        f(median(at(p)), 3),
+        ratio(r),
+        `≤ ${f(limit)}×`,
+        p === mcpscope ? verdict(r.mid <= limit) : '—',
+      );
+      for (const b of p.vs ?? [])
+        row(
+          `1 latency ${mode.toUpperCase()} ${q} (ms)`,
+          label(p, b),
+          f(median(at(b)), 3),
+          f(median(at(p)), 3),
+          ratio(paired(at(p), at(b))),
+          '—',
+          '—',
+        );
     }
   }
 }
 for (const p of runs('throughput') ? others : []) {
   const r = paired(tp[p.name]!, tp[p.base!.name]!);
-  row('2 throughput 20×100 (calls/s)', label(p), f(median(tp[p.base!.name]!), 0), f(median(tp[p.name]!), 0), ratio(r), '≥ 0.85×', p === mcpscope ? verdict(r.mid >= 0.85) : '—');
-  for (const b of p.vs ?? []) row('2 throughput 20×100 (calls/s)', label(p, b), f(median(tp[b.name]!), 0), f(median(tp[p.name]!), 0), ratio(paired(tp[p.name]!, tp[b.name]!)), '—', '—');
+  row(
+    '2 throughput 20×100 (calls/s)',
+    label(p),
+    f(median(tp[p.base!.name]!), 0),
+    f(median(tp[p.name]!), 0),
+    ratio(r),
+    '≥ 0.85×',
+    p === mcpscope ? verdict(r.mid >= 0.85) : '—',
+  );
+  for (const b of p.vs ?? [])
+    row(
+      '2 throughput 20×100 (calls/s)',
+      label(p, b),
+      f(median(tp[b.name]!), 0),
+      f(median(tp[p.name]!), 0),
+      ratio(paired(tp[p.name]!, tp[b.name]!)),
+      '—',
+      '—',
+    );
 }
 // CPU per call: the hop's own cost, read from /proc (all threads), steadier than calls/s on a busy machine.
 const cpuBase = cpuPerCall[plainNode.name] ? median(cpuPerCall[plainNode.name]!) : NaN;
@@ -294,7 +340,15 @@ for (const p of runs('throughput') || runs('capture') ? others : []) {
   if (main && proxy) {
     const m = median(main);
     const t = median(proxy);
-    row('2 … of which proxy thread / main thread / other threads (µs)', p.name, '—', `${f(t, 0)} / ${f(m, 0)} / ${f(Math.max(0, v - t - m), 0)}`, '—', '—', '—');
+    row(
+      '2 … of which proxy thread / main thread / other threads (µs)',
+      p.name,
+      '—',
+      `${f(t, 0)} / ${f(m, 0)} / ${f(Math.max(0, v - t - m), 0)}`,
+      '—',
+      '—',
+      '—',
+    );
   }
   const feed = cpuPerCall[`feed consumer: ${p.name}`];
   if (feed) row('2 UI-like feed consumer CPU per call (µs)', p.name, '—', f(median(feed), 0), '—', '—', '—');
@@ -307,20 +361,57 @@ if (mitmTp !== undefined) {
 for (const p of runs('streaming') ? others : []) {
   const s = st[p.name]!;
   const sd = st[p.base!.name]!;
-  const er = paired(s.map((x) => x.eps), sd.map((x) => x.eps));
-  row('3 streaming 10k progress, flat out (events/s)', label(p), f(median(sd.map((x) => x.eps)), 0), f(median(s.map((x) => x.eps)), 0), ratio(er), '≥ 0.90×', p === mcpscope ? verdict(er.mid >= 0.9) : '—');
+  const er = paired(
+    s.map((x) => x.eps),
+    sd.map((x) => x.eps),
+  );
+  row(
+    '3 streaming 10k progress, flat out (events/s)',
+    label(p),
+    f(median(sd.map((x) => x.eps)), 0),
+    f(median(s.map((x) => x.eps)), 0),
+    ratio(er),
+    '≥ 0.90×',
+    p === mcpscope ? verdict(er.mid >= 0.9) : '—',
+  );
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(sd.map((x) => x[q]));
     const v = median(s.map((x) => x[q]));
-    row(`3 flat out: delay write→receipt ${q} (ms)`, label(p), f(dq, 3), f(v, 3), delta(paired(s.map((x) => x[q]), sd.map((x) => x[q]), (x, b) => x - b)), '—', '—');
+    row(
+      `3 flat out: delay write→receipt ${q} (ms)`,
+      label(p),
+      f(dq, 3),
+      f(v, 3),
+      delta(
+        paired(
+          s.map((x) => x[q]),
+          sd.map((x) => x[q]),
+          (x, b) => x - b,
+        ),
+      ),
+      '—',
+      '—',
+    );
   }
   const paced = sp[p.name]!;
   const spd = sp[p.base!.name]!;
   for (const q of ['p50', 'p99'] as const) {
     const dq = median(spd.map((x) => x[q]));
     const v = median(paced.map((x) => x[q]));
-    const dr = paired(paced.map((x) => x[q]), spd.map((x) => x[q]), (x, b) => x - b);
-    row(`3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`, label(p), f(dq, 3), f(v, 3), delta(dr), q === 'p99' ? 'added ≤ 2 ms' : '—', p === mcpscope && q === 'p99' ? verdict(dr.mid <= 2) : '—');
+    const dr = paired(
+      paced.map((x) => x[q]),
+      spd.map((x) => x[q]),
+      (x, b) => x - b,
+    );
+    row(
+      `3 paced ${STREAM_RATE / 1000}k/s: delay write→receipt ${q} (ms)`,
+      label(p),
+      f(dq, 3),
+      f(v, 3),
+      delta(dr),
+      q === 'p99' ? 'added ≤ 2 ms' : '—',
+      p === mcpscope && q === 'p99' ? verdict(dr.mid <= 2) : '—',
+    );
   }
 }
 for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
@@ -331,7 +422,15 @@ for (const bytes of runs('large') ? [10 * MiB, 100 * MiB] : []) {
     row(`4 ${bytes / MiB} MiB result (s)`, p.name, f(d, 3), f(v, 3), `${f(v / d)}×`, '—', '—');
     if (p.scope) {
       const g = median(xs.map((x) => x.rssGrowth!)) / MiB;
-      row(`4 ${bytes / MiB} MiB proxy peak RSS growth (MiB)`, p.name, '—', f(g, 1), '—', bytes > 10 * MiB ? '≤ 50 MiB' : '—', bytes > 10 * MiB ? verdict(g <= 50) : '—');
+      row(
+        `4 ${bytes / MiB} MiB proxy peak RSS growth (MiB)`,
+        p.name,
+        '—',
+        f(g, 1),
+        '—',
+        bytes > 10 * MiB ? '≤ 50 MiB' : '—',
+        bytes > 10 * MiB ? verdict(g <= 50) : '—',
+      );
     }
   }
 }
@@ -340,23 +439,34 @@ if (runs('capture')) {
   const ons = tp[`cap:${mcpscope.name}`]!;
   const c = paired(ons, offs, (on, off) => (1 - on / off) * 100);
   const pct = (v: number) => `${v >= 0 ? '' : '−'}${f(Math.abs(v), 1)} %`;
-  row('5 capture cost: capture+UI+feed consumer vs forward-only (calls/s)', 'mcpscope', f(median(offs), 0), f(median(ons), 0), `${pct(c.mid)} cost (${pct(c.lo)} … ${pct(c.hi)})`, '≤ 10 %', verdict(c.mid <= 10));
+  row(
+    '5 capture cost: capture+UI+feed consumer vs forward-only (calls/s)',
+    'mcpscope',
+    f(median(offs), 0),
+    f(median(ons), 0),
+    `${pct(c.mid)} cost (${pct(c.lo)} … ${pct(c.hi)})`,
+    '≤ 10 %',
+    verdict(c.mid <= 10),
+  );
 }
 
-const table = [
-  '| workload | path | baseline | this path | ratio | target | verdict |',
-  '|---|---|---:|---:|---:|---|---|',
-  ...rows,
-].join('\n');
-const sdkVersion = JSON.parse(readFileSync(new URL('../node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8')).version as string;
+const table = ['| workload | path | baseline | this path | ratio | target | verdict |', '|---|---|---:|---:|---:|---|---|', ...rows].join(
+  '\n',
+);
+const sdkVersion = JSON.parse(readFileSync(new URL('../node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'))
+  .version as string;
 const scopeVersion = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, mcpscope ${scopeVersion}, @modelcontextprotocol/sdk ${sdkVersion}, mitmproxy: ${setup.mitmVersion}, ${new Date().toISOString().slice(0, 10)}`;
 const summary = [
   `Medians of ${ROUNDS} interleaved rounds after an untimed warm-up of every path (workloads 1–3, 5; path order alternating per round); workload 5: ${CAPTURE_PAIRS} back-to-back pairs per round (${ROUNDS * CAPTURE_PAIRS} in all); workload 4: 2 runs at 10 MiB and at 100 MiB, plain-HTTP reverse paths only. Whole run ${elapsed.toFixed(0)} s. Ratios and differences are taken per round (each round runs every path back to back) and their median is shown, with the range over the rounds in brackets; the baseline and this-path columns are the plain medians. Baseline = direct, except for mcpscope forward (TLS) and TCP relay (TLS) (baseline = direct (TLS), said in the path column), the rows "X vs Y" (baseline = path Y: mcpscope forward (HTTP) against the TCP relay and against mcpscope, mcpscope forward (TLS) against the TCP relay (TLS)), workload 5 (baseline = mcpscope forward-only: the same proxy with capture off), the streaming delay rows (difference to the baseline, not a ratio) and the CPU rows (baseline = the plain Node proxy: CPU time of the proxy's process, all threads, from /proc/<pid>/stat over the timed throughput and capture-cost runs, per call; recorder work still queued when a run ends is not counted).`,
   `Every party in its own process: upstream = a stateful SDK server (bench/upstream.ts; StreamableHTTPServerTransport, JSON or SSE responses per session); clients = SDK Client + StreamableHTTPClientTransport in the bench process, on undici's fetch with one dispatcher per path (bench/paths.ts); "mcpscope" = the reverse proxy from dist/ with its UI on and a UI-like consumer (bench/feed-consumer.mjs, its own process, as a browser tab is) parsing every feed message (${feedMessages[mcpscope.name]!.toLocaleString('en-US')} received); "mcpscope forward-only" = the same with capture off (a reverse proxy: "forward" as in forwarding only, not forward mode); "mcpscope forward (HTTP)" = mcpscope's forward proxy (\`forward\` instead of \`target\`), set up as "mcpscope" is (capture, UI, its own UI-like consumer: ${feedMessages['mcpscope forward']!.toLocaleString('en-US')} messages), the client keeping the upstream's real URL and sending absolute-form requests to it (undici ProxyAgent, \`proxyTunnel: false\`); "direct (TLS)" = the same upstream process on a second, HTTPS listener (https://localhost:<port>, a certificate from a throwaway CA made at bench start, which the client trusts); "mcpscope forward (TLS)" = the same forward mcpscope (one child for both forward paths) reached with CONNECT and TLS interception: the client trusts mcpscope's CA (made in a temporary MCPSCOPE_HOME), mcpscope trusts the throwaway CA (\`upstreamCa\`) and opens its own TLS connection to the upstream; "TCP relay (TLS)" = bench/tcp-relay.mjs in front of the HTTPS listener, the client's TLS end to end through it; "plain Node proxy" = bench/node-proxy.mjs (node:http in and out, bodies piped): the cost of any Node proxy that parses HTTP, as mcpscope must (Host and Origin checks, rewrites, one record per exchange); "TCP relay" = bench/tcp-relay.mjs (bytes copied between two sockets, no HTTP parsing): the cost of an extra process on the path at all. Throughput and capture cost use JSON responses; streaming uses SSE. Streaming "flat out": the server writes 10,000 progress notifications as fast as it can (yielding every 10), so its delays are queueing in whichever process is slowest; "paced": ${STREAM_RATE.toLocaleString('en-US')} events/s (due events written on each ~1 ms timer tick), below saturation, so the delay is what the path adds. Delays are measured on CLOCK_MONOTONIC, which all processes share. Workload 4 uses a freshly started mcpscope per call (same options, warmed by one echo session, no feed consumer) so that earlier workloads' high-water mark cannot hide the growth; RSS growth = its VmHWM after the call (reset via /proc/<pid>/clear_refs just before) minus its VmRSS before the call, after a GC.`,
-  hasMitm ? 'mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream\'s length.' : '',
+  hasMitm
+    ? "mitmproxy runs with its defaults: it holds each response body until it is complete (no `stream_large_bodies`), so SSE events reach the client only when the stream ends — its streaming events/s counts a burst at the end, and its delays are the stream's length."
+    : '',
   hasMitm ? '' : 'mitmproxy: not installed (apt-get install mitmproxy) — no mitmproxy column in this run.',
-].filter(Boolean).join('\n');
+]
+  .filter(Boolean)
+  .join('\n');
 console.log(`${machine}\n\n${table}\n\n${summary}`);
 
 const section = `<!-- proxy-bench:start -->

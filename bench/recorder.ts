@@ -22,7 +22,17 @@ const BATCH = arg('batch', 10);
 const store = new EventStore({ maxEvents: arg('max-events', 500_000) });
 const recorder = new Recorder({ store, redactor: createRedactor({}) });
 let sentBytes = 0;
-const socket = { OPEN: 1, CLOSED: 3, readyState: 1, bufferedAmount: 0, on() {}, once() {}, close() {}, terminate() {}, send: (s: string) => void (sentBytes += s.length) };
+const socket = {
+  OPEN: 1,
+  CLOSED: 3,
+  readyState: 1,
+  bufferedAmount: 0,
+  on() {},
+  once() {},
+  close() {},
+  terminate() {},
+  send: (s: string) => void (sentBytes += s.length),
+};
 const hub = new FeedHub(store, { version: 'bench', showSecrets: false, flushMs: 25 });
 hub.add(socket as never);
 
@@ -31,16 +41,43 @@ const enc = (s: string) => Buffer.from(s, 'utf8');
 let clock = 1_000;
 const ts = () => (clock += 0.05);
 function exchange(i: number, xid: string): WireRecord[] {
-  const body = enc(JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { text: `hello ${i}` } }, jsonrpc: '2.0', id: i + 2 }));
+  const body = enc(
+    JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { text: `hello ${i}` } }, jsonrpc: '2.0', id: i + 2 }),
+  );
   const reply = enc(JSON.stringify({ result: { content: [{ type: 'text', text: `hello ${i}` }] }, jsonrpc: '2.0', id: i + 2 }));
   const requestHeaders = {
-    host: '127.0.0.1:41119', connection: 'keep-alive', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25',
-    'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-language': '*',
-    'sec-fetch-mode': 'cors', 'user-agent': 'node', 'accept-encoding': 'gzip, deflate', 'content-length': String(body.length),
+    host: '127.0.0.1:41119',
+    connection: 'keep-alive',
+    'mcp-session-id': session,
+    'mcp-protocol-version': '2025-11-25',
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'accept-language': '*',
+    'sec-fetch-mode': 'cors',
+    'user-agent': 'node',
+    'accept-encoding': 'gzip, deflate',
+    'content-length': String(body.length),
   };
-  const responseHeaders = { 'content-type': 'application/json', 'mcp-session-id': session, 'content-length': String(reply.length), date: 'Sun, 22 Nov 2026 08:45:07 GMT', connection: 'keep-alive', 'keep-alive': 'timeout=5' };
+  const responseHeaders = {
+    'content-type': 'application/json',
+    'mcp-session-id': session,
+    'content-length': String(reply.length),
+    date: 'Sun, 22 Nov 2026 08:45:07 GMT',
+    connection: 'keep-alive',
+    'keep-alive': 'timeout=5',
+  };
   return [
-    { t: 'request', xid, ts: ts(), method: 'POST', url: '/mcp', upstreamUrl: 'http://127.0.0.1:37089/mcp', headers: requestHeaders, proxyOrigin: 'http://127.0.0.1:41119', target: 'http://127.0.0.1:37089/mcp' },
+    {
+      t: 'request',
+      xid,
+      ts: ts(),
+      method: 'POST',
+      url: '/mcp',
+      upstreamUrl: 'http://127.0.0.1:37089/mcp',
+      headers: requestHeaders,
+      proxyOrigin: 'http://127.0.0.1:41119',
+      target: 'http://127.0.0.1:37089/mcp',
+    },
     { t: 'request-chunk', xid, ts: ts(), chunk: body },
     { t: 'request-end', xid, ts: ts() },
     { t: 'response', xid, ts: ts(), status: 200, headers: responseHeaders },
@@ -49,10 +86,33 @@ function exchange(i: number, xid: string): WireRecord[] {
   ];
 }
 // The session's initialize first, so that the calls belong to a known session.
-const init = enc(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
-const initReply = enc(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'up', version: '1' } } }));
+const init = enc(
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  }),
+);
+const initReply = enc(
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'up', version: '1' } },
+  }),
+);
 recorder.handle([
-  { t: 'request', xid: 'i0', ts: ts(), method: 'POST', url: '/mcp', upstreamUrl: 'http://127.0.0.1:37089/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, proxyOrigin: 'http://127.0.0.1:41119', target: 'http://127.0.0.1:37089/mcp' },
+  {
+    t: 'request',
+    xid: 'i0',
+    ts: ts(),
+    method: 'POST',
+    url: '/mcp',
+    upstreamUrl: 'http://127.0.0.1:37089/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    proxyOrigin: 'http://127.0.0.1:41119',
+    target: 'http://127.0.0.1:37089/mcp',
+  },
   { t: 'request-chunk', xid: 'i0', ts: ts(), chunk: init },
   { t: 'request-end', xid: 'i0', ts: ts() },
   { t: 'response', xid: 'i0', ts: ts(), status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': session } },
@@ -65,17 +125,41 @@ if (process.argv.includes('--sse')) {
   // them, a few events per chunk, the chunks handed over in batches of 64 (5 ms at 13k events/s).
   const EVENTS = arg('events', 100_000);
   const xid = 'sse1';
-  const call = enc(JSON.stringify({ method: 'tools/call', params: { name: 'stream', arguments: { n: EVENTS, rate: 0 }, _meta: { progressToken: 7 } }, jsonrpc: '2.0', id: 1 }));
+  const call = enc(
+    JSON.stringify({
+      method: 'tools/call',
+      params: { name: 'stream', arguments: { n: EVENTS, rate: 0 }, _meta: { progressToken: 7 } },
+      jsonrpc: '2.0',
+      id: 1,
+    }),
+  );
   recorder.handle([
-    { t: 'request', xid, ts: ts(), method: 'POST', url: '/mcp', upstreamUrl: 'http://127.0.0.1:37089/mcp', headers: { 'content-type': 'application/json', 'mcp-session-id': session, 'content-length': String(call.length) }, proxyOrigin: 'http://127.0.0.1:41119', target: 'http://127.0.0.1:37089/mcp' },
+    {
+      t: 'request',
+      xid,
+      ts: ts(),
+      method: 'POST',
+      url: '/mcp',
+      upstreamUrl: 'http://127.0.0.1:37089/mcp',
+      headers: { 'content-type': 'application/json', 'mcp-session-id': session, 'content-length': String(call.length) },
+      proxyOrigin: 'http://127.0.0.1:41119',
+      target: 'http://127.0.0.1:37089/mcp',
+    },
     { t: 'request-chunk', xid, ts: ts(), chunk: call },
     { t: 'request-end', xid, ts: ts() },
-    { t: 'response', xid, ts: ts(), status: 200, headers: { 'content-type': 'text/event-stream', 'mcp-session-id': session, 'cache-control': 'no-cache', connection: 'keep-alive' } },
+    {
+      t: 'response',
+      xid,
+      ts: ts(),
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'mcp-session-id': session, 'cache-control': 'no-cache', connection: 'keep-alive' },
+    },
   ]);
   const chunks: WireRecord[] = [];
   for (let i = 0; i < EVENTS; i += 3) {
     let text = '';
-    for (let j = i; j < Math.min(EVENTS, i + 3); j++) text += `event: message\ndata: ${JSON.stringify({ method: 'notifications/progress', params: { progressToken: 7, progress: j + 1, total: EVENTS, message: String(1_700_000_000_000 + j) }, jsonrpc: '2.0' })}\n\n`;
+    for (let j = i; j < Math.min(EVENTS, i + 3); j++)
+      text += `event: message\ndata: ${JSON.stringify({ method: 'notifications/progress', params: { progressToken: 7, progress: j + 1, total: EVENTS, message: String(1_700_000_000_000 + j) }, jsonrpc: '2.0' })}\n\n`;
     chunks.push({ t: 'response-chunk', xid, ts: ts(), chunk: enc(text) });
   }
   const warmAt = Math.floor(chunks.length / 5);
@@ -91,7 +175,9 @@ if (process.argv.includes('--sse')) {
   await new Promise((r) => setTimeout(r, 30));
   const c = process.cpuUsage(c0);
   const n = EVENTS - warmAt * 3;
-  console.log(`${n} SSE progress events: ${((c.user + c.system) / n).toFixed(1)} µs CPU per event, feed ${(sentBytes / EVENTS).toFixed(0)} bytes per event, ${store.size} events kept`);
+  console.log(
+    `${n} SSE progress events: ${((c.user + c.system) / n).toFixed(1)} µs CPU per event, feed ${(sentBytes / EVENTS).toFixed(0)} bytes per event, ${store.size} events kept`,
+  );
   await hub.close();
   process.exit(0);
 }
@@ -117,5 +203,7 @@ await run(warm, EXCHANGES);
 await new Promise((r) => setTimeout(r, 30)); // the feed's last flush
 const cpu = process.cpuUsage(cpu0);
 const n = EXCHANGES - warm;
-console.log(`${n} exchanges in batches of ${BATCH}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per exchange (${((performance.now() - t0 - 30) / n * 1000).toFixed(1)} µs wall), feed ${(sentBytes / EXCHANGES).toFixed(0)} bytes per exchange, ${store.size} events kept`);
+console.log(
+  `${n} exchanges in batches of ${BATCH}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per exchange (${(((performance.now() - t0 - 30) / n) * 1000).toFixed(1)} µs wall), feed ${(sentBytes / EXCHANGES).toFixed(0)} bytes per exchange, ${store.size} events kept`,
+);
 await hub.close();

@@ -65,11 +65,20 @@ let calls = 0;
 let sessions = 0;
 
 function post(sessionId: string, id: number): Promise<void> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'work', arguments: { n: id }, _meta: { progressToken: id } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'work', arguments: { n: id }, _meta: { progressToken: id } },
+  });
   return new Promise((resolve, reject) => {
     const req = request(
       `${proxy}/mcp`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId } },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+      },
       (res: IncomingMessage) => {
         let events = 0;
         res.setEncoding('utf8');
@@ -123,10 +132,25 @@ function maybeSample(): void {
     const at = nextSample;
     nextSample += SAMPLE_EVERY;
     sampling = sampling.then(async () => {
-      const s = (await ask('stats')) as { rss: number; heapUsed: number; store: { events: number; evictedEvents: number; evictedSessions: number } };
+      const s = (await ask('stats')) as {
+        rss: number;
+        heapUsed: number;
+        store: { events: number; evictedEvents: number; evictedSessions: number };
+      };
       const g = (await ask('gc')) as { heapUsed: number };
-      samples.push({ frames: at, seconds: (performance.now() - t0) / 1000, rss: s.rss, heapUsed: s.heapUsed, liveHeap: g.heapUsed, events: s.store.events, evictedEvents: s.store.evictedEvents, evictedSessions: s.store.evictedSessions });
-      process.stderr.write(`${at} frames: rss ${(s.rss / MiB).toFixed(1)} MiB, heap ${(s.heapUsed / MiB).toFixed(1)} MiB, after GC ${(g.heapUsed / MiB).toFixed(1)} MiB, ${s.store.events} events kept\n`);
+      samples.push({
+        frames: at,
+        seconds: (performance.now() - t0) / 1000,
+        rss: s.rss,
+        heapUsed: s.heapUsed,
+        liveHeap: g.heapUsed,
+        events: s.store.events,
+        evictedEvents: s.store.evictedEvents,
+        evictedSessions: s.store.evictedSessions,
+      });
+      process.stderr.write(
+        `${at} frames: rss ${(s.rss / MiB).toFixed(1)} MiB, heap ${(s.heapUsed / MiB).toFixed(1)} MiB, after GC ${(g.heapUsed / MiB).toFixed(1)} MiB, ${s.store.events} events kept\n`,
+      );
     });
   }
 }
@@ -160,11 +184,16 @@ agent.destroy();
 // ---------------------------------------------------------------- report
 
 const mib = (n: number) => (n / MiB).toFixed(1);
-const rows = samples.map((s) => `| ${s.frames.toLocaleString('en-US')} | ${s.seconds.toFixed(1)} | ${mib(s.rss)} | ${mib(s.heapUsed)} | ${mib(s.liveHeap)} | ${s.events.toLocaleString('en-US')} | ${s.evictedEvents.toLocaleString('en-US')} | ${s.evictedSessions.toLocaleString('en-US')} |`);
+const rows = samples.map(
+  (s) =>
+    `| ${s.frames.toLocaleString('en-US')} | ${s.seconds.toFixed(1)} | ${mib(s.rss)} | ${mib(s.heapUsed)} | ${mib(s.liveHeap)} | ${s.events.toLocaleString('en-US')} | ${s.evictedEvents.toLocaleString('en-US')} | ${s.evictedSessions.toLocaleString('en-US')} |`,
+);
 const half = samples.filter((s) => s.frames >= FRAMES / 2);
 const rssRange = half.length > 0 ? `${mib(Math.min(...half.map((s) => s.rss)))}–${mib(Math.max(...half.map((s) => s.rss)))}` : 'n/a';
-const liveRange = half.length > 0 ? `${mib(Math.min(...half.map((s) => s.liveHeap)))}–${mib(Math.max(...half.map((s) => s.liveHeap)))}` : 'n/a';
-const heapRange = half.length > 0 ? `${mib(Math.min(...half.map((s) => s.heapUsed)))}–${mib(Math.max(...half.map((s) => s.heapUsed)))}` : 'n/a';
+const liveRange =
+  half.length > 0 ? `${mib(Math.min(...half.map((s) => s.liveHeap)))}–${mib(Math.max(...half.map((s) => s.liveHeap)))}` : 'n/a';
+const heapRange =
+  half.length > 0 ? `${mib(Math.min(...half.map((s) => s.heapUsed)))}–${mib(Math.max(...half.map((s) => s.heapUsed)))}` : 'n/a';
 const table = [
   '| frames | s | RSS MiB | heap used MiB | heap after GC MiB | events kept | evicted events | evicted sessions |',
   '|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -16,24 +16,33 @@ let firstError;
 
 function openOne() {
   return new Promise((resolve) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers: { accept: 'text/event-stream', 'mcp-session-id': 'bench-streams' }, agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        failed++;
-        firstError ??= `status ${res.statusCode}`;
-        res.resume();
-        return resolve();
-      }
-      let text = '';
-      const onData = (c) => {
-        text += c;
-        if (!text.includes('\n\n')) return;
-        res.off('data', onData);
-        res.resume();
-        held.push(req);
-        resolve();
-      };
-      res.on('data', onData);
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'bench-streams' },
+        agent: false,
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          failed++;
+          firstError ??= `status ${res.statusCode}`;
+          res.resume();
+          return resolve();
+        }
+        let text = '';
+        const onData = (c) => {
+          text += c;
+          if (!text.includes('\n\n')) return;
+          res.off('data', onData);
+          res.resume();
+          held.push(req);
+          resolve();
+        };
+        res.on('data', onData);
+      },
+    );
     req.on('error', (err) => {
       failed++;
       firstError ??= err.code ?? err.message;
@@ -70,12 +79,27 @@ async function open(n) {
 
 function call() {
   const t0 = performance.now();
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  });
   return new Promise((resolve) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - t0 }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - t0 }));
+      },
+    );
     req.setTimeout(15_000, () => req.destroy(new Error('no answer in 15 s')));
     req.on('error', (err) => resolve({ status: 0, error: err.message, ms: performance.now() - t0 }));
     req.end(body);

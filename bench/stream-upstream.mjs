@@ -18,7 +18,13 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const { id } = JSON.parse(Buffer.concat(chunks).toString() || '{}');
     res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'bench-streams' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'bench-streams', version: '1' } } }));
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'bench-streams', version: '1' } },
+      }),
+    );
   });
 });
 server.keepAliveTimeout = 0;

@@ -24,7 +24,10 @@ const FD_RESERVE = 256;
 /** This process's soft and hard RLIMIT_NOFILE (children inherit them). */
 function fdLimits(): { soft: number; hard: number } {
   try {
-    const [soft, hard] = execSync('ulimit -Sn; ulimit -Hn', { shell: '/bin/bash', encoding: 'utf8' }).trim().split('\n').map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+    const [soft, hard] = execSync('ulimit -Sn; ulimit -Hn', { shell: '/bin/bash', encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((v) => (v === 'unlimited' ? Infinity : Number(v)));
     return { soft: soft!, hard: hard! };
   } catch {
     return { soft: Infinity, hard: Infinity };
@@ -96,20 +99,29 @@ export function streamsSection(r: StreamsResult): string {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
   const perStream = (r.rssAfter - r.rssBefore) / Math.max(1, r.held);
   const n = (v: number) => v.toLocaleString('en-US');
-  const byFds = r.asked < r.target ? `the descriptor limit: mcpscope needs 2 per stream and ${FD_RESERVE} for itself, so a soft limit of ${n(r.fdLimit.soft)} allows ${n(r.asked)} of the ${n(r.target)} targeted` : `nothing up to the ${n(r.target)} targeted`;
+  const byFds =
+    r.asked < r.target
+      ? `the descriptor limit: mcpscope needs 2 per stream and ${FD_RESERVE} for itself, so a soft limit of ${n(r.fdLimit.soft)} allows ${n(r.asked)} of the ${n(r.target)} targeted`
+      : `nothing up to the ${n(r.target)} targeted`;
   const limit =
     r.held >= r.asked
       ? `${byFds}; all ${n(r.asked)} asked for were held`
       : `${byFds}; ${n(r.asked - r.held)} of ${n(r.asked)} were not held (${n(r.failed)} failed, first: ${r.firstError ?? '—'}; ${n(r.stuck)} still waiting after 15 s without progress)`;
   const rows = [
-    ['streams targeted / asked for / held open through mcpscope (first event received on each)', `${n(r.target)} / ${n(r.asked)} / ${n(r.held)}`],
+    [
+      'streams targeted / asked for / held open through mcpscope (first event received on each)',
+      `${n(r.target)} / ${n(r.asked)} / ${n(r.held)}`,
+    ],
     ['streams open at the upstream', r.upstreamOpen.toLocaleString('en-US')],
     ['what limited it', limit],
     ['file descriptors allowed per process (soft / hard)', `${n(r.fdLimit.soft)} / ${n(r.fdLimit.hard)}`],
     ['mcpscope RSS before (after a GC, 1 stream open)', `${(r.rssBefore / MiB).toFixed(1)} MiB`],
     ['mcpscope RSS with the streams open: peak / after a GC', `${(r.rssPeak / MiB).toFixed(1)} / ${(r.rssAfter / MiB).toFixed(1)} MiB`],
     ['mcpscope RSS per stream (after a GC)', `${(perStream / 1024).toFixed(1)} KiB`],
-    ['a normal call (initialize, own connection) while they are open', r.call.status === 200 ? `answered 200 in ${r.call.ms.toFixed(1)} ms` : `NOT answered: ${r.call.error ?? `status ${r.call.status}`}`],
+    [
+      'a normal call (initialize, own connection) while they are open',
+      r.call.status === 200 ? `answered 200 in ${r.call.ms.toFixed(1)} ms` : `NOT answered: ${r.call.error ?? `status ${r.call.status}`}`,
+    ],
   ];
   return `<!-- streams-bench:start -->
 Measured by \`npm run bench\` (bench/streams.ts) on: ${machine}; whole run ${r.seconds.toFixed(0)} s.

@@ -27,7 +27,34 @@ export interface SyntheticOptions {
 /** A word that appears in about 1 % of tool arguments: handy for text-search measurements. */
 export const SYNTHETIC_RARE_WORD = 'zanzibar';
 
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango', 'uniform', 'victor', 'whiskey', 'xray', 'yankee', 'zulu'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliet',
+  'kilo',
+  'lima',
+  'mike',
+  'november',
+  'oscar',
+  'papa',
+  'quebec',
+  'romeo',
+  'sierra',
+  'tango',
+  'uniform',
+  'victor',
+  'whiskey',
+  'xray',
+  'yankee',
+  'zulu',
+];
 const TOOLS = ['search', 'fetch_page', 'read_file', 'list_dir', 'run_query', 'slow_task', 'summarize', 'translate'];
 
 function mulberry32(seed: number): () => number {
@@ -104,7 +131,10 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
   const upsertExchange = (x: ExchangeInfo) => push({ type: 'exchange', exchange: { ...x, hints: [...x.hints] } });
   const upsertSession = (s: SessionState) => push({ type: 'session', session: { ...s.info, counts: { ...s.info.counts } } });
 
-  const message = (s: SessionState, m: Omit<MessageEvent, 'type' | 'seq' | 'ts' | 'sessionId' | 'raw' | 'size' | 'hints'> & { hints?: MessageEvent['hints'] }): MessageEvent => {
+  const message = (
+    s: SessionState,
+    m: Omit<MessageEvent, 'type' | 'seq' | 'ts' | 'sessionId' | 'raw' | 'size' | 'hints'> & { hints?: MessageEvent['hints'] },
+  ): MessageEvent => {
     const raw = JSON.stringify(m.jsonrpc);
     frames++;
     s.info.counts.messages++;
@@ -119,7 +149,12 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
       method,
       url: '/mcp',
       upstreamUrl: 'http://127.0.0.1:3001/mcp',
-      requestHeaders: { host: '127.0.0.1:6481', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': `sid-${s.info.id}` },
+      requestHeaders: {
+        host: '127.0.0.1:6481',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': `sid-${s.info.id}`,
+      },
       startedAt: ts,
       requestBytes,
       responseBytes: 0,
@@ -170,7 +205,17 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
     f.exchange.responseType = 'text/event-stream';
     f.exchange.respondedAt = tick();
     f.exchange.hints = [{ level: 'info', code: 'sse-response', text: 'The server opened an SSE stream for this request.' }];
-    push({ type: 'sse', sessionId: f.session.info.id, exchangeId: f.exchange.id, what: 'priming', raw, eventId, data: '', location: { offset: 0, length: raw.length, eventId }, hints: [] });
+    push({
+      type: 'sse',
+      sessionId: f.session.info.id,
+      exchangeId: f.exchange.id,
+      what: 'priming',
+      raw,
+      eventId,
+      data: '',
+      location: { offset: 0, length: raw.length, eventId },
+      hints: [],
+    });
     f.offset = raw.length;
     upsertExchange(f.exchange);
   };
@@ -187,14 +232,38 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
     upsertExchange(exchange);
     s.info.counts.requests++;
     s.info.counts.pending++;
-    const req = message(s, { exchangeId: exchange.id, dir: 'c2s', kind: 'request', carrier: 'post-body', jsonrpc, id, method: 'tools/call', name: tool, progressToken, location: { offset: 0, length: exchange.requestBytes } });
+    const req = message(s, {
+      exchangeId: exchange.id,
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      jsonrpc,
+      id,
+      method: 'tools/call',
+      name: tool,
+      progressToken,
+      location: { offset: 0, length: exchange.requestBytes },
+    });
     const steps: Step[] = [];
     const progressTotal = slow ? 2 + Math.floor(rand() * 3) : 0;
     for (let i = 0; i < progressTotal; i++) steps.push('progress');
     if (rand() < 0.25) steps.splice(Math.floor(rand() * (steps.length + 1)), 0, 'log');
     if (rand() < 0.03) steps.push('sampling', 'samplingAnswer');
     steps.push('response');
-    s.flights.push({ session: s, requestSeq: req.seq, requestTs: req.ts, id, tool, exchange, steps, primed: false, offset: 0, progressToken, progressDone: 0, progressTotal });
+    s.flights.push({
+      session: s,
+      requestSeq: req.seq,
+      requestTs: req.ts,
+      id,
+      tool,
+      exchange,
+      steps,
+      primed: false,
+      offset: 0,
+      progressToken,
+      progressDone: 0,
+      progressTotal,
+    });
   };
 
   const advance = (f: Flight) => {
@@ -204,31 +273,96 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
     switch (step) {
       case 'progress': {
         f.progressDone++;
-        const jsonrpc = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: f.progressToken, progress: f.progressDone, total: f.progressTotal, message: `step ${f.progressDone} of ${f.progressTotal}` } };
-        message(s, { exchangeId: f.exchange.id, dir: 's2c', kind: 'notification', carrier: 'post-sse', jsonrpc, method: 'notifications/progress', pair: f.requestSeq, parent: f.requestSeq, progressToken: f.progressToken, progress: { progress: f.progressDone, total: f.progressTotal, message: `step ${f.progressDone} of ${f.progressTotal}` }, location: sseFrame(f, JSON.stringify(jsonrpc)) });
+        const jsonrpc = {
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: {
+            progressToken: f.progressToken,
+            progress: f.progressDone,
+            total: f.progressTotal,
+            message: `step ${f.progressDone} of ${f.progressTotal}`,
+          },
+        };
+        message(s, {
+          exchangeId: f.exchange.id,
+          dir: 's2c',
+          kind: 'notification',
+          carrier: 'post-sse',
+          jsonrpc,
+          method: 'notifications/progress',
+          pair: f.requestSeq,
+          parent: f.requestSeq,
+          progressToken: f.progressToken,
+          progress: { progress: f.progressDone, total: f.progressTotal, message: `step ${f.progressDone} of ${f.progressTotal}` },
+          location: sseFrame(f, JSON.stringify(jsonrpc)),
+        });
         break;
       }
       case 'log': {
-        const jsonrpc = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: f.tool, data: `working on ${words(3)}` } };
-        message(s, { exchangeId: f.exchange.id, dir: 's2c', kind: 'notification', carrier: 'post-sse', jsonrpc, method: 'notifications/message', parent: f.requestSeq, location: sseFrame(f, JSON.stringify(jsonrpc)) });
+        const jsonrpc = {
+          jsonrpc: '2.0',
+          method: 'notifications/message',
+          params: { level: 'info', logger: f.tool, data: `working on ${words(3)}` },
+        };
+        message(s, {
+          exchangeId: f.exchange.id,
+          dir: 's2c',
+          kind: 'notification',
+          carrier: 'post-sse',
+          jsonrpc,
+          method: 'notifications/message',
+          parent: f.requestSeq,
+          location: sseFrame(f, JSON.stringify(jsonrpc)),
+        });
         break;
       }
       case 'sampling': {
         const id = s.nextServerId++;
-        const jsonrpc = { jsonrpc: '2.0', id, method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: words(6) } }], maxTokens: 200 } };
+        const jsonrpc = {
+          jsonrpc: '2.0',
+          id,
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: words(6) } }], maxTokens: 200 },
+        };
         s.info.counts.requests++;
         s.info.counts.pending++;
-        const m = message(s, { exchangeId: f.exchange.id, dir: 's2c', kind: 'request', carrier: 'post-sse', jsonrpc, id, method: 'sampling/createMessage', parent: f.requestSeq, location: sseFrame(f, JSON.stringify(jsonrpc)) });
+        const m = message(s, {
+          exchangeId: f.exchange.id,
+          dir: 's2c',
+          kind: 'request',
+          carrier: 'post-sse',
+          jsonrpc,
+          id,
+          method: 'sampling/createMessage',
+          parent: f.requestSeq,
+          location: sseFrame(f, JSON.stringify(jsonrpc)),
+        });
         f.sampling = { seq: m.seq, ts: m.ts, id };
         break;
       }
       case 'samplingAnswer': {
         const sm = f.sampling!;
-        const jsonrpc = { jsonrpc: '2.0', id: sm.id, result: { role: 'assistant', content: { type: 'text', text: words(8) }, model: 'synthetic-model', stopReason: 'endTurn' } };
+        const jsonrpc = {
+          jsonrpc: '2.0',
+          id: sm.id,
+          result: { role: 'assistant', content: { type: 'text', text: words(8) }, model: 'synthetic-model', stopReason: 'endTurn' },
+        };
         const x = newExchange(s, 'POST', JSON.stringify(jsonrpc).length);
         upsertExchange(x);
         s.info.counts.pending--;
-        const m = message(s, { exchangeId: x.id, dir: 'c2s', kind: 'response', carrier: 'post-body', jsonrpc, id: sm.id, method: 'sampling/createMessage', pair: sm.seq, parent: f.requestSeq, latencyMs: ts - sm.ts, location: { offset: 0, length: x.requestBytes } });
+        const m = message(s, {
+          exchangeId: x.id,
+          dir: 'c2s',
+          kind: 'response',
+          carrier: 'post-body',
+          jsonrpc,
+          id: sm.id,
+          method: 'sampling/createMessage',
+          pair: sm.seq,
+          parent: f.requestSeq,
+          latencyMs: ts - sm.ts,
+          location: { offset: 0, length: x.requestBytes },
+        });
         m.latencyMs = m.ts - sm.ts;
         x.status = 202;
         x.respondedAt = tick();
@@ -246,7 +380,11 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
         let hints: MessageEvent['hints'] = [];
         if (r < 0.03) {
           kind = 'error';
-          error = { code: -32603, message: `Internal error in ${f.tool}`, meaning: 'Internal error: the receiver failed while handling the request' };
+          error = {
+            code: -32603,
+            message: `Internal error in ${f.tool}`,
+            meaning: 'Internal error: the receiver failed while handling the request',
+          };
           jsonrpc = { jsonrpc: '2.0', id: f.id, error: { code: error.code, message: error.message } };
           hints = [{ level: 'error', code: 'jsonrpc-error', text: `JSON-RPC error ${error.code}.` }];
           s.info.counts.errors++;
@@ -256,10 +394,29 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
           hints = [{ level: 'warn', code: 'tool-error', text: 'The tool reported an error (isError: true).' }];
           s.info.counts.errors++;
         } else {
-          jsonrpc = { jsonrpc: '2.0', id: f.id, result: { content: [{ type: 'text', text: text(Math.max(8, Math.round(payloadBytes * (0.5 + rand())))) }] } };
+          jsonrpc = {
+            jsonrpc: '2.0',
+            id: f.id,
+            result: { content: [{ type: 'text', text: text(Math.max(8, Math.round(payloadBytes * (0.5 + rand())))) }] },
+          };
         }
         s.info.counts.pending--;
-        const m = message(s, { exchangeId: f.exchange.id, dir: 's2c', kind, carrier: 'post-sse', jsonrpc, id: f.id, method: 'tools/call', name: f.tool, pair: f.requestSeq, latencyMs: 0, isError, error, hints, location: sseFrame(f, JSON.stringify(jsonrpc)) });
+        const m = message(s, {
+          exchangeId: f.exchange.id,
+          dir: 's2c',
+          kind,
+          carrier: 'post-sse',
+          jsonrpc,
+          id: f.id,
+          method: 'tools/call',
+          name: f.tool,
+          pair: f.requestSeq,
+          latencyMs: 0,
+          isError,
+          error,
+          hints,
+          location: sseFrame(f, JSON.stringify(jsonrpc)),
+        });
         m.latencyMs = m.ts - f.requestTs;
         f.exchange.endedAt = tick();
         upsertExchange(f.exchange);
@@ -283,7 +440,16 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
     const g = s.get;
     if (rand() < 0.3) {
       const raw = ': keep-alive\n\n';
-      push({ type: 'sse', sessionId: s.info.id, exchangeId: g.exchange.id, what: 'comment', raw, comment: 'keep-alive', location: { offset: g.offset, length: raw.length }, hints: [] });
+      push({
+        type: 'sse',
+        sessionId: s.info.id,
+        exchangeId: g.exchange.id,
+        what: 'comment',
+        raw,
+        comment: 'keep-alive',
+        location: { offset: g.offset, length: raw.length },
+        hints: [],
+      });
       g.offset += raw.length;
       return;
     }
@@ -292,7 +458,16 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
     const payload = JSON.stringify(jsonrpc);
     const eventId = String(s.nextEventId++);
     const length = `id: ${eventId}\ndata: ${payload}\n\n`.length;
-    message(s, { exchangeId: g.exchange.id, dir: 's2c', kind: 'notification', carrier: 'get-sse', jsonrpc, method: 'notifications/resources/updated', name: uri, location: { offset: g.offset, length, eventId } });
+    message(s, {
+      exchangeId: g.exchange.id,
+      dir: 's2c',
+      kind: 'notification',
+      carrier: 'get-sse',
+      jsonrpc,
+      method: 'notifications/resources/updated',
+      name: uri,
+      location: { offset: g.offset, length, eventId },
+    });
     g.offset += length;
   };
 
@@ -302,7 +477,14 @@ export function syntheticEvents(n: number, options: SyntheticOptions = {}): Mcps
     const r = rand();
     if (r < 0.01) getStreamNotification(s);
     else if (r < 0.0105) {
-      push({ type: 'problem', sessionId: s.info.id, level: 'warn', code: 'invalid-json', text: 'An SSE data line was not valid JSON.', raw: '{"jsonrpc":"2.0",' });
+      push({
+        type: 'problem',
+        sessionId: s.info.id,
+        level: 'warn',
+        code: 'invalid-json',
+        text: 'An SSE data line was not valid JSON.',
+        raw: '{"jsonrpc":"2.0",',
+      });
     } else if (s.flights.length === 0 || (s.flights.length < concurrency && r < 0.4)) startCall(s);
     else advance(s.flights[Math.floor(rand() * s.flights.length)]);
     if (++sinceUpsert >= 5000) {

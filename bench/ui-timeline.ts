@@ -59,15 +59,21 @@ const t0 = performance.now();
 await page.goto(ui.url);
 await page.getByTestId('row').first().waitFor({ timeout: 180_000 });
 const firstRowMs = performance.now() - t0;
-await page.waitForFunction(
-  (n) => {
-    const text = document.querySelector('[data-testid="row-count"]')?.textContent ?? '';
-    const nums = (text.match(/[\d,]+/g) ?? []).map((x) => Number(x.replace(/,/g, '')));
-    return nums.length > 0 && Math.max(...nums) > 0 && (window as unknown as { __mcpscopeStats?: () => { messages: number } }).__mcpscopeStats?.().messages === n;
-  },
-  messages,
-  { timeout: 180_000, polling: 100 },
-).catch(() => undefined);
+await page
+  .waitForFunction(
+    (n) => {
+      const text = document.querySelector('[data-testid="row-count"]')?.textContent ?? '';
+      const nums = (text.match(/[\d,]+/g) ?? []).map((x) => Number(x.replace(/,/g, '')));
+      return (
+        nums.length > 0 &&
+        Math.max(...nums) > 0 &&
+        (window as unknown as { __mcpscopeStats?: () => { messages: number } }).__mcpscopeStats?.().messages === n
+      );
+    },
+    messages,
+    { timeout: 180_000, polling: 100 },
+  )
+  .catch(() => undefined);
 const allMs = performance.now() - t0;
 const domNodes = await page.evaluate(() => document.getElementsByTagName('*').length);
 const rowCount = await page.getByTestId('row-count').textContent();
@@ -94,22 +100,25 @@ const scrollIntervals = await page.evaluate(async () => {
 
 // 3. Live ingest at LIVE_RATE frames/s while the page records frame intervals.
 const liveEvents = syntheticEvents(LIVE_RATE * LIVE_SECONDS, { seed: 7, startSeq: store.lastSeq + 1, startTs: Date.now(), sessions: 2 });
-const framesDuringLive = page.evaluate(async (ms) => {
-  const vp = document.querySelector('[data-testid="timeline-viewport"]') as HTMLElement;
-  vp.scrollTop = vp.scrollHeight; // follow the live tail
-  const out: number[] = [];
-  return new Promise<number[]>((resolve) => {
-    let last = performance.now();
-    const end = last + ms;
-    const step = (t: number) => {
-      out.push(t - last);
-      last = t;
-      if (t < end) requestAnimationFrame(step);
-      else resolve(out.slice(1));
-    };
-    requestAnimationFrame(step);
-  });
-}, LIVE_SECONDS * 1000 + 500);
+const framesDuringLive = page.evaluate(
+  async (ms) => {
+    const vp = document.querySelector('[data-testid="timeline-viewport"]') as HTMLElement;
+    vp.scrollTop = vp.scrollHeight; // follow the live tail
+    const out: number[] = [];
+    return new Promise<number[]>((resolve) => {
+      let last = performance.now();
+      const end = last + ms;
+      const step = (t: number) => {
+        out.push(t - last);
+        last = t;
+        if (t < end) requestAnimationFrame(step);
+        else resolve(out.slice(1));
+      };
+      requestAnimationFrame(step);
+    });
+  },
+  LIVE_SECONDS * 1000 + 500,
+);
 const liveStart = performance.now();
 const perTick = LIVE_RATE / 50; // every 20 ms
 let sent = 0;
@@ -132,7 +141,11 @@ await new Promise<void>((resolve) => {
 const liveSendMs = performance.now() - liveStart;
 const liveIntervals = await framesDuringLive;
 const liveSeen = await page
-  .waitForFunction((n) => (window as unknown as { __mcpscopeStats?: () => { messages: number } }).__mcpscopeStats?.().messages === n, messages + liveMessages, { timeout: 30_000, polling: 100 })
+  .waitForFunction(
+    (n) => (window as unknown as { __mcpscopeStats?: () => { messages: number } }).__mcpscopeStats?.().messages === n,
+    messages + liveMessages,
+    { timeout: 30_000, polling: 100 },
+  )
   .then(() => true)
   .catch(() => false);
 

@@ -37,12 +37,18 @@ function benchMcpServer(): McpServer {
         if (monotonicMs() < due) await new Promise((r) => setTimeout(r, Math.max(1, due - monotonicMs())));
       }
       // The write time travels in the message, on the clock every process of the machine shares.
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n, message: String(monotonicMs()) } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: n, message: String(monotonicMs()) },
+        });
       if (rate === 0 && i % 10 === 0) await new Promise((r) => setImmediate(r));
     }
     return { content: [{ type: 'text', text: `sent ${n}` }] };
   });
-  server.registerTool('big', { inputSchema: { bytes: z.number().int() } }, async ({ bytes }) => ({ content: [{ type: 'text', text: 'x'.repeat(bytes) }] }));
+  server.registerTool('big', { inputSchema: { bytes: z.number().int() } }, async ({ bytes }) => ({
+    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+  }));
   return server;
 }
 

@@ -6,5 +6,7 @@ try {
   const { EnvHttpProxyAgent, setGlobalDispatcher } = await import('undici');
   setGlobalDispatcher(new EnvHttpProxyAgent());
 } catch (err) {
-  process.stderr.write(`mcpscope: could not route this process's fetch through the proxy (${err && err.message}); its HTTP traffic will bypass mcpscope\n`);
+  process.stderr.write(
+    `mcpscope: could not route this process's fetch through the proxy (${err && err.message}); its HTTP traffic will bypass mcpscope\n`,
+  );
 }

@@ -112,7 +112,12 @@ class HeadlessAuthCodeProvider extends MemoryProvider {
     return this._codeVerifier;
   }
   async redirectToAuthorization(authorizationUrl) {
-    log('authorizing at', authorizationUrl.origin + authorizationUrl.pathname, 'scope:', authorizationUrl.searchParams.get('scope') ?? '(none)');
+    log(
+      'authorizing at',
+      authorizationUrl.origin + authorizationUrl.pathname,
+      'scope:',
+      authorizationUrl.searchParams.get('scope') ?? '(none)',
+    );
     const response = await fetch(authorizationUrl, { redirect: 'manual' });
     await response.body?.cancel();
     const location = response.headers.get('location');
@@ -177,7 +182,8 @@ class CrossAppAccessProvider extends MemoryProvider {
     if (!asMetadata?.issuer) throw new Error('cross-app access: authorization server metadata was not discovered');
     if (!resource) throw new Error('cross-app access: protected resource metadata was not discovered');
     const grants = asMetadata.grant_types_supported ?? [];
-    if (!grants.includes(JWT_BEARER)) throw new Error(`authorization server does not support ${JWT_BEARER} (supports: ${grants.join(', ')})`);
+    if (!grants.includes(JWT_BEARER))
+      throw new Error(`authorization server does not support ${JWT_BEARER} (supports: ${grants.join(', ')})`);
 
     log('exchanging the IdP ID token for an ID-JAG at', this._ctx.idp_token_endpoint);
     const exchange = new URLSearchParams({

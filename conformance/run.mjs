@@ -29,7 +29,6 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-
 /**
  * Scenarios a reverse proxy cannot pass, by design: it must present itself as the server, so the
  * token (or grant) the client obtains names the proxy, and an authorization server that checks the
@@ -61,12 +60,26 @@ function parseOptions(argv) {
     };
     if (arg === '--scenario') options.scenarios.push(value());
     else if (arg === '--all') options.all = true;
-    else if (arg === '--modes') options.modes = value().split(',').map((m) => m.trim()).filter(Boolean);
+    else if (arg === '--modes')
+      options.modes = value()
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean);
     else if (arg === '--timeout') options.timeoutS = Number(value());
     else if (arg === '--verbose') options.verbose = true;
     else if (arg === '--help' || arg === '-h') {
-      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
-      console.log(lines.slice(0, lines.findIndex((l) => !l.startsWith('//'))).map((l) => l.slice(3)).join('\n'));
+      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(1);
+      console.log(
+        lines
+          .slice(
+            0,
+            lines.findIndex((l) => !l.startsWith('//')),
+          )
+          .map((l) => l.slice(3))
+          .join('\n'),
+      );
       process.exit(0);
     } else fail(`unknown option ${arg} (see --help)`);
   }
@@ -144,7 +157,8 @@ function listClientScenarios(suite) {
 
 /** The suite splits --command on spaces (and runs it through a shell): no spaces, no shell metacharacters. */
 function commandWord(path) {
-  if (!/^[\w@%+=:,./-]+$/.test(path)) fail(`cannot pass ${JSON.stringify(path)} to the suite's --command (it splits on spaces); move the checkout or Node to a plain path`);
+  if (!/^[\w@%+=:,./-]+$/.test(path))
+    fail(`cannot pass ${JSON.stringify(path)} to the suite's --command (it splits on spaces); move the checkout or Node to a plain path`);
   return path;
 }
 
@@ -166,7 +180,9 @@ function clientCommand(mode, recordFile) {
 /** Exchanges in an mcpscope NDJSON recording (0 when there is none). */
 function countExchanges(file) {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith('{"type":"exchange"')).length;
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{"type":"exchange"')).length;
   } catch {
     return 0;
   }
@@ -213,12 +229,15 @@ function runScenario(suite, scenario, mode, { runDir, timeoutS, forwardRecords }
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-    }, (timeoutS + 30) * 1000);
+    const timer = setTimeout(
+      () => {
+        killed = true;
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {}
+      },
+      (timeoutS + 30) * 1000,
+    );
     let finished = false;
     const finish = (code, error) => {
       if (finished) return;
@@ -283,9 +302,7 @@ function outcomeDiff(a, b) {
   const left = tally(outcome(a));
   const right = tally(outcome(b));
   const more = (x, y) =>
-    [...x]
-      .filter(([k, n]) => n > (y.get(k) ?? 0))
-      .map(([k, n]) => (n - (y.get(k) ?? 0) > 1 ? `${k} ×${n - (y.get(k) ?? 0)}` : k));
+    [...x].filter(([k, n]) => n > (y.get(k) ?? 0)).map(([k, n]) => (n - (y.get(k) ?? 0) > 1 ? `${k} ×${n - (y.get(k) ?? 0)}` : k));
   const onlyLeft = more(left, right);
   const onlyRight = more(right, left);
   return onlyLeft.length || onlyRight.length ? { [a.mode]: onlyLeft, [b.mode]: onlyRight } : undefined;
@@ -305,7 +322,11 @@ function table(rows, modes) {
   const header = ['scenario', ...modes];
   const body = rows.map((r) => [r.scenario, ...modes.map((m) => cell(r.results[m]))]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => [...b[i]].length)));
-  const line = (cols) => cols.map((c, i) => c + ' '.repeat(widths[i] - [...c].length)).join('  ').trimEnd();
+  const line = (cols) =>
+    cols
+      .map((c, i) => c + ' '.repeat(widths[i] - [...c].length))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -384,7 +405,14 @@ async function forwardAvailable(runDir) {
     runBounded(process.execPath, [mcpscopeBin, 'run', '--ui-port', '0', ...extra, '--', process.execPath, '-e', script], 30_000);
   const plain = await probe([]);
   if (plain.status !== 0) {
-    return { ok: false, why: (plain.stderr || plain.stdout || plain.error?.message || `exit ${plain.status ?? plain.signal}`).trim().split('\n').slice(0, 3).join(' ') };
+    return {
+      ok: false,
+      why: (plain.stderr || plain.stdout || plain.error?.message || `exit ${plain.status ?? plain.signal}`)
+        .trim()
+        .split('\n')
+        .slice(0, 3)
+        .join(' '),
+    };
   }
   const port = await closedPort();
   const canary = await probe(
@@ -394,7 +422,11 @@ async function forwardAvailable(runDir) {
       `(e) => { console.log('fetch threw: ' + (e.cause?.code ?? e.message)); process.exit(3); })`,
   );
   const proxied = canary.status === 0;
-  const canaryText = (canary.stdout || canary.stderr || '').trim().split('\n').filter((l) => !l.startsWith('mcpscope:')).join(' ');
+  const canaryText = (canary.stdout || canary.stderr || '')
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('mcpscope:'))
+    .join(' ');
   const recording = await probe(['--record', join(runDir, 'forward-probe.ndjson')]);
   return { ok: true, proxied, canary: canaryText, records: recording.status === 0 };
 }
@@ -411,20 +443,24 @@ async function main() {
   const matches = (name) =>
     options.scenarios.length === 0 || options.scenarios.some((s) => (s.endsWith('*') ? name.startsWith(s.slice(0, -1)) : name === s));
   const selected = all.filter((s) => (options.all || s.startsWith('auth/') || options.scenarios.includes(s)) && matches(s));
-  for (const s of options.scenarios) if (!s.endsWith('*') && !all.includes(s)) fail(`the suite has no client scenario ${s} (it has: ${all.join(', ')})`);
+  for (const s of options.scenarios)
+    if (!s.endsWith('*') && !all.includes(s)) fail(`the suite has no client scenario ${s} (it has: ${all.join(', ')})`);
   if (selected.length === 0) fail('no scenario selected');
 
   const runDir = join(tmpdir(), 'mcpscope-conformance', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(runDir, { recursive: true });
   console.log(`@modelcontextprotocol/conformance ${SUITE_VERSION} under Node ${suite.nodeVersion} (${suite.node})`);
   console.log(`client under test: ${join(repo, 'conformance', 'client.mjs')} (Node ${process.versions.node})`);
-  console.log(`scenarios: ${selected.length} (${selected.filter((s) => s.startsWith('auth/')).length} auth); modes: ${options.modes.join(', ')}`);
+  console.log(
+    `scenarios: ${selected.length} (${selected.filter((s) => s.startsWith('auth/')).length} auth); modes: ${options.modes.join(', ')}`,
+  );
   console.log(`logs: ${runDir}\n`);
 
   let forward = { ok: true };
   if (options.modes.includes('forward')) {
     forward = await forwardAvailable(runDir);
-    if (!forward.ok) console.log(`forward: \`mcpscope run\` is not usable here (${forward.why}); the forward column is n/a and counts as a difference.\n`);
+    if (!forward.ok)
+      console.log(`forward: \`mcpscope run\` is not usable here (${forward.why}); the forward column is n/a and counts as a difference.\n`);
     else {
       console.log(
         forward.proxied
@@ -443,7 +479,17 @@ async function main() {
     const progress = [];
     for (const mode of options.modes) {
       if (mode === 'forward' && !forward.ok) {
-        row.results[mode] = { scenario, mode, unavailable: true, ok: false, passed: 0, failed: 0, warnings: 0, checks: [], error: forward.why };
+        row.results[mode] = {
+          scenario,
+          mode,
+          unavailable: true,
+          ok: false,
+          passed: 0,
+          failed: 0,
+          warnings: 0,
+          checks: [],
+          error: forward.why,
+        };
         progress.push(`${mode} n/a`);
         continue;
       }
@@ -469,8 +515,12 @@ async function main() {
   // The verdict.
   const problems = [];
   if (options.modes.includes('forward')) {
-    if (!forward.ok) problems.push(`forward: \`mcpscope run\` is not usable (${forward.why}); ${authRows.length} auth scenarios not compared`);
-    else if (!forward.proxied) problems.push(`forward: a fetch under \`mcpscope run\` did not go through its proxy (${forward.canary}): the forward column proves nothing`);
+    if (!forward.ok)
+      problems.push(`forward: \`mcpscope run\` is not usable (${forward.why}); ${authRows.length} auth scenarios not compared`);
+    else if (!forward.proxied)
+      problems.push(
+        `forward: a fetch under \`mcpscope run\` did not go through its proxy (${forward.canary}): the forward column proves nothing`,
+      );
   }
   if (options.modes.includes('direct') && options.modes.includes('forward')) {
     for (const row of authRows) {
@@ -502,11 +552,14 @@ async function main() {
   for (const row of rows) {
     for (const mode of ['forward', 'reverse']) {
       const r = row.results[mode];
-      if (r && !r.unavailable && !r.timedOut && r.recorded === 0) problems.push(`${row.scenario}: ${mode}: mcpscope recorded no exchange — the client's traffic did not pass through it (${r.log})`);
+      if (r && !r.unavailable && !r.timedOut && r.recorded === 0)
+        problems.push(`${row.scenario}: ${mode}: mcpscope recorded no exchange — the client's traffic did not pass through it (${r.log})`);
     }
   }
   if (knownLimits.length) {
-    console.log(`\nThrough the reverse proxy, failing as documented (docs/transparency.md: a reverse proxy cannot keep the server's identity; forward mode can):`);
+    console.log(
+      `\nThrough the reverse proxy, failing as documented (docs/transparency.md: a reverse proxy cannot keep the server's identity; forward mode can):`,
+    );
     for (const line of knownLimits) console.log(`  ${line}`);
   }
   const directFailures = options.modes.includes('direct') ? authRows.filter((r) => !r.results.direct.ok) : [];
@@ -527,7 +580,9 @@ async function main() {
   }
   const held = [
     options.modes.includes('direct') && options.modes.includes('forward') ? 'forward matches direct' : undefined,
-    options.modes.includes('direct') && options.modes.includes('reverse') ? `reverse passes every auth scenario direct passes${knownLimits.length ? ', but for its documented limit' : ''}` : undefined,
+    options.modes.includes('direct') && options.modes.includes('reverse')
+      ? `reverse passes every auth scenario direct passes${knownLimits.length ? ', but for its documented limit' : ''}`
+      : undefined,
   ].filter(Boolean);
   console.log(`\nOK (${minutes} min)${held.length ? `: ${held.join('; ')}` : ''}. Logs: ${runDir}`);
 }

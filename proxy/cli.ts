@@ -170,10 +170,12 @@ async function wrap(own: string[], command: string[]): Promise<void> {
   const v = parseOptions(own);
   if (!v) return;
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
-  if (misplaced.length > 0) fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets and --max-body do).`);
-  if (command.length === 0 || command[0] === '') fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
+  if (misplaced.length > 0)
+    fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets and --max-body do).`);
+  if (command.length === 0 || command[0] === '')
+    fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-  if (uiPort === 0) fail('--ui-port must name the shared UI\'s port (0 would find no UI to join).');
+  if (uiPort === 0) fail("--ui-port must name the shared UI's port (0 would find no UI to join).");
   const { runStdioWrapper } = await import('./stdio/stdio-wrapper.js');
   const code = await runStdioWrapper({
     command: command[0],
@@ -202,14 +204,19 @@ async function main(): Promise<void> {
   const host = v.host ?? '127.0.0.1';
   const { isLoopbackHostname } = await import('./server/guards.js');
   if (!isLoopbackHostname(host)) {
-    process.stderr.write(`mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`);
+    process.stderr.write(
+      `mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`,
+    );
   }
   // --target [name=]url, repeatable: each upstream gets its own proxy port, all in one UI.
   // (Printed URLs lose their userinfo password and credential query values, as everything mcpscope keeps does.)
   const { redactUrl } = await import('./record/redact.js');
   const upstreams = (v.target ?? []).map((spec, i) => {
     const eq = spec.indexOf('=');
-    const named = eq > 0 && !/^https?:/i.test(spec.slice(0, eq)) ? { name: spec.slice(0, eq), url: spec.slice(eq + 1) } : { name: undefined, url: spec };
+    const named =
+      eq > 0 && !/^https?:/i.test(spec.slice(0, eq))
+        ? { name: spec.slice(0, eq), url: spec.slice(eq + 1) }
+        : { name: undefined, url: spec };
     try {
       const u = new URL(named.url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
@@ -219,8 +226,12 @@ async function main(): Promise<void> {
     return { ...named, name: named.name ?? (v.target!.length > 1 ? `upstream${i + 1}` : undefined) };
   });
   const forward = v.forward ?? false;
-  if (forward && upstreams.length > 0) fail('--forward and --target are two different ways in: a forward proxy serves every server at its real URL, so it takes no --target. Run a second mcpscope for a reverse proxy.');
-  if (!forward && (v.intercept || v['upstream-ca'])) fail('--intercept and --upstream-ca apply to the forward proxy: add --forward (or use `mcpscope run`).');
+  if (forward && upstreams.length > 0)
+    fail(
+      '--forward and --target are two different ways in: a forward proxy serves every server at its real URL, so it takes no --target. Run a second mcpscope for a reverse proxy.',
+    );
+  if (!forward && (v.intercept || v['upstream-ca']))
+    fail('--intercept and --upstream-ca apply to the forward proxy: add --forward (or use `mcpscope run`).');
   let forwardOptions: { intercept?: string[]; upstreamCa?: string[] } | undefined;
   if (forward) {
     try {
@@ -265,7 +276,8 @@ async function main(): Promise<void> {
   let graceMs = 5000;
   if (v.grace !== undefined) {
     graceMs = Number(v.grace);
-    if (v.grace.trim() === '' || !Number.isInteger(graceMs) || graceMs < 0) fail(`--grace must be a whole number of milliseconds (0 or more), not ${JSON.stringify(v.grace)}`);
+    if (v.grace.trim() === '' || !Number.isInteger(graceMs) || graceMs < 0)
+      fail(`--grace must be a whole number of milliseconds (0 or more), not ${JSON.stringify(v.grace)}`);
   }
   const defaults = defaultPorts();
   let port = portOption(v.port, '--port', defaults.proxy);
@@ -273,7 +285,8 @@ async function main(): Promise<void> {
 
   const { startMcpscope } = await import('./mcpscope.js');
   let scope: McpscopeCore;
-  const launch = (p: number, u: number) => startMcpscope({ ...options, port: p, uiPort: u, ...(forwardOptions ? { forward: { ...forwardOptions, port: p } } : {}) });
+  const launch = (p: number, u: number) =>
+    startMcpscope({ ...options, port: p, uiPort: u, ...(forwardOptions ? { forward: { ...forwardOptions, port: p } } : {}) });
   // A busy default port (another mcpscope?) moves to a free one, and says so; a port asked for
   // with --port / --ui-port does not move.
   const movedProxy: number[] = [];
@@ -314,10 +327,14 @@ async function main(): Promise<void> {
   const out = process.stderr;
   const proxiesNow = forward ? scope.forwardProxy?.origin : scope.proxies.map((p) => p.url).join(', ');
   if (movedUnnamed !== undefined) {
-    out.write(`mcpscope: a default port is in use (${movedUnnamed}), so mcpscope listens on free ports instead: proxy ${proxiesNow}, UI port ${scope.ui!.port}. Choose them with --port / --ui-port.\n`);
+    out.write(
+      `mcpscope: a default port is in use (${movedUnnamed}), so mcpscope listens on free ports instead: proxy ${proxiesNow}, UI port ${scope.ui!.port}. Choose them with --port / --ui-port.\n`,
+    );
   }
   for (const busy of movedProxy) {
-    out.write(`mcpscope: port ${busy} (the default proxy port) is in use, so the proxy listens on a free port instead: ${proxiesNow}. Choose one with --port.\n`);
+    out.write(
+      `mcpscope: port ${busy} (the default proxy port) is in use, so the proxy listens on a free port instead: ${proxiesNow}. Choose one with --port.\n`,
+    );
   }
   for (const busy of movedUi) {
     out.write(
@@ -329,7 +346,7 @@ async function main(): Promise<void> {
   banner += demo
     ? 'Demo mode: a demo MCP server and a scripted client talk through the proxy. Open the UI URL to watch;\nrun `mcpscope --target <url>` to inspect your own server.\n'
     : forward
-      ? `Forward proxy: clients keep the server's real URL. Start them with \`mcpscope run -- <command>\`, or\nin a shell after \`eval "$(mcpscope env${scope.ui!.port === DEFAULT_UI_PORT ? "" : ` --ui-port ${scope.ui!.port}`})"\`. Ctrl-C to stop.\n  proxy  ${scope.forwardProxy!.origin}  (HTTP_PROXY / HTTPS_PROXY)\n  CA     ${scope.ca!.certPath}${scope.ca!.created ? '  (created now: see `mcpscope ca`)' : ''}\n`
+      ? `Forward proxy: clients keep the server's real URL. Start them with \`mcpscope run -- <command>\`, or\nin a shell after \`eval "$(mcpscope env${scope.ui!.port === DEFAULT_UI_PORT ? '' : ` --ui-port ${scope.ui!.port}`})"\`. Ctrl-C to stop.\n  proxy  ${scope.forwardProxy!.origin}  (HTTP_PROXY / HTTPS_PROXY)\n  CA     ${scope.ca!.certPath}${scope.ca!.created ? '  (created now: see `mcpscope ca`)' : ''}\n`
       : 'Point your MCP client at the proxy URL instead of the server. Ctrl-C to stop.\n';
   for (const [i, p] of scope.proxies.entries()) {
     const name = upstreams[i]?.name;
@@ -345,7 +362,9 @@ async function main(): Promise<void> {
   const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
   const shutdown = async (signal: string) => {
     if (closing) {
-      out.write(`mcpscope: ${signal} again: quitting now; calls still in flight are cut off${v.record !== undefined ? ' and their last moments are not in the record' : ''}.\n`);
+      out.write(
+        `mcpscope: ${signal} again: quitting now; calls still in flight are cut off${v.record !== undefined ? ' and their last moments are not in the record' : ''}.\n`,
+      );
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     closing = true;
@@ -358,14 +377,20 @@ async function main(): Promise<void> {
         reason: signal,
         waiting: ({ calls }) => {
           if (calls === 0) out.write(`\nmcpscope: ${signal}, shutting down (no calls in flight)\n`);
-          else out.write(`\nmcpscope: ${signal}: no new connections; waiting up to ${seconds(graceMs)} for ${calls} call${calls === 1 ? '' : 's'} in flight; ${again} to quit now\n`);
+          else
+            out.write(
+              `\nmcpscope: ${signal}: no new connections; waiting up to ${seconds(graceMs)} for ${calls} call${calls === 1 ? '' : 's'} in flight; ${again} to quit now\n`,
+            );
         },
       })
       .catch((err: Error) => {
         out.write(`mcpscope: shutting down failed: ${err.message}\n`);
         return undefined;
       });
-    if (result && result.cut > 0) out.write(`mcpscope: ${result.cut} call${result.cut === 1 ? '' : 's'} still in flight after ${seconds(graceMs)} ${result.cut === 1 ? 'was' : 'were'} cut off.\n`);
+    if (result && result.cut > 0)
+      out.write(
+        `mcpscope: ${result.cut} call${result.cut === 1 ? '' : 's'} still in flight after ${seconds(graceMs)} ${result.cut === 1 ? 'was' : 'were'} cut off.\n`,
+      );
     else if (result && result.calls > 0) out.write(`mcpscope: every call in flight finished (${Date.now() - started} ms).\n`);
     if (v.record !== undefined) out.write(`mcpscope: the record is complete: ${resolve(v.record)}\n`);
     await demoServer?.close().catch(() => undefined);
@@ -384,7 +409,6 @@ async function main(): Promise<void> {
     });
     stopDemo = () => client.stop();
   }
-
 }
 
 main().catch((err: unknown) => {

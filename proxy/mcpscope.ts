@@ -201,7 +201,9 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed)) : recorder.handle);
   const faults = new FaultRegistry();
   const capture = options.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
-  const stopNotices = options.onNotice ? watchReachability(store, { notice: options.onNotice, isLive: (id) => recorder.registry.sessions.has(id) }) : undefined;
+  const stopNotices = options.onNotice
+    ? watchReachability(store, { notice: options.onNotice, isLive: (id) => recorder.registry.sessions.has(id) })
+    : undefined;
 
   // The record file first: a path that cannot be written fails the launch before anything listens.
   // It is redacted like every export, whatever --show-secrets says for the UI.
@@ -234,7 +236,14 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         {
           upstreams,
           ...(ca && options.forward
-            ? { forward: { port: options.forward.port ?? 0, intercept: options.forward.intercept, upstreamCa: options.forward.upstreamCa, ca: { certPem: ca.certPem, keyPem: ca.keyPem, certPath: ca.certPath } } }
+            ? {
+                forward: {
+                  port: options.forward.port ?? 0,
+                  intercept: options.forward.intercept,
+                  upstreamCa: options.forward.upstreamCa,
+                  ca: { certPem: ca.certPem, keyPem: ca.keyPem, certPath: ca.certPath },
+                },
+              }
             : {}),
           port: options.port,
           host: options.host,
@@ -251,7 +260,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
             // What the dead thread had in flight will never end by itself: end it here.
             queue.flush();
             const ts = Date.now();
-            for (const xid of recorder.openExchanges()) capture({ t: 'abort', xid, ts, side: 'proxy', reason: "mcpscope's proxy thread failed while this exchange was in flight" });
+            for (const xid of recorder.openExchanges())
+              capture({ t: 'abort', xid, ts, side: 'proxy', reason: "mcpscope's proxy thread failed while this exchange was in flight" });
             queue.flush();
             store.append({ type: 'log', ts, source: 'mcpscope', text });
             store.commit();
@@ -364,7 +374,9 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     async shutdown(o: ShutdownOptions = {}) {
       const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
       const why = `mcpscope shut down${o.reason ? ` (${o.reason})` : ''} while this was still open${graceMs > 0 ? ` (it waits up to ${graceMs} ms for calls in flight; event streams end with the last call)` : ''}`;
-      const drained = thread ? await thread.drain(graceMs, why, (now) => o.waiting?.({ ...now, graceMs })) : (o.waiting?.({ calls: 0, streams: 0, graceMs }), { calls: 0, cut: 0 });
+      const drained = thread
+        ? await thread.drain(graceMs, why, (now) => o.waiting?.({ ...now, graceMs }))
+        : (o.waiting?.({ calls: 0, streams: 0, graceMs }), { calls: 0, cut: 0 });
       await close();
       return { calls: drained.calls, cut: drained.cut };
     },

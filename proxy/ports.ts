@@ -9,6 +9,7 @@ export const DEFAULT_PROXY_PORT = 6481;
 export function parsePort(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
   return n;
 }

@@ -13,8 +13,22 @@ import type { Fixture } from './fixtures/fixture-format.js';
 import { startMockServer as startHttpMock, type MockServer, type MockServerOptions } from './fixtures/replay-server.js';
 
 export { FixtureError, loadFixture, parseFixture, validateFixture } from './fixtures/load-fixture.js';
-export { startStdioMock, type MockServer, type MockServerOptions, type StdioMock, type StdioMockOptions } from './fixtures/replay-server.js';
-export { verifyFixture, formatVerifyReport, VerifyConnectionError, type VerifyOptions, type VerifyReport, type VerifyDifference, type VerifyCall } from './fixtures/verify.js';
+export {
+  startStdioMock,
+  type MockServer,
+  type MockServerOptions,
+  type StdioMock,
+  type StdioMockOptions,
+} from './fixtures/replay-server.js';
+export {
+  verifyFixture,
+  formatVerifyReport,
+  VerifyConnectionError,
+  type VerifyOptions,
+  type VerifyReport,
+  type VerifyDifference,
+  type VerifyCall,
+} from './fixtures/verify.js';
 export { FIXTURE_FORMAT, FIXTURE_VERSION } from './fixtures/fixture-format.js';
 export type { Fixture, FixtureExchange, FixtureMessage, FixtureSession } from './fixtures/fixture-format.js';
 

@@ -50,8 +50,12 @@ const browser = await launchBrowser();
   const world = await startStrictOAuthWorld();
   const scope = await startMcpscope({ forward: { port: 0 }, uiPort: 0 });
   const dispatcher = new ProxyAgent({ uri: scope.forwardProxy!.origin, proxyTunnel: false });
-  const via = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>);
-  const client = await connectWithOAuth(world.serverUrl, new TestOAuthClient({ name: 'my agent', browser: via }), { clientName: 'my-agent', fetchFn: via });
+  const via = (url: string | URL, init?: RequestInit) =>
+    undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  const client = await connectWithOAuth(world.serverUrl, new TestOAuthClient({ name: 'my agent', browser: via }), {
+    clientName: 'my-agent',
+    fetchFn: via,
+  });
   await client.listTools();
   await client.callTool({ name: 'whoami', arguments: { greeting: 'hello' } });
   await scope.settle();

@@ -32,7 +32,11 @@ const version = () => {
 if (!existsSync(bin) || !String(version()).startsWith(`${MAJOR}.`)) {
   console.log(`Installing ${pkg}@${MAJOR} into ${cache} (once; reused afterwards)…`);
   mkdirSync(cache, { recursive: true });
-  run(npm[0], [...npm.slice(1), 'install', '--prefix', cache, '--no-save', '--no-audit', '--no-fund', '--loglevel', 'error', `${pkg}@${MAJOR}`], { cwd: cache });
+  run(
+    npm[0],
+    [...npm.slice(1), 'install', '--prefix', cache, '--no-save', '--no-audit', '--no-fund', '--loglevel', 'error', `${pkg}@${MAJOR}`],
+    { cwd: cache },
+  );
 }
 console.log(`Node ${spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()} from ${bin}`);
 run(npm[0], [...npm.slice(1), 'run', 'build'], { cwd: root });

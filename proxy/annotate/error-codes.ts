@@ -43,12 +43,21 @@ const MEANINGS: ReadonlyMap<number, string> = new Map([
     -32000,
     'Server error -32000 (implementation-defined): TypeScript SDK servers use it to reject a request at the transport level, SDK clients for a closed connection; read the message.',
   ],
-  [-32001, 'Server error -32001 (implementation-defined): TypeScript SDK servers send it with HTTP 404 for "Session not found", SDK clients use it for a request timeout.'],
+  [
+    -32001,
+    'Server error -32001 (implementation-defined): TypeScript SDK servers send it with HTTP 404 for "Session not found", SDK clients use it for a request timeout.',
+  ],
   [-32002, 'Resource not found: the server has no resource with this URI (protocol 2025-11-25 and earlier; later versions use -32602).'],
-  [-32020, 'Header mismatch: the HTTP headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version, Mcp-Param-*) are missing or do not match the request body.'],
+  [
+    -32020,
+    'Header mismatch: the HTTP headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version, Mcp-Param-*) are missing or do not match the request body.',
+  ],
   [-32021, 'Missing client capability: the server needs a capability the client did not declare in this request.'],
   [-32022, 'Unsupported protocol version: the server does not speak the protocol version this request asked for (see server/discover).'],
-  [-32042, 'URL elicitation required: the user must first complete an interaction at a URL the server provides (in error.data.elicitations), then the client retries.'],
+  [
+    -32042,
+    'URL elicitation required: the user must first complete an interaction at a URL the server provides (in error.data.elicitations), then the client retries.',
+  ],
 ]);
 
 /** A short sentence saying what an error code means, or `undefined` for application-defined codes. */

@@ -128,27 +128,62 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
 
   // ---- the request itself ----
   if (pathOnly.startsWith('/.well-known/oauth-protected-resource')) {
-    hints.push(info('oauth-resource-metadata', 'The client fetches the protected-resource metadata: it names the authorization server(s) and scopes for this MCP server.'));
+    hints.push(
+      info(
+        'oauth-resource-metadata',
+        'The client fetches the protected-resource metadata: it names the authorization server(s) and scopes for this MCP server.',
+      ),
+    );
   } else if (pathOnly.startsWith('/.well-known/oauth-authorization-server') || pathOnly.startsWith('/.well-known/openid-configuration')) {
-    hints.push(info('oauth-server-metadata', 'The client fetches the authorization server metadata: where to authorize, get tokens and register.'));
+    hints.push(
+      info('oauth-server-metadata', 'The client fetches the authorization server metadata: where to authorize, get tokens and register.'),
+    );
   }
 
   if (method === 'OPTIONS') {
-    hints.push(info('cors-preflight', 'A browser CORS preflight: the browser asks whether the real request (its method and headers) is allowed from this origin.'));
+    hints.push(
+      info(
+        'cors-preflight',
+        'A browser CORS preflight: the browser asks whether the real request (its method and headers) is allowed from this origin.',
+      ),
+    );
   } else if (method === 'DELETE') {
     hints.push(info('session-delete', 'The client ends the session explicitly: the server should forget this Mcp-Session-Id.'));
   } else if (method === 'GET' && lastEventId !== undefined) {
-    hints.push(info('resume-stream', `The client resumes a broken SSE stream after event ${JSON.stringify(clip(lastEventId, 40))}: the server replays what was sent after it.`));
+    hints.push(
+      info(
+        'resume-stream',
+        `The client resumes a broken SSE stream after event ${JSON.stringify(clip(lastEventId, 40))}: the server replays what was sent after it.`,
+      ),
+    );
   } else if (method === 'GET' && legacy) {
-    hints.push(info('legacy-sse-stream', 'Legacy HTTP+SSE (2024-11-05): the client opens the long-lived event stream, whose first event names the endpoint to POST messages to.'));
+    hints.push(
+      info(
+        'legacy-sse-stream',
+        'Legacy HTTP+SSE (2024-11-05): the client opens the long-lived event stream, whose first event names the endpoint to POST messages to.',
+      ),
+    );
   } else if (method === 'GET' && streamable) {
-    hints.push(info('standalone-stream', 'The client opens the standalone SSE stream, so the server can send notifications and requests not tied to any POST.'));
+    hints.push(
+      info(
+        'standalone-stream',
+        'The client opens the standalone SSE stream, so the server can send notifications and requests not tied to any POST.',
+      ),
+    );
   }
 
   if (method === 'POST' && streamable) {
     const accept = (headerValue(req, 'accept') ?? '').toLowerCase();
-    if (!(accept.includes('application/json') || accept.includes('*/*')) || !(accept.includes('text/event-stream') || accept.includes('*/*'))) {
-      hints.push(warn('accept-incomplete', 'The POST\'s Accept header should list both application/json and text/event-stream; servers may answer 406 otherwise.'));
+    if (
+      !(accept.includes('application/json') || accept.includes('*/*')) ||
+      !(accept.includes('text/event-stream') || accept.includes('*/*'))
+    ) {
+      hints.push(
+        warn(
+          'accept-incomplete',
+          "The POST's Accept header should list both application/json and text/event-stream; servers may answer 406 otherwise.",
+        ),
+      );
     }
   }
 
@@ -164,22 +199,38 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
       );
     } else if (pv.trim() !== input.negotiatedVersion) {
       hints.push(
-        warn('protocol-version-mismatch', `The MCP-Protocol-Version header says ${JSON.stringify(clip(pv, 30))}, but the session negotiated ${input.negotiatedVersion}.`),
+        warn(
+          'protocol-version-mismatch',
+          `The MCP-Protocol-Version header says ${JSON.stringify(clip(pv, 30))}, but the session negotiated ${input.negotiatedVersion}.`,
+        ),
       );
     }
   }
 
   // 2026-07-28: standard request headers mirror the body.
   const headerVersion = headerValue(req, 'mcp-protocol-version')?.trim();
-  const is2026 = versionAtLeast(input.negotiatedVersion, '2026-07-28') || versionAtLeast(input.bodyVersion, '2026-07-28') || versionAtLeast(headerVersion, '2026-07-28');
+  const is2026 =
+    versionAtLeast(input.negotiatedVersion, '2026-07-28') ||
+    versionAtLeast(input.bodyVersion, '2026-07-28') ||
+    versionAtLeast(headerVersion, '2026-07-28');
   if (method === 'POST') hints.push(...mirrorMismatches(input, req, headerVersion));
   if (method === 'POST' && streamable && is2026) {
     if (headerValue(req, 'mcp-method') === undefined) {
-      hints.push(warn('missing-mcp-method', 'The POST has no Mcp-Method header, which protocol 2026-07-28 requires on every request; the server may answer 400 (header mismatch).'));
+      hints.push(
+        warn(
+          'missing-mcp-method',
+          'The POST has no Mcp-Method header, which protocol 2026-07-28 requires on every request; the server may answer 400 (header mismatch).',
+        ),
+      );
     }
     const named = (input.bodyMethods ?? []).some((m) => m === 'tools/call' || m === 'resources/read' || m === 'prompts/get');
     if (named && headerValue(req, 'mcp-name') === undefined) {
-      hints.push(warn('missing-mcp-name', 'The POST has no Mcp-Name header, which protocol 2026-07-28 requires for tools/call, resources/read and prompts/get.'));
+      hints.push(
+        warn(
+          'missing-mcp-name',
+          'The POST has no Mcp-Name header, which protocol 2026-07-28 requires for tools/call, resources/read and prompts/get.',
+        ),
+      );
     }
   }
 
@@ -190,7 +241,10 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
 
   if (assigned !== undefined && sessionId === undefined && status >= 200 && status < 300) {
     hints.push(
-      info('session-assigned', `The server assigned session id ${JSON.stringify(clip(assigned, 40))}: the client must send it as Mcp-Session-Id on every later request.`),
+      info(
+        'session-assigned',
+        `The server assigned session id ${JSON.stringify(clip(assigned, 40))}: the client must send it as Mcp-Session-Id on every later request.`,
+      ),
     );
   }
 
@@ -207,7 +261,10 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
         );
       } else if (hasRequest) {
         hints.push(
-          warn('unexpected-202', 'The body held a request, but the server answered 202 with no body: in Streamable HTTP a request must get a JSON or SSE answer.'),
+          warn(
+            'unexpected-202',
+            'The body held a request, but the server answered 202 with no body: in Streamable HTTP a request must get a JSON or SSE answer.',
+          ),
         );
       } else {
         hints.push(info('accepted-202', 'Accepted: the body held only notifications or responses, so there is nothing to return.'));
@@ -222,17 +279,42 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
     } else if (method === 'POST' && !legacy && responseType === 'application/json') {
       hints.push(info('json-response', 'The server answered with a single JSON body holding the response.'));
     } else if (method === 'POST' && streamable && hasRequest && responseType !== undefined) {
-      hints.push(warn('unexpected-content-type', `The server answered a request with ${JSON.stringify(clip(responseType, 40))}: expected application/json or text/event-stream.`));
+      hints.push(
+        warn(
+          'unexpected-content-type',
+          `The server answered a request with ${JSON.stringify(clip(responseType, 40))}: expected application/json or text/event-stream.`,
+        ),
+      );
     } else if (method === 'DELETE') {
       hints.push(info('session-ended', 'The server confirmed the end of the session.'));
-    } else if (method === 'GET' && !legacy && streamable && responseType !== undefined && responseType !== 'text/event-stream' && !pathOnly.startsWith('/.well-known/')) {
-      hints.push(warn('unexpected-content-type', `The GET was answered with ${JSON.stringify(clip(responseType, 40))} instead of an SSE stream.`));
+    } else if (
+      method === 'GET' &&
+      !legacy &&
+      streamable &&
+      responseType !== undefined &&
+      responseType !== 'text/event-stream' &&
+      !pathOnly.startsWith('/.well-known/')
+    ) {
+      hints.push(
+        warn('unexpected-content-type', `The GET was answered with ${JSON.stringify(clip(responseType, 40))} instead of an SSE stream.`),
+      );
     }
   } else if (status >= 300 && status < 400) {
     const location = headerValue(res, 'location');
-    hints.push(info('redirect', `Redirect (HTTP ${status})${location !== undefined ? ` to ${JSON.stringify(clip(location, 60))}` : ''}: the client must follow it.`));
+    hints.push(
+      info(
+        'redirect',
+        `Redirect (HTTP ${status})${location !== undefined ? ` to ${JSON.stringify(clip(location, 60))}` : ''}: the client must follow it.`,
+      ),
+    );
   } else if (status === 400) {
-    if (method === 'POST' && !legacy && sessionId === undefined && !isInitialize && (input.bodyMethods !== undefined || input.negotiatedVersion !== undefined)) {
+    if (
+      method === 'POST' &&
+      !legacy &&
+      sessionId === undefined &&
+      !isInitialize &&
+      (input.bodyMethods !== undefined || input.negotiatedVersion !== undefined)
+    ) {
       hints.push(
         warn(
           'missing-session-id',
@@ -241,7 +323,10 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
       );
     } else {
       hints.push(
-        warn('bad-request', 'Bad Request: the server rejected the HTTP request (body, headers, session id or protocol version); the body usually holds a JSON-RPC error.'),
+        warn(
+          'bad-request',
+          'Bad Request: the server rejected the HTTP request (body, headers, session id or protocol version); the body usually holds a JSON-RPC error.',
+        ),
       );
     }
   } else if (status === 401 || status === 403) {
@@ -250,13 +335,22 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
     if (sessionId !== undefined) {
       hints.push(warn('session-expired', 'Session expired or unknown: the client must start over with initialize, without a session id.'));
     } else {
-      hints.push(warn('not-found', `Not found: nothing answers at ${JSON.stringify(clip(pathOnly, 60))} on the upstream (wrong MCP URL?).`));
+      hints.push(
+        warn('not-found', `Not found: nothing answers at ${JSON.stringify(clip(pathOnly, 60))} on the upstream (wrong MCP URL?).`),
+      );
     }
   } else if (status === 405) {
     if (method === 'GET') {
-      hints.push(info('no-standalone-stream', 'This server offers no standalone SSE stream: its messages only arrive on the answers to POSTs.'));
+      hints.push(
+        info('no-standalone-stream', 'This server offers no standalone SSE stream: its messages only arrive on the answers to POSTs.'),
+      );
     } else if (method === 'DELETE') {
-      hints.push(info('delete-not-allowed', 'The server does not let clients end sessions with DELETE: the session ends when the server expires it.'));
+      hints.push(
+        info(
+          'delete-not-allowed',
+          'The server does not let clients end sessions with DELETE: the session ends when the server expires it.',
+        ),
+      );
     } else {
       hints.push(warn('method-not-allowed', `The server does not accept ${method} at this URL.`));
     }
@@ -266,7 +360,7 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
         'not-acceptable',
         method === 'GET'
           ? 'Not Acceptable: a GET must accept text/event-stream.'
-          : 'Not Acceptable: the client\'s Accept header must list both application/json and text/event-stream.',
+          : "Not Acceptable: the client's Accept header must list both application/json and text/event-stream.",
       ),
     );
   } else if (status === 409) {
@@ -284,7 +378,12 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
     hints.push(warn('unsupported-media-type', 'Unsupported Media Type: the POST body must be sent with Content-Type: application/json.'));
   } else if (status === 429) {
     const retry = headerValue(res, 'retry-after');
-    hints.push(warn('rate-limited', `Too Many Requests: the server is rate limiting${retry !== undefined ? `; retry after ${JSON.stringify(clip(retry, 30))}` : ''}.`));
+    hints.push(
+      warn(
+        'rate-limited',
+        `Too Many Requests: the server is rate limiting${retry !== undefined ? `; retry after ${JSON.stringify(clip(retry, 30))}` : ''}.`,
+      ),
+    );
   } else if (status >= 500 && status < 600) {
     const gateway = status === 502 || status === 503 || status === 504;
     hints.push(
@@ -300,8 +399,16 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
   }
 
   // Older clients probe: a failed POST without session may make them fall back to legacy HTTP+SSE.
-  if (method === 'POST' && !legacy && sessionId === undefined && (status === 400 || status === 404 || status === 405) && (isInitialize || input.bodyMethods === undefined)) {
-    hints.push(info('may-fall-back', 'A client that supports the legacy transport may now fall back to it and open GET for an HTTP+SSE stream.'));
+  if (
+    method === 'POST' &&
+    !legacy &&
+    sessionId === undefined &&
+    (status === 400 || status === 404 || status === 405) &&
+    (isInitialize || input.bodyMethods === undefined)
+  ) {
+    hints.push(
+      info('may-fall-back', 'A client that supports the legacy transport may now fall back to it and open GET for an HTTP+SSE stream.'),
+    );
   }
 
   return hints;
@@ -334,16 +441,31 @@ function mirrorMismatches(input: HttpHintInput, req: Headers, headerVersion: str
   const bodyMethod = methods[0];
   const hm = headerValue(req, 'mcp-method');
   if (hm !== undefined && hm.trim() !== bodyMethod) {
-    out.push(warn('header-mismatch', `The Mcp-Method header says ${JSON.stringify(clip(hm, 40))}, but the body's method is ${JSON.stringify(clip(bodyMethod, 40))}: a 2026-07-28 server rejects this with 400 (HeaderMismatch).`));
+    out.push(
+      warn(
+        'header-mismatch',
+        `The Mcp-Method header says ${JSON.stringify(clip(hm, 40))}, but the body's method is ${JSON.stringify(clip(bodyMethod, 40))}: a 2026-07-28 server rejects this with 400 (HeaderMismatch).`,
+      ),
+    );
   }
   const hn = headerValue(req, 'mcp-name');
   const p = input.bodyParams as { name?: unknown; uri?: unknown } | undefined;
   const bodyName = typeof p?.name === 'string' ? p.name : typeof p?.uri === 'string' ? p.uri : undefined;
   if (hn !== undefined && NAMED_METHODS.has(bodyMethod) && bodyName !== undefined && decodeMirroredHeader(hn.trim()) !== bodyName) {
-    out.push(warn('header-mismatch', `The Mcp-Name header says ${JSON.stringify(clip(decodeMirroredHeader(hn.trim()), 40))}, but the body names ${JSON.stringify(clip(bodyName, 40))}: a 2026-07-28 server rejects this with 400 (HeaderMismatch).`));
+    out.push(
+      warn(
+        'header-mismatch',
+        `The Mcp-Name header says ${JSON.stringify(clip(decodeMirroredHeader(hn.trim()), 40))}, but the body names ${JSON.stringify(clip(bodyName, 40))}: a 2026-07-28 server rejects this with 400 (HeaderMismatch).`,
+      ),
+    );
   }
   if (headerVersion !== undefined && input.bodyVersion !== undefined && headerVersion !== input.bodyVersion) {
-    out.push(warn('header-mismatch', `The MCP-Protocol-Version header says ${JSON.stringify(clip(headerVersion, 30))}, but the body's _meta says ${JSON.stringify(clip(input.bodyVersion, 30))}; they must match.`));
+    out.push(
+      warn(
+        'header-mismatch',
+        `The MCP-Protocol-Version header says ${JSON.stringify(clip(headerVersion, 30))}, but the body's _meta says ${JSON.stringify(clip(input.bodyVersion, 30))}; they must match.`,
+      ),
+    );
   }
   return out;
 }
@@ -351,25 +473,37 @@ function mirrorMismatches(input: HttpHintInput, req: Headers, headerVersion: str
 // ---------------------------------------------------------------------------------------------
 
 const HEADERS: ReadonlyMap<string, string> = new Map([
-  ['mcp-session-id', 'The MCP session id: assigned by the server with the initialize answer, then sent by the client on every request of the session.'],
+  [
+    'mcp-session-id',
+    'The MCP session id: assigned by the server with the initialize answer, then sent by the client on every request of the session.',
+  ],
   ['mcp-protocol-version', 'The negotiated MCP protocol version, sent by the client on every request from 2025-06-18.'],
   ['last-event-id', 'The id of the last SSE event the client received: sent on GET to resume a broken stream from there.'],
   ['mcp-method', 'The JSON-RPC method of the request, mirrored into a header (2026-07-28) so gateways can route without reading the body.'],
   ['mcp-name', 'The tool, prompt or resource the request is about (params.name or params.uri), mirrored into a header (2026-07-28).'],
-  ['www-authenticate', 'How to authenticate: for MCP a Bearer challenge with resource_metadata (where OAuth discovery starts), and scope or error=insufficient_scope.'],
+  [
+    'www-authenticate',
+    'How to authenticate: for MCP a Bearer challenge with resource_metadata (where OAuth discovery starts), and scope or error=insufficient_scope.',
+  ],
   ['accept', 'Which response types the client takes: MCP POSTs must list both application/json and text/event-stream.'],
   ['content-type', 'The media type of the body: application/json for JSON-RPC, text/event-stream for an SSE stream.'],
   ['origin', 'The web origin that made the request: MCP servers must check it and answer 403 to untrusted origins (DNS rebinding).'],
   ['host', 'The host the client addressed: servers bound to localhost check it to block DNS rebinding.'],
-  ['authorization', 'The client\'s credentials, usually an OAuth Bearer access token (hidden by mcpscope unless secrets are shown).'],
+  ['authorization', "The client's credentials, usually an OAuth Bearer access token (hidden by mcpscope unless secrets are shown)."],
   ['proxy-authorization', 'Credentials for a proxy on the way (hidden by mcpscope unless secrets are shown).'],
   ['dpop', 'A DPoP proof: a signed token proving the client holds the key the access token is bound to (a secret).'],
   ['cookie', 'Cookies the client sends (hidden by mcpscope unless secrets are shown).'],
   ['set-cookie', 'A cookie the server asks the client to store (hidden by mcpscope unless secrets are shown).'],
   ['access-control-allow-origin', 'CORS: which web origin may read this response from a browser.'],
   ['access-control-allow-methods', 'CORS: which HTTP methods a browser may use.'],
-  ['access-control-allow-headers', 'CORS: which request headers a browser may send (MCP needs mcp-session-id, mcp-protocol-version, authorization).'],
-  ['access-control-expose-headers', 'CORS: which response headers browser code may read; it must include Mcp-Session-Id for browser MCP clients.'],
+  [
+    'access-control-allow-headers',
+    'CORS: which request headers a browser may send (MCP needs mcp-session-id, mcp-protocol-version, authorization).',
+  ],
+  [
+    'access-control-expose-headers',
+    'CORS: which response headers browser code may read; it must include Mcp-Session-Id for browser MCP clients.',
+  ],
   ['access-control-allow-credentials', 'CORS: whether a browser may send cookies and credentials.'],
   ['access-control-max-age', 'CORS: how long a browser may cache this preflight answer, in seconds.'],
   ['access-control-request-method', 'CORS preflight: the method the browser wants to use.'],

@@ -88,8 +88,6 @@ export interface MessageHintInput {
   requestedVersion?: string;
 }
 
-
-
 /** Short plain-language hints for one message. Never throws; unknown methods get one neutral `custom-method` hint. */
 export function messageHints(input: MessageHintInput): Hint[] {
   try {
@@ -162,7 +160,7 @@ function callHints(input: MessageHintInput, v: Obj): Hint[] {
       hints.push(
         info(
           'input-retry',
-          `This is a retry of an earlier request that needed input: it carries ${plural(n, 'answer')}${state !== undefined ? ' and the server\'s requestState' : ''}.`,
+          `This is a retry of an earlier request that needed input: it carries ${plural(n, 'answer')}${state !== undefined ? " and the server's requestState" : ''}.`,
         ),
       );
     }

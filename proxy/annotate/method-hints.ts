@@ -4,7 +4,24 @@
  */
 import type { Hint } from '../model/events.js';
 import { messageName, progressNotificationTokenOf, progressOf } from '../parse/mcp-fields.js';
-import { obj, str, num, arr, clip, q, plural, joinNames, idText, snippet, clientCapabilitiesText, peerText, info, warn, type Obj, hostOf } from './hint-text.js';
+import {
+  obj,
+  str,
+  num,
+  arr,
+  clip,
+  q,
+  plural,
+  joinNames,
+  idText,
+  snippet,
+  clientCapabilitiesText,
+  peerText,
+  info,
+  warn,
+  type Obj,
+  hostOf,
+} from './hint-text.js';
 
 export function methodHints(method: string, p: Obj): Hint[] {
   const name = messageName(method, p);
@@ -19,7 +36,10 @@ export function methodHints(method: string, p: Obj): Hint[] {
           `${who ? `Client ${who}` : 'The client'} opens the session asking for protocol version ${version ? clip(version, 20) : '(none given)'}. It offers ${clientCapabilitiesText(p.capabilities)}.`,
         ),
       ];
-      if (version === undefined) hints.push(warn('initialize-no-version', 'The initialize request has no protocolVersion, so the server cannot negotiate a version.'));
+      if (version === undefined)
+        hints.push(
+          warn('initialize-no-version', 'The initialize request has no protocolVersion, so the server cannot negotiate a version.'),
+        );
       return hints;
     }
     case 'notifications/initialized':
@@ -27,7 +47,12 @@ export function methodHints(method: string, p: Obj): Hint[] {
     case 'ping':
       return [info('ping', 'A liveness check: the receiver must answer promptly with an empty result.')];
     case 'server/discover':
-      return [info('server-discover', 'The client asks which protocol versions and capabilities the server supports (stateless protocol 2026-07-28, no initialize).')];
+      return [
+        info(
+          'server-discover',
+          'The client asks which protocol versions and capabilities the server supports (stateless protocol 2026-07-28, no initialize).',
+        ),
+      ];
     case 'subscriptions/listen': {
       const filter = obj(p.notifications);
       const wanted = filter ? Object.keys(filter).filter((k) => filter[k] !== false && filter[k] !== undefined) : [];
@@ -41,7 +66,12 @@ export function methodHints(method: string, p: Obj): Hint[] {
     case 'notifications/subscriptions/acknowledged': {
       const filter = obj(p.notifications);
       const granted = filter ? Object.keys(filter).filter((k) => filter[k] !== false && filter[k] !== undefined) : [];
-      return [info('subscriptions-acknowledged', `The server confirms the subscription stream${granted.length ? ` and will send ${joinNames(granted, 4)}` : ''}.`)];
+      return [
+        info(
+          'subscriptions-acknowledged',
+          `The server confirms the subscription stream${granted.length ? ` and will send ${joinNames(granted, 4)}` : ''}.`,
+        ),
+      ];
     }
     case 'tools/list':
       return [info('tools-list', `The client asks which tools the server offers${cursor}.`)];
@@ -69,19 +99,27 @@ export function methodHints(method: string, p: Obj): Hint[] {
         ),
       ];
     case 'resources/unsubscribe':
-      return [info('resources-unsubscribe', `The client no longer wants change notifications for ${name !== undefined ? q(name) : 'the resource'}.`)];
+      return [
+        info(
+          'resources-unsubscribe',
+          `The client no longer wants change notifications for ${name !== undefined ? q(name) : 'the resource'}.`,
+        ),
+      ];
     case 'notifications/resources/updated':
       return [
-        info('resource-updated', `The resource ${name !== undefined ? q(name) : '(no uri given)'} changed: the client may read it again with resources/read.`),
+        info(
+          'resource-updated',
+          `The resource ${name !== undefined ? q(name) : '(no uri given)'} changed: the client may read it again with resources/read.`,
+        ),
       ];
     case 'notifications/tools/list_changed':
-      return [info('list-changed', 'The server\'s list of tools changed: the client should re-fetch it with tools/list.')];
+      return [info('list-changed', "The server's list of tools changed: the client should re-fetch it with tools/list.")];
     case 'notifications/prompts/list_changed':
-      return [info('list-changed', 'The server\'s list of prompts changed: the client should re-fetch it with prompts/list.')];
+      return [info('list-changed', "The server's list of prompts changed: the client should re-fetch it with prompts/list.")];
     case 'notifications/resources/list_changed':
-      return [info('list-changed', 'The server\'s list of resources changed: the client should re-fetch it with resources/list.')];
+      return [info('list-changed', "The server's list of resources changed: the client should re-fetch it with resources/list.")];
     case 'notifications/roots/list_changed':
-      return [info('list-changed', 'The client\'s list of roots changed: the server should ask again with roots/list.')];
+      return [info('list-changed', "The client's list of roots changed: the server should ask again with roots/list.")];
     case 'prompts/list':
       return [info('prompts-list', `The client asks which prompts the server offers${cursor}.`)];
     case 'prompts/get': {
@@ -125,9 +163,13 @@ export function methodHints(method: string, p: Obj): Hint[] {
         if (pr.total > 0) amount += ` (${Math.round((pr.progress / pr.total) * 100)}%)`;
       }
       const hints: Hint[] = [
-        info('progress', `${amount} for token ${token !== undefined ? idText(token) : '(missing)'}${pr.message !== undefined ? `: ${q(pr.message)}` : ''}.`),
+        info(
+          'progress',
+          `${amount} for token ${token !== undefined ? idText(token) : '(missing)'}${pr.message !== undefined ? `: ${q(pr.message)}` : ''}.`,
+        ),
       ];
-      if (token === undefined) hints.push(warn('progress-without-token', 'The progress notification has no progressToken, so it cannot be matched to a request.'));
+      if (token === undefined)
+        hints.push(warn('progress-without-token', 'The progress notification has no progressToken, so it cannot be matched to a request.'));
       return hints;
     }
     case 'notifications/cancelled': {
@@ -171,7 +213,9 @@ export function methodHints(method: string, p: Obj): Hint[] {
       ];
     }
     case 'notifications/elicitation/complete':
-      return [info('elicitation-complete', 'The server reports that the user finished the URL interaction: the client may retry what needed it.')];
+      return [
+        info('elicitation-complete', 'The server reports that the user finished the URL interaction: the client may retry what needed it.'),
+      ];
     case 'roots/list':
       return [info('roots-list', 'The server asks the client which filesystem roots (folders) it may work in.')];
     case 'completion/complete': {
@@ -180,7 +224,9 @@ export function methodHints(method: string, p: Obj): Hint[] {
       const argName = str(argument?.name);
       const argValue = str(argument?.value);
       const target =
-        ref?.type === 'ref/resource' ? `the resource template ${name !== undefined ? q(name, 60) : ''}` : `the prompt ${name !== undefined ? q(name, 60) : ''}`;
+        ref?.type === 'ref/resource'
+          ? `the resource template ${name !== undefined ? q(name, 60) : ''}`
+          : `the prompt ${name !== undefined ? q(name, 60) : ''}`;
       return [
         info(
           'completion',
@@ -192,7 +238,10 @@ export function methodHints(method: string, p: Obj): Hint[] {
       return [info('tasks-get', `The requester polls the status of task ${name !== undefined ? q(name, 40) : '(no taskId)'}.`)];
     case 'tasks/result':
       return [
-        info('tasks-result', `The requester asks for the final result of task ${name !== undefined ? q(name, 40) : '(no taskId)'}; the answer waits until the task is done.`),
+        info(
+          'tasks-result',
+          `The requester asks for the final result of task ${name !== undefined ? q(name, 40) : '(no taskId)'}; the answer waits until the task is done.`,
+        ),
       ];
     case 'tasks/list':
       return [info('tasks-list', `The requester lists its tasks${cursor}.`)];
@@ -215,4 +264,3 @@ export function methodHints(method: string, p: Obj): Hint[] {
       return [];
   }
 }
-

@@ -50,13 +50,16 @@ const GRANTS: Record<string, string> = {
 /** OAuth error codes (RFC 6749 §4.1.2.1 and §5.2, RFC 7591 §3.2.2, RFC 8628, RFC 8707, RFC 9449, RFC 6750) in words. */
 const ERRORS: Record<string, string> = {
   invalid_request: 'a required parameter is missing or repeated, or the request is malformed',
-  invalid_client: 'client authentication failed: an unknown client_id, a wrong secret, or an authentication method the server does not accept',
-  invalid_grant: 'the code, refresh token or assertion is invalid, expired, revoked or already used, or was issued to another client or redirect_uri (or the PKCE code_verifier does not match)',
+  invalid_client:
+    'client authentication failed: an unknown client_id, a wrong secret, or an authentication method the server does not accept',
+  invalid_grant:
+    'the code, refresh token or assertion is invalid, expired, revoked or already used, or was issued to another client or redirect_uri (or the PKCE code_verifier does not match)',
   unauthorized_client: 'this client is not allowed to use this grant or response type',
   unsupported_grant_type: 'the authorization server does not support this grant type',
   unsupported_response_type: 'the authorization server does not support this response type',
   invalid_scope: 'the requested scope is invalid, unknown, or more than was granted',
-  invalid_target: 'the authorization server refused the `resource` (RFC 8707): it does not know that resource, or will not issue tokens for it to this client',
+  invalid_target:
+    'the authorization server refused the `resource` (RFC 8707): it does not know that resource, or will not issue tokens for it to this client',
   access_denied: 'the user or the authorization server refused',
   server_error: 'the authorization server failed',
   temporarily_unavailable: 'the authorization server is overloaded or down for maintenance',
@@ -119,7 +122,12 @@ function kindOf(input: PlainHttpInput, path: string, query: URLSearchParams): Ki
   if (method === 'POST' && (input.form?.grant_type !== undefined || str(body?.grant_type) !== undefined)) return 'token';
   if (method === 'POST' && /\/revoke$/.test(path)) return 'revocation';
   if (method === 'POST' && /\/introspect$/.test(path)) return 'introspection';
-  if (method === 'POST' && body && ['redirect_uris', 'client_name', 'grant_types', 'token_endpoint_auth_method', 'software_statement'].some((k) => k in body)) return 'registration';
+  if (
+    method === 'POST' &&
+    body &&
+    ['redirect_uris', 'client_name', 'grant_types', 'token_endpoint_auth_method', 'software_statement'].some((k) => k in body)
+  )
+    return 'registration';
   if (method === 'GET' && (query.has('response_type') || /\/authorize$/.test(path))) return 'authorize';
   const res = obj(input.responseJson);
   if (res) {
@@ -173,10 +181,17 @@ function plainHttpHintsUnsafe(input: PlainHttpInput): Hint[] {
       hints.push(...authorize(input, query, status));
       break;
     case 'revocation':
-      hints.push(info('oauth-revocation', 'Token revocation (RFC 7009): the client tells the authorization server it is done with a token.'));
+      hints.push(
+        info('oauth-revocation', 'Token revocation (RFC 7009): the client tells the authorization server it is done with a token.'),
+      );
       break;
     case 'introspection':
-      hints.push(info('oauth-introspection', 'Token introspection (RFC 7662): a resource server asks the authorization server whether a token is active, and for what.'));
+      hints.push(
+        info(
+          'oauth-introspection',
+          'Token introspection (RFC 7662): a resource server asks the authorization server whether a token is active, and for what.',
+        ),
+      );
       break;
     case 'jwks':
       hints.push(...jwks(res));
@@ -209,7 +224,12 @@ function resourceMetadata(res: Record<string, unknown> | undefined, ok: boolean,
     ];
   }
   if (!ok || !res) {
-    return [info('oauth-resource-metadata', 'OAuth protected-resource metadata (RFC 9728): the client asks which authorization servers protect this resource.')];
+    return [
+      info(
+        'oauth-resource-metadata',
+        'OAuth protected-resource metadata (RFC 9728): the client asks which authorization servers protect this resource.',
+      ),
+    ];
   }
   const servers = strings(res.authorization_servers);
   const resource = str(res.resource);
@@ -220,16 +240,35 @@ function resourceMetadata(res: Record<string, unknown> | undefined, ok: boolean,
       `OAuth protected-resource metadata (RFC 9728): names the authorization server${servers.length === 1 ? '' : 's'} ${servers.map((s) => q(s, 60)).join(', ') || '(none)'} for resource ${resource ? q(resource) : '(none given)'}${scopes.length > 0 ? `; scopes ${q(scopes.join(' '), 60)}` : ''}.`,
     ),
   ];
-  if (servers.length === 0) out.push(warn('oauth-no-authorization-server', 'The metadata names no authorization_servers: an MCP client has nowhere to get a token.'));
-  if (!resource) out.push(warn('oauth-no-resource', 'The metadata has no resource: clients must check that it names the MCP server they connect to, and refuse it otherwise.'));
+  if (servers.length === 0)
+    out.push(
+      warn('oauth-no-authorization-server', 'The metadata names no authorization_servers: an MCP client has nowhere to get a token.'),
+    );
+  if (!resource)
+    out.push(
+      warn(
+        'oauth-no-resource',
+        'The metadata has no resource: clients must check that it names the MCP server they connect to, and refuse it otherwise.',
+      ),
+    );
   return out;
 }
 
-function serverMetadata(kind: 'server-metadata' | 'openid-configuration', res: Record<string, unknown> | undefined, ok: boolean, status: number | undefined): Hint[] {
+function serverMetadata(
+  kind: 'server-metadata' | 'openid-configuration',
+  res: Record<string, unknown> | undefined,
+  ok: boolean,
+  status: number | undefined,
+): Hint[] {
   const code = kind === 'server-metadata' ? 'oauth-server-metadata' : 'openid-configuration';
   const what = kind === 'server-metadata' ? 'Authorization-server metadata (RFC 8414)' : 'OpenID configuration (OpenID Connect Discovery)';
   if (status === 404) {
-    return [info('oauth-metadata-not-found', 'No authorization-server metadata at this URL (404): clients try the other well-known forms (OAuth with the path inserted, OpenID Connect discovery) next.')];
+    return [
+      info(
+        'oauth-metadata-not-found',
+        'No authorization-server metadata at this URL (404): clients try the other well-known forms (OAuth with the path inserted, OpenID Connect discovery) next.',
+      ),
+    ];
   }
   if (!ok || !res) {
     return [
@@ -248,12 +287,27 @@ function serverMetadata(kind: 'server-metadata' | 'openid-configuration', res: R
   ]
     .filter(([, v]) => v !== undefined)
     .map(([label, v]) => `${label} ${q(v!, 60)}`);
-  const out = [info(code, `${what}${str(res.issuer) ? ` of issuer ${q(str(res.issuer)!, 60)}` : ''}${endpoints.length > 0 ? `: ${endpoints.join(', ')}` : ''}.`)];
+  const out = [
+    info(
+      code,
+      `${what}${str(res.issuer) ? ` of issuer ${q(str(res.issuer)!, 60)}` : ''}${endpoints.length > 0 ? `: ${endpoints.join(', ')}` : ''}.`,
+    ),
+  ];
   if (!strings(res.code_challenge_methods_supported).includes('S256')) {
-    out.push(warn('pkce-not-advertised', 'code_challenge_methods_supported does not list S256: MCP clients must refuse an authorization server that does not advertise PKCE.'));
+    out.push(
+      warn(
+        'pkce-not-advertised',
+        'code_challenge_methods_supported does not list S256: MCP clients must refuse an authorization server that does not advertise PKCE.',
+      ),
+    );
   }
   if (!str(res.registration_endpoint) && res.client_id_metadata_document_supported !== true) {
-    out.push(info('no-client-registration', 'Neither a registration_endpoint nor client ID metadata documents: a client needs a client_id registered beforehand.'));
+    out.push(
+      info(
+        'no-client-registration',
+        'Neither a registration_endpoint nor client ID metadata documents: a client needs a client_id registered beforehand.',
+      ),
+    );
   }
   return out;
 }
@@ -265,7 +319,12 @@ function registration(input: PlainHttpInput, res: Record<string, unknown> | unde
   if (res && typeof res.error === 'string') return [oauthError('oauth-registration-error', 'Client registration refused', res)];
   if (ok && res && str(res.client_id)) {
     const secret = res.client_secret !== undefined ? ' and a client_secret (redacted here)' : '';
-    return [info('oauth-client-registration', `Dynamic client registration (RFC 7591): ${name ? `${q(name, 40)} is` : 'the client is'} registered as client_id ${q(str(res.client_id)!, 60)}${secret}.`)];
+    return [
+      info(
+        'oauth-client-registration',
+        `Dynamic client registration (RFC 7591): ${name ? `${q(name, 40)} is` : 'the client is'} registered as client_id ${q(str(res.client_id)!, 60)}${secret}.`,
+      ),
+    ];
   }
   return [
     info(
@@ -296,18 +355,40 @@ function tokenRequest(input: PlainHttpInput, res: Record<string, unknown> | unde
   const parts = [
     resource ? `resource=${q(resource)} (RFC 8707 audience)` : undefined,
     scope ? `scope=${q(scope, 60)}` : undefined,
-    requested ? `requested_token_type=${clip(requested, 60)}${requested === ID_JAG ? ' (an identity assertion for cross-app access)' : ''}` : undefined,
+    requested
+      ? `requested_token_type=${clip(requested, 60)}${requested === ID_JAG ? ' (an identity assertion for cross-app access)' : ''}`
+      : undefined,
     clientAuth ? `client authentication: ${clientAuth}` : undefined,
   ].filter((p): p is string => p !== undefined);
-  const out = [info('oauth-token-request', `Token request (grant_type=${clip(grant, 60)}: ${meaning})${parts.length > 0 ? `, with ${parts.join(', ')}` : ''}.`)];
+  const out = [
+    info(
+      'oauth-token-request',
+      `Token request (grant_type=${clip(grant, 60)}: ${meaning})${parts.length > 0 ? `, with ${parts.join(', ')}` : ''}.`,
+    ),
+  ];
   if (json && !input.form) {
-    out.push(warn('token-request-json', 'The token request was sent as JSON: RFC 6749 requires application/x-www-form-urlencoded, and most authorization servers refuse JSON.'));
+    out.push(
+      warn(
+        'token-request-json',
+        'The token request was sent as JSON: RFC 6749 requires application/x-www-form-urlencoded, and most authorization servers refuse JSON.',
+      ),
+    );
   }
   if (grant === 'authorization_code' && field('code_verifier') === undefined) {
-    out.push(warn('pkce-missing', 'No code_verifier: this authorization code is not PKCE-protected, which MCP requires (S256) and OAuth 2.1 servers refuse.'));
+    out.push(
+      warn(
+        'pkce-missing',
+        'No code_verifier: this authorization code is not PKCE-protected, which MCP requires (S256) and OAuth 2.1 servers refuse.',
+      ),
+    );
   }
   if ((grant === 'authorization_code' || grant === 'refresh_token') && !resource) {
-    out.push(warn('resource-missing', 'No resource parameter: MCP clients must name the MCP server (RFC 8707) so that the token is issued for it alone.'));
+    out.push(
+      warn(
+        'resource-missing',
+        'No resource parameter: MCP clients must name the MCP server (RFC 8707) so that the token is issued for it alone.',
+      ),
+    );
   }
   if (res && typeof res.error === 'string') out.push(oauthError('oauth-token-error', 'Token request refused', res));
   else if (ok && res && res.access_token !== undefined) {
@@ -318,7 +399,12 @@ function tokenRequest(input: PlainHttpInput, res: Record<string, unknown> | unde
       str(res.scope) ? `scope ${q(str(res.scope)!, 60)}` : undefined,
       str(res.issued_token_type) ? `issued_token_type ${clip(str(res.issued_token_type)!, 60)}` : undefined,
     ].filter((p): p is string => p !== undefined);
-    out.push(info('oauth-tokens-issued', `Tokens issued: a ${str(res.token_type) ? `${clip(str(res.token_type)!, 20)} ` : ''}access token${extras.length > 0 ? `, ${extras.join(', ')}` : ''} (credentials redacted here).`));
+    out.push(
+      info(
+        'oauth-tokens-issued',
+        `Tokens issued: a ${str(res.token_type) ? `${clip(str(res.token_type)!, 20)} ` : ''}access token${extras.length > 0 ? `, ${extras.join(', ')}` : ''} (credentials redacted here).`,
+      ),
+    );
   }
   return out;
 }
@@ -334,19 +420,41 @@ function authorize(input: PlainHttpInput, query: URLSearchParams, status: number
     resource ? `resource=${q(resource)}` : undefined,
     scope ? `scope=${q(scope, 60)}` : undefined,
   ].filter((p): p is string => p !== undefined);
-  const out = [info('oauth-authorize', `Authorization redirect: the browser is sent to the authorization server to log in and consent${parts.length > 0 ? ` (${parts.join(', ')})` : ''}.`)];
+  const out = [
+    info(
+      'oauth-authorize',
+      `Authorization redirect: the browser is sent to the authorization server to log in and consent${parts.length > 0 ? ` (${parts.join(', ')})` : ''}.`,
+    ),
+  ];
   if (responseType === 'code') {
-    if (!query.has('code_challenge')) out.push(warn('pkce-missing', 'No code_challenge: this authorization is not PKCE-protected, which MCP requires (S256).'));
-    else if (method !== 'S256') out.push(warn('pkce-plain', `code_challenge_method is ${method ? clip(method, 20) : 'absent (so plain)'}: MCP requires S256.`));
-    if (!resource) out.push(warn('resource-missing', 'No resource parameter: MCP clients must name the MCP server (RFC 8707) in the authorization request.'));
+    if (!query.has('code_challenge'))
+      out.push(warn('pkce-missing', 'No code_challenge: this authorization is not PKCE-protected, which MCP requires (S256).'));
+    else if (method !== 'S256')
+      out.push(warn('pkce-plain', `code_challenge_method is ${method ? clip(method, 20) : 'absent (so plain)'}: MCP requires S256.`));
+    if (!resource)
+      out.push(
+        warn('resource-missing', 'No resource parameter: MCP clients must name the MCP server (RFC 8707) in the authorization request.'),
+      );
   }
   const location = headerValue(input.responseHeaders, 'location');
   if (status !== undefined && status >= 300 && status < 400 && location !== undefined) {
     const lq = new URLSearchParams(location.includes('?') ? location.slice(location.indexOf('?') + 1).split('#')[0] : '');
     const to = q(location.split('?')[0], 60);
     const error = lq.get('error');
-    if (lq.has('code')) out.push(info('oauth-authorization-code', `The authorization server sends the browser back to ${to} with an authorization code${lq.has('state') ? ' and the state' : ''} (redacted here).`));
-    else if (error) out.push(warn('oauth-authorization-error', `The authorization server sends the browser back to ${to} with error ${clip(error, 40)}${oauthErrorMeaning(error) ? `, which means ${oauthErrorMeaning(error)}` : ''}.`));
+    if (lq.has('code'))
+      out.push(
+        info(
+          'oauth-authorization-code',
+          `The authorization server sends the browser back to ${to} with an authorization code${lq.has('state') ? ' and the state' : ''} (redacted here).`,
+        ),
+      );
+    else if (error)
+      out.push(
+        warn(
+          'oauth-authorization-error',
+          `The authorization server sends the browser back to ${to} with error ${clip(error, 40)}${oauthErrorMeaning(error) ? `, which means ${oauthErrorMeaning(error)}` : ''}.`,
+        ),
+      );
     else out.push(info('oauth-login-redirect', `The authorization server sends the browser on to ${to} (a login or consent page, say).`));
   } else if (status === 200) {
     out.push(info('oauth-login-page', 'The authorization server answered with a page (login or consent) rather than redirecting at once.'));
@@ -357,9 +465,22 @@ function authorize(input: PlainHttpInput, query: URLSearchParams, status: number
 function jwks(res: Record<string, unknown> | undefined): Hint[] {
   const keys = Array.isArray(res?.keys) ? res!.keys.map(obj).filter((k): k is Record<string, unknown> => k !== undefined) : [];
   if (keys.length === 0) return [info('jwks', 'JWKS: the public keys that token signatures are checked with.')];
-  const names = keys.slice(0, 4).map((k) => [str(k.kid) ? `kid ${q(str(k.kid)!, 30)}` : undefined, str(k.alg) ?? str(k.kty)].filter(Boolean).join(' '));
-  const out = [info('jwks', `JWKS: ${keys.length} public key${keys.length === 1 ? '' : 's'} (${names.join('; ')}${keys.length > 4 ? '; …' : ''}) that token signatures are checked with.`)];
-  if (keys.some((k) => 'd' in k || 'k' in k)) out.push(warn('jwks-private-key', 'This JWKS holds private or symmetric key material (d or k): a JWKS must publish public keys only. It is redacted here.'));
+  const names = keys
+    .slice(0, 4)
+    .map((k) => [str(k.kid) ? `kid ${q(str(k.kid)!, 30)}` : undefined, str(k.alg) ?? str(k.kty)].filter(Boolean).join(' '));
+  const out = [
+    info(
+      'jwks',
+      `JWKS: ${keys.length} public key${keys.length === 1 ? '' : 's'} (${names.join('; ')}${keys.length > 4 ? '; …' : ''}) that token signatures are checked with.`,
+    ),
+  ];
+  if (keys.some((k) => 'd' in k || 'k' in k))
+    out.push(
+      warn(
+        'jwks-private-key',
+        'This JWKS holds private or symmetric key material (d or k): a JWKS must publish public keys only. It is redacted here.',
+      ),
+    );
   return out;
 }
 
@@ -373,7 +494,10 @@ function oauthError(code: string, what: string, res: Record<string, unknown>): H
   const error = String(res.error);
   const meaning = oauthErrorMeaning(error);
   const description = str(res.error_description);
-  return warn(code, `${what} with ${clip(error, 40)}${meaning ? `, which means ${meaning}` : ''}${description ? `; it says ${q(description, 120)}` : ''}.`);
+  return warn(
+    code,
+    `${what} with ${clip(error, 40)}${meaning ? `, which means ${meaning}` : ''}${description ? `; it says ${q(description, 120)}` : ''}.`,
+  );
 }
 
 /** What the status says, for what the kind hints did not already cover. */
@@ -381,17 +505,24 @@ function statusHints(input: PlainHttpInput, kind: Kind): Hint[] {
   const status = input.status;
   if (status === undefined) return [];
   const www = headerValue(input.responseHeaders, 'www-authenticate');
-  if ((status === 401 || status === 403) && www !== undefined && /^\s*bearer\b/i.test(www)) return challengeHints(status, input.requestHeaders ?? {}, input.responseHeaders);
+  if ((status === 401 || status === 403) && www !== undefined && /^\s*bearer\b/i.test(www))
+    return challengeHints(status, input.requestHeaders ?? {}, input.responseHeaders);
   if (status >= 300 && status < 400 && kind !== 'authorize') {
     const location = headerValue(input.responseHeaders, 'location');
     return [info('redirect', `Redirect (HTTP ${status})${location !== undefined ? ` to ${q(location, 60)}` : ''}.`)];
   }
-  if (status === 404) return kind === 'resource-metadata' || kind === 'server-metadata' || kind === 'openid-configuration' ? [] : [info('not-found', 'Not found (404).')];
+  if (status === 404)
+    return kind === 'resource-metadata' || kind === 'server-metadata' || kind === 'openid-configuration'
+      ? []
+      : [info('not-found', 'Not found (404).')];
   if (status === 429) {
     const retry = headerValue(input.responseHeaders, 'retry-after');
-    return [warn('rate-limited', `Too Many Requests: the server is rate limiting${retry !== undefined ? `; retry after ${q(retry, 30)}` : ''}.`)];
+    return [
+      warn('rate-limited', `Too Many Requests: the server is rate limiting${retry !== undefined ? `; retry after ${q(retry, 30)}` : ''}.`),
+    ];
   }
   if (status >= 500) return [warn('server-error', `HTTP ${status}: the server failed or is unavailable.`)];
-  if (status >= 400 && !(obj(input.responseJson) && typeof obj(input.responseJson)!.error === 'string')) return [warn('client-error', `HTTP ${status}: the server rejected the request.`)];
+  if (status >= 400 && !(obj(input.responseJson) && typeof obj(input.responseJson)!.error === 'string'))
+    return [warn('client-error', `HTTP ${status}: the server rejected the request.`)];
   return [];
 }

@@ -88,18 +88,25 @@ export function resultHints(input: MessageHintInput, v: Obj): Hint[] {
       const completion = obj(r.completion);
       const values = (arr(completion?.values) ?? []).map((x) => str(x)).filter((x): x is string => x !== undefined);
       const more = completion?.hasMore === true ? ' (more are available)' : '';
-      return [info('completion-result', `${plural(values.length, 'suggestion')}${values.length ? `: ${joinNames(values, 5)}` : ''}${more}.`)];
+      return [
+        info('completion-result', `${plural(values.length, 'suggestion')}${values.length ? `: ${joinNames(values, 5)}` : ''}${more}.`),
+      ];
     }
     case 'roots/list': {
       const roots = arr(r.roots) ?? [];
       const uris = namesOf(roots, 'uri');
-      return [info('roots-list-result', `The client shares ${plural(roots.length, 'root')}${uris.length ? `: ${joinNames(uris, 3)}` : ''}.`)];
+      return [
+        info('roots-list-result', `The client shares ${plural(roots.length, 'root')}${uris.length ? `: ${joinNames(uris, 3)}` : ''}.`),
+      ];
     }
     case 'sampling/createMessage': {
       const model = str(r.model);
       const stop = str(r.stopReason);
       return [
-        info('sampling-result', `The client's LLM answered${model ? ` (model ${q(model, 40)})` : ''}${stop ? `, stop reason ${q(stop, 20)}` : ''}.`),
+        info(
+          'sampling-result',
+          `The client's LLM answered${model ? ` (model ${q(model, 40)})` : ''}${stop ? `, stop reason ${q(stop, 20)}` : ''}.`,
+        ),
       ];
     }
     case 'elicitation/create': {
@@ -111,7 +118,12 @@ export function resultHints(input: MessageHintInput, v: Obj): Hint[] {
       }
       if (action === 'decline') return [info('elicitation-result', 'The user declined to provide the information.')];
       if (action === 'cancel') return [info('elicitation-result', 'The user dismissed the request without choosing.')];
-      return [warn('elicitation-result', `Unexpected elicitation action ${action !== undefined ? q(action, 20) : '(missing)'}: expected accept, decline or cancel.`)];
+      return [
+        warn(
+          'elicitation-result',
+          `Unexpected elicitation action ${action !== undefined ? q(action, 20) : '(missing)'}: expected accept, decline or cancel.`,
+        ),
+      ];
     }
     case 'tasks/get':
     case 'tasks/cancel': {
@@ -128,7 +140,12 @@ export function resultHints(input: MessageHintInput, v: Obj): Hint[] {
     }
     case 'tasks/list': {
       const tasks = arr(r.tasks) ?? [];
-      return [info('tasks-list-result', `${plural(tasks.length, 'task')} listed${str(r.nextCursor) !== undefined ? ', more on the next page' : ''}.`)];
+      return [
+        info(
+          'tasks-list-result',
+          `${plural(tasks.length, 'task')} listed${str(r.nextCursor) !== undefined ? ', more on the next page' : ''}.`,
+        ),
+      ];
     }
     case 'tasks/result':
       return [info('tasks-result-result', 'The final result of the task, shaped like the result of the request that started it.')];
@@ -141,7 +158,8 @@ function listResultHint(code: string, noun: string, list: unknown[] | undefined,
   if (list === undefined) return warn(code, `The answer holds no ${noun} list.`);
   const names = namesOf(list, key);
   const more = str(r.nextCursor) !== undefined ? ' More are on the next page: the client should ask again with nextCursor.' : '';
-  const head = list.length === 0 ? `The server offers no ${noun}s.` : `The server offers ${plural(list.length, noun)}: ${joinNames(names, 5)}.`;
+  const head =
+    list.length === 0 ? `The server offers no ${noun}s.` : `The server offers ${plural(list.length, noun)}: ${joinNames(names, 5)}.`;
   return info(code, head + more);
 }
 
@@ -164,8 +182,9 @@ function initializeResultHints(r: Obj, requestedVersion: string | undefined): Hi
   }
   const instructions = str(r.instructions);
   if (instructions !== undefined && instructions.length > 0) {
-    hints.push(info('server-instructions', `The server sent ${instructions.length} characters of instructions meant for the model's system prompt.`));
+    hints.push(
+      info('server-instructions', `The server sent ${instructions.length} characters of instructions meant for the model's system prompt.`),
+    );
   }
   return hints;
 }
-

@@ -14,7 +14,9 @@ interface Body {
 }
 
 const isSse = (headers: Record<string, string | string[] | undefined>): boolean =>
-  String(headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
+  String(headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('text/event-stream');
 
 export class BodyLimit {
   private readonly bodies = new Map<string, Body>();

@@ -67,7 +67,12 @@ export class CaptureQueue {
         return;
       }
       if (this.queuedBytes + size + this.pendingBytes() > this.maxQueuedBytes) {
-        const overflowRecord: Extract<WireRecord, { t: 'overflow' }> = { t: 'overflow', xid: record.xid, ts: Date.now(), droppedBytes: size };
+        const overflowRecord: Extract<WireRecord, { t: 'overflow' }> = {
+          t: 'overflow',
+          xid: record.xid,
+          ts: Date.now(),
+          droppedBytes: size,
+        };
         if (stream === 'c2s' || stream === 's2c' || stream === 'stderr') overflowRecord.stream = stream;
         this.dropped.set(key, overflowRecord);
         this.queue.push(overflowRecord);

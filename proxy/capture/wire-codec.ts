@@ -46,8 +46,10 @@ function decodeRecord(o: Fields): IngestRecord | string {
   switch (t) {
     case 'stdio-start': {
       const { command, args, pid, cwd, joined } = o;
-      if (!isStr(command) || !Array.isArray(args) || !args.every((a) => isStr(a))) return `record ${xid}: stdio-start needs "command" and string "args"`;
-      if (!isOpt(pid, isNum) || !isOpt(cwd, isStr) || (joined !== undefined && typeof joined !== 'boolean')) return `record ${xid}: bad "pid", "cwd" or "joined"`;
+      if (!isStr(command) || !Array.isArray(args) || !args.every((a) => isStr(a)))
+        return `record ${xid}: stdio-start needs "command" and string "args"`;
+      if (!isOpt(pid, isNum) || !isOpt(cwd, isStr) || (joined !== undefined && typeof joined !== 'boolean'))
+        return `record ${xid}: bad "pid", "cwd" or "joined"`;
       const r: IngestRecord = { t, xid, ts, command, args: args as string[] };
       if (pid !== undefined) r.pid = pid as number;
       if (cwd !== undefined) r.cwd = cwd as string;
@@ -67,13 +69,15 @@ function decodeRecord(o: Fields): IngestRecord | string {
     }
     case 'stdio-exit': {
       const { code, signal } = o;
-      if (!(code === null || (Number.isInteger(code) && isNum(code))) || !(signal === null || isStr(signal, 64))) return `record ${xid}: stdio-exit needs "code" (integer or null) and "signal" (string or null)`;
+      if (!(code === null || (Number.isInteger(code) && isNum(code))) || !(signal === null || isStr(signal, 64)))
+        return `record ${xid}: stdio-exit needs "code" (integer or null) and "signal" (string or null)`;
       return { t, xid, ts, code: code as number | null, signal: signal as string | null };
     }
     case 'overflow': {
       const { droppedBytes, stream } = o;
       if (!isNum(droppedBytes) || droppedBytes < 0) return `record ${xid}: overflow needs "droppedBytes"`;
-      if (stream !== undefined && stream !== 'c2s' && stream !== 's2c' && stream !== 'stderr') return `record ${xid}: bad overflow "stream"`;
+      if (stream !== undefined && stream !== 'c2s' && stream !== 's2c' && stream !== 'stderr')
+        return `record ${xid}: bad overflow "stream"`;
       const r: IngestRecord = { t, xid, ts, droppedBytes };
       if (stream !== undefined) r.stream = stream;
       return r;

@@ -66,7 +66,11 @@ Removing it again
 export async function main(argv: string[]): Promise<number> {
   let values: { pem?: boolean; path?: boolean; help?: boolean };
   try {
-    const parsed = parseArgs({ args: argv, allowPositionals: false, options: { pem: { type: 'boolean' }, path: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    const parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: { pem: { type: 'boolean' }, path: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
     values = parsed.values;
   } catch (e) {
     process.stderr.write(`mcpscope ca: ${(e as Error).message}\nRun mcpscope ca --help for the options.\n`);

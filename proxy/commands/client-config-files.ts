@@ -3,7 +3,20 @@
  * sidecar `<config>.mcpscope.json`), timestamped backups and atomic writes (temp file + rename),
  * and the command a wrapped entry runs mcpscope with (resolveLauncher, checkLauncher).
  */
-import { chmodSync, closeSync, constants, copyFileSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, parse } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -22,7 +35,10 @@ export function readConfig(path: string): string {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') throw new ClientConfigError(`there is no file ${JSON.stringify(path)}.`);
-    if (e.code === 'EISDIR') throw new ClientConfigError(`${JSON.stringify(path)} is a directory; give the config file itself (e.g. claude_desktop_config.json or .vscode/mcp.json).`);
+    if (e.code === 'EISDIR')
+      throw new ClientConfigError(
+        `${JSON.stringify(path)} is a directory; give the config file itself (e.g. claude_desktop_config.json or .vscode/mcp.json).`,
+      );
     throw new ClientConfigError(`cannot read ${JSON.stringify(path)}: ${e.message}`);
   }
 }
@@ -122,7 +138,6 @@ export function loadConfigChange<R extends { servers: { name: string; detail: st
   return result;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The command a wrapped entry runs mcpscope with.
 
@@ -137,7 +152,7 @@ export function packageScript(): string {
       /* try the next */
     }
   }
-  throw new Error('cannot find mcpscope\'s bin/mcpscope.js next to its code');
+  throw new Error("cannot find mcpscope's bin/mcpscope.js next to its code");
 }
 
 function realOrUndefined(path: string): string | undefined {
@@ -219,16 +234,34 @@ export function checkLauncher(launcher: Launcher, options: { timeoutMs?: number 
   const ran = commandLine(launcher.command, args);
   const env = process.platform === 'win32' ? process.env : { ...process.env, PATH: MINIMAL_PATH };
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const r = spawnSync(launcher.command, args, { cwd: parse(process.cwd()).root, env, encoding: 'utf8', timeout: timeoutMs, windowsHide: true });
+  const r = spawnSync(launcher.command, args, {
+    cwd: parse(process.cwd()).root,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    windowsHide: true,
+  });
   const want = packageVersion();
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
-    const why = code === 'ETIMEDOUT' ? `it did not finish within ${timeoutMs / 1000} s` : code === 'ENOENT' ? `${launcher.command} does not exist` : r.error.message;
+    const why =
+      code === 'ETIMEDOUT'
+        ? `it did not finish within ${timeoutMs / 1000} s`
+        : code === 'ENOENT'
+          ? `${launcher.command} does not exist`
+          : r.error.message;
     return { ok: false, ran, detail: why };
   }
   const out = (r.stdout ?? '').trim();
   if (r.status === 0 && out === want) return { ok: true, ran, detail: `printed ${want}` };
   const said = [(r.stderr ?? '').trim(), out].filter(Boolean).join(' / ').slice(0, 500);
   const how = r.status === null ? `was ended by ${r.signal}` : `exited with code ${r.status}`;
-  return { ok: false, ran, detail: r.status === 0 ? `printed ${JSON.stringify(out.slice(0, 200))}, not this mcpscope's version ${want}` : `${how}${said ? `: ${said}` : ''}` };
+  return {
+    ok: false,
+    ran,
+    detail:
+      r.status === 0
+        ? `printed ${JSON.stringify(out.slice(0, 200))}, not this mcpscope's version ${want}`
+        : `${how}${said ? `: ${said}` : ''}`,
+  };
 }

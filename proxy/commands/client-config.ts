@@ -25,7 +25,6 @@ import { parseJsonc, toValue, type JsonNode } from './jsonc.js';
 // Re-exported: the wrap/unwrap commands and their tests take them from here.
 export { ClientConfigError, parseJsonc };
 
-
 // ---------------------------------------------------------------------------------------------
 // Finding the servers.
 
@@ -52,7 +51,10 @@ export function findServers(root: JsonNode): ServersLocation {
   if (mcp) candidates.push(['mcp.servers', member(mcp, 'servers')]);
   for (const [key, node] of candidates) {
     if (node === undefined) continue;
-    if (node.type !== 'object') throw new ClientConfigError(`"${key}" should be an object of servers by name, but it is ${node.type === 'array' ? 'a list' : `a ${node.type}`}.`);
+    if (node.type !== 'object')
+      throw new ClientConfigError(
+        `"${key}" should be an object of servers by name, but it is ${node.type === 'array' ? 'a list' : `a ${node.type}`}.`,
+      );
     return { key, node };
   }
   throw new ClientConfigError(
@@ -103,7 +105,9 @@ function serializeLike(text: string, style: Style, keyStart: number, node: JsonN
   const original = text.slice(node.start, node.end);
   if (!original.includes('\n')) return inlineJson(value);
   const base = lineIndent(text, keyStart);
-  return JSON.stringify(value, null, style.indentUnit).split('\n').join(style.eol + base);
+  return JSON.stringify(value, null, style.indentUnit)
+    .split('\n')
+    .join(style.eol + base);
 }
 
 function commentInside(comments: Array<[number, number]>, node: JsonNode): boolean {
@@ -364,10 +368,18 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
         throw new ClientConfigError(
           `the server "${name}" contains a comment, which mcpscope cannot carry into the re-wrapped entry. Move the comment outside that server's { … } (or delete it) and run wrap again; nothing was changed.`,
         );
-      const newText = serializeLike(text, style, m.keyStart, m.value, withCommand(e, launcher.command, [...launcher.args, ...prev.options, '--', ...prev.line]));
+      const newText = serializeLike(
+        text,
+        style,
+        m.keyStart,
+        m.value,
+        withCommand(e, launcher.command, [...launcher.args, ...prev.options, '--', ...prev.line]),
+      );
       // The original: the record's when it describes this entry, else the entry unwrapped.
       const original =
-        rec && rec.wrapped === entryText && rec.kind === 'stdio' ? rec.original : serializeLike(text, style, m.keyStart, m.value, withCommand(e, prev.line[0], prev.line.slice(1)));
+        rec && rec.wrapped === entryText && rec.kind === 'stdio'
+          ? rec.original
+          : serializeLike(text, style, m.keyStart, m.value, withCommand(e, prev.line[0], prev.line.slice(1)));
       record.servers[name] = { kind: 'stdio', original, wrapped: newText };
       edits.push({ start: m.value.start, end: m.value.end, text: newText });
       servers.push({
@@ -421,7 +433,11 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
       wrapped = withCommand(e, launcher.command, [...launcher.args, '--ui-port', String(uiPort), '--', e.command as string, ...args]);
       const newText = serializeLike(text, style, m.keyStart, m.value, wrapped);
       recorded = { kind, original: entryText, wrapped: newText };
-      servers.push({ name, action: 'wrapped', detail: `stdio: ${[e.command as string, ...args].join(' ')} now runs under mcpscope (UI port ${uiPort})` });
+      servers.push({
+        name,
+        action: 'wrapped',
+        detail: `stdio: ${[e.command as string, ...args].join(' ')} now runs under mcpscope (UI port ${uiPort})`,
+      });
     } else {
       const target = e.url as string;
       const u = new URL(target);
@@ -431,7 +447,11 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
       const newText = serializeLike(text, style, m.keyStart, m.value, wrapped);
       recorded = { kind, original: entryText, wrapped: newText, target, port };
       proxies.push({ name, target, port, command: '' });
-      servers.push({ name, action: 'wrapped', detail: `${typeof e.type === 'string' ? e.type : 'url'}: ${target} now goes through ${proxied}` });
+      servers.push({
+        name,
+        action: 'wrapped',
+        detail: `${typeof e.type === 'string' ? e.type : 'url'}: ${target} now goes through ${proxied}`,
+      });
     }
     record.servers[name] = recorded;
     edits.push({ start: m.value.start, end: m.value.end, text: recorded.wrapped });
@@ -495,7 +515,11 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
       }
       edits.push({ start: m.value.start, end: m.value.end, text: serializeLike(text, style, m.keyStart, m.value, restored) });
       delete left.servers[name];
-      servers.push({ name, action: 'restored', detail: `back to ${line.join(' ')} (rebuilt from its arguments: the entry changed since wrap, or there is no record)` });
+      servers.push({
+        name,
+        action: 'restored',
+        detail: `back to ${line.join(' ')} (rebuilt from its arguments: the entry changed since wrap, or there is no record)`,
+      });
       continue;
     }
     if (kind === 'url') {
@@ -506,12 +530,24 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
             throw new ClientConfigError(
               `the server "${name}" contains a comment, which mcpscope cannot carry into the unwrapped entry. Move the comment outside that server's { … } (or delete it) and run unwrap again; nothing was changed.`,
             );
-          edits.push({ start: m.value.start, end: m.value.end, text: serializeLike(text, style, m.keyStart, m.value, { ...e, url: rec.target }) });
+          edits.push({
+            start: m.value.start,
+            end: m.value.end,
+            text: serializeLike(text, style, m.keyStart, m.value, { ...e, url: rec.target }),
+          });
           delete left.servers[name];
-          servers.push({ name, action: 'restored', detail: `URL back to ${rec.target} (the entry's other keys changed since wrap and are kept)` });
+          servers.push({
+            name,
+            action: 'restored',
+            detail: `URL back to ${rec.target} (the entry's other keys changed since wrap and are kept)`,
+          });
           continue;
         }
-        servers.push({ name, action: 'skipped', detail: `its URL changed since wrap (it no longer points at the proxy port ${rec.port}); left as is` });
+        servers.push({
+          name,
+          action: 'skipped',
+          detail: `its URL changed since wrap (it no longer points at the proxy port ${rec.port}); left as is`,
+        });
         delete left.servers[name];
         continue;
       }

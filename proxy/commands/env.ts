@@ -22,7 +22,11 @@ Undo with: unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy NO_PROXY no_proxy
 export async function main(argv: string[]): Promise<number> {
   let v;
   try {
-    v = parseArgs({ args: argv, allowPositionals: false, options: { 'ui-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+    v = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: { 'ui-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }).values;
   } catch (err) {
     process.stderr.write(`mcpscope env: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -40,7 +44,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const running = await findForwardProxy(uiPort);
   if (!running) {
-    process.stderr.write(`mcpscope env: no mcpscope forward proxy is running with its UI on port ${uiPort}. Start one with \`mcpscope --forward\` (or use \`mcpscope run -- <command>\`, which needs none).\n`);
+    process.stderr.write(
+      `mcpscope env: no mcpscope forward proxy is running with its UI on port ${uiPort}. Start one with \`mcpscope --forward\` (or use \`mcpscope run -- <command>\`, which needs none).\n`,
+    );
     return 1;
   }
   const ca = await loadOrCreateCa();

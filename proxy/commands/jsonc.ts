@@ -176,4 +176,3 @@ export function toValue(node: JsonNode): unknown {
       return node.value;
   }
 }
-

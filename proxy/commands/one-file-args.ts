@@ -18,7 +18,10 @@ export interface OneFileCommand<O extends Options> {
 }
 
 /** The parsed options and the file, or the exit code when help was shown or the words were off. */
-export function parseOneFileArgs<O extends Options>(argv: string[], cmd: OneFileCommand<O>): { values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>['values']; file: string } | number {
+export function parseOneFileArgs<O extends Options>(
+  argv: string[],
+  cmd: OneFileCommand<O>,
+): { values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>['values']; file: string } | number {
   const err = process.stderr;
   let parsed;
   try {

@@ -46,7 +46,9 @@ export async function openCapture(
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new CaptureFormatError(e.code === 'ENOENT' ? `There is no file ${JSON.stringify(file)}.` : `Cannot read ${JSON.stringify(file)}: ${e.message}`);
+    throw new CaptureFormatError(
+      e.code === 'ENOENT' ? `There is no file ${JSON.stringify(file)}.` : `Cannot read ${JSON.stringify(file)}: ${e.message}`,
+    );
   }
   const capture = readCapture(text);
   for (const w of capture.warnings) options.onWarning?.(w);
@@ -84,7 +86,13 @@ export async function openCapture(
 
 export async function main(argv: string[]): Promise<number> {
   const out = process.stderr;
-  const args = parseOneFileArgs(argv, { name: 'open', options: { 'ui-port': { type: 'string' }, token: { type: 'string' }, host: { type: 'string' } }, help: HELP, usage: 'mcpscope open <file> [--ui-port <n>] [--token <t>]', what: 'file' });
+  const args = parseOneFileArgs(argv, {
+    name: 'open',
+    options: { 'ui-port': { type: 'string' }, token: { type: 'string' }, host: { type: 'string' } },
+    help: HELP,
+    usage: 'mcpscope open <file> [--ui-port <n>] [--token <t>]',
+    what: 'file',
+  });
   if (typeof args === 'number') return args;
   const { values, file } = args;
   let uiPort: number | undefined;
@@ -136,7 +144,9 @@ export async function main(argv: string[]): Promise<number> {
   });
 
   if (opened.movedFrom !== undefined) {
-    out.write(`mcpscope open: port ${opened.movedFrom} (the default UI port) is in use, so the UI is on port ${opened.ui.port} instead. Choose one with --ui-port.\n`);
+    out.write(
+      `mcpscope open: port ${opened.movedFrom} (the default UI port) is in use, so the UI is on port ${opened.ui.port} instead. Choose one with --ui-port.\n`,
+    );
   }
   out.write(
     `\nmcpscope ${packageVersion()}\n` +

@@ -43,7 +43,8 @@ export function parseTiming(timing: string | undefined, speed: string | undefine
   if (timing !== undefined) {
     if (timing === 'recorded' || timing === 'fast') return { timing };
     const factor = Number(timing);
-    if (timing.trim() === '' || !Number.isFinite(factor) || factor < 0) return { error: `--timing must be recorded, fast or a factor ≥ 0 (0.5 = twice as fast), not ${JSON.stringify(timing)}` };
+    if (timing.trim() === '' || !Number.isFinite(factor) || factor < 0)
+      return { error: `--timing must be recorded, fast or a factor ≥ 0 (0.5 = twice as fast), not ${JSON.stringify(timing)}` };
     return { timing: factor === 0 ? 'fast' : factor };
   }
   if (speed !== undefined) {
@@ -111,11 +112,14 @@ export async function main(argv: string[]): Promise<number> {
     model = buildReplayModel(fixture);
   } catch (err) {
     // One line, never a stack: whatever is wrong with the file, say so.
-    process.stderr.write(`mcpscope replay: ${err instanceof FixtureError ? err.message : `${file}: mcpscope could not read this fixture (${(err as Error).message})`}\n`);
+    process.stderr.write(
+      `mcpscope replay: ${err instanceof FixtureError ? err.message : `${file}: mcpscope could not read this fixture (${(err as Error).message})`}\n`,
+    );
     return 2;
   }
   const log = v.quiet ? undefined : (line: string) => process.stderr.write(`  ${line}\n`);
-  const pace = timing === 'recorded' || timing === 1 ? 'recorded timing' : timing === 'fast' ? 'answering at once' : `recorded timing × ${timing}`;
+  const pace =
+    timing === 'recorded' || timing === 1 ? 'recorded timing' : timing === 'fast' ? 'answering at once' : `recorded timing × ${timing}`;
   const summary = `${basename(file)}: ${model.calls.length} recorded requests from ${fixture.session.serverInfo?.name ?? 'an MCP server'} (${fixture.session.transport}), ${pace}`;
 
   if (v.stdio) {

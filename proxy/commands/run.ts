@@ -17,7 +17,6 @@ import { clientEnv } from '../forward/client-env.js';
 import { findForwardProxy } from '../forward/running-proxy.js';
 import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
 
-
 const USAGE = `Usage: mcpscope run [options] -- <command> [args…]
 
 Runs <command> (any MCP client: Claude Code, an SDK script, the Inspector CLI, a Python client)
@@ -73,7 +72,9 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command.length === 0 || command[0] === '') {
-    process.stderr.write(`mcpscope run: nothing to run after "--": give the client's command, e.g. mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`);
+    process.stderr.write(
+      `mcpscope run: nothing to run after "--": give the client's command, e.g. mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`,
+    );
     return 2;
   }
   let uiPort: number;
@@ -109,7 +110,8 @@ export async function main(argv: string[]): Promise<number> {
   const running = uiPort === 0 ? undefined : await findForwardProxy(uiPort);
   if (running) {
     proxyUrl = running.proxyUrl;
-    if (v.intercept || upstreamCa || v.port) say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port apply, not these.`);
+    if (v.intercept || upstreamCa || v.port)
+      say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port apply, not these.`);
     say(`recording into ${running.uiUrl}`);
   } else {
     const { startMcpscope } = await import('../mcpscope.js');

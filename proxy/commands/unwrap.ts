@@ -19,7 +19,13 @@ Usage
 
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
-  const args = parseOneFileArgs(argv, { name: 'unwrap', options: { write: { type: 'boolean' } }, help: HELP, usage: 'mcpscope unwrap <config.json> [--write]', what: 'config file' });
+  const args = parseOneFileArgs(argv, {
+    name: 'unwrap',
+    options: { write: { type: 'boolean' } },
+    help: HELP,
+    usage: 'mcpscope unwrap <config.json> [--write]',
+    what: 'config file',
+  });
   if (typeof args === 'number') return args;
   const { values, file } = args;
   const write = values.write ?? false;
@@ -33,7 +39,11 @@ export async function main(argv: string[]): Promise<number> {
 
   if (!write) {
     process.stdout.write(result.text);
-    err.write(result.changed ? `\nThis is the restored config; nothing was written. Run again with --write to replace ${file} (after a backup).\n` : `\nNothing to unwrap: the config is printed unchanged.\n`);
+    err.write(
+      result.changed
+        ? `\nThis is the restored config; nothing was written. Run again with --write to replace ${file} (after a backup).\n`
+        : `\nNothing to unwrap: the config is printed unchanged.\n`,
+    );
     return 0;
   }
   try {

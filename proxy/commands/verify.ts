@@ -74,9 +74,11 @@ export async function main(argv: string[]): Promise<number> {
   if (command !== undefined && v.target) return usage('--target or `-- <command>`, not both.');
   if (!v.target && !command) return usage('--target <url> (or `-- <command>` for a stdio server) is required.');
   if (command && (v.transport !== undefined || v.header !== undefined)) return usage('--transport and --header are for HTTP targets.');
-  if (v.transport !== undefined && v.transport !== 'http' && v.transport !== 'sse') return usage(`--transport must be http or sse, not ${JSON.stringify(v.transport)}.`);
+  if (v.transport !== undefined && v.transport !== 'http' && v.transport !== 'sse')
+    return usage(`--transport must be http or sse, not ${JSON.stringify(v.transport)}.`);
   const timeoutMs = v.timeout === undefined ? undefined : Number(v.timeout);
-  if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) return usage(`--timeout must be a positive number of milliseconds.`);
+  if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0))
+    return usage(`--timeout must be a positive number of milliseconds.`);
   for (const pattern of v.ignore ?? []) {
     try {
       parseIgnorePattern(pattern);
@@ -97,7 +99,9 @@ export async function main(argv: string[]): Promise<number> {
     fixture = loadFixture(file);
   } catch (err) {
     // One line, never a stack: whatever is wrong with the file, say so.
-    process.stderr.write(`mcpscope verify: ${err instanceof FixtureError ? err.message : `${file}: mcpscope could not read this fixture (${(err as Error).message})`}\n`);
+    process.stderr.write(
+      `mcpscope verify: ${err instanceof FixtureError ? err.message : `${file}: mcpscope could not read this fixture (${(err as Error).message})`}\n`,
+    );
     return 2;
   }
   try {
@@ -109,11 +113,16 @@ export async function main(argv: string[]): Promise<number> {
       headers: Object.keys(headers).length > 0 ? headers : undefined,
       ignore: v.ignore,
     });
-    process.stdout.write(v.json ? `${JSON.stringify({ fixture: file, ...report }, null, 2)}\n` : formatVerifyReport(report, basename(file)));
+    process.stdout.write(
+      v.json ? `${JSON.stringify({ fixture: file, ...report }, null, 2)}\n` : formatVerifyReport(report, basename(file)),
+    );
     return report.ok ? 0 : 1;
   } catch (err) {
     if (!(err instanceof VerifyConnectionError)) throw err;
-    if (v.json) process.stdout.write(`${JSON.stringify({ fixture: file, ok: false, target: v.target ?? command!.join(' '), error: err.message }, null, 2)}\n`);
+    if (v.json)
+      process.stdout.write(
+        `${JSON.stringify({ fixture: file, ok: false, target: v.target ?? command!.join(' '), error: err.message }, null, 2)}\n`,
+      );
     process.stderr.write(`mcpscope verify: ${err.message}\n`);
     return 2;
   }

@@ -34,7 +34,13 @@ commands to run are printed. Wrapping twice changes nothing the second time.
 
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
-  const args = parseOneFileArgs(argv, { name: 'wrap', options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' } }, help: HELP, usage: 'mcpscope wrap <config.json> [--write] [--ui-port <n>]', what: 'config file' });
+  const args = parseOneFileArgs(argv, {
+    name: 'wrap',
+    options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' } },
+    help: HELP,
+    usage: 'mcpscope wrap <config.json> [--write] [--ui-port <n>]',
+    what: 'config file',
+  });
   if (typeof args === 'number') return args;
   const { values, file } = args;
   let uiPort = DEFAULT_UI_PORT;
@@ -64,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
   if (stdioWrapped) {
     const shown = commandLine(launcher.command, launcher.args);
     err.write(
-      `\nThe stdio servers run mcpscope as: ${shown}\n(node and ${launcher.installed ? 'the installed mcpscope' : 'this checkout\'s bin/mcpscope.js (no mcpscope installed from it is on PATH)'}, by absolute paths: they start from any directory, with any PATH)\n`,
+      `\nThe stdio servers run mcpscope as: ${shown}\n(node and ${launcher.installed ? 'the installed mcpscope' : "this checkout's bin/mcpscope.js (no mcpscope installed from it is on PATH)"}, by absolute paths: they start from any directory, with any PATH)\n`,
     );
     const check = checkLauncher(launcher);
     const where = process.platform === 'win32' ? 'from the root directory' : `from / with PATH=${MINIMAL_PATH}`;
@@ -78,7 +84,12 @@ export async function main(argv: string[]): Promise<number> {
   if (!write) {
     process.stdout.write(result.text);
     if (checkFailed) err.write(`\nThis wrapped config would not start its stdio servers; nothing was written, and --write would refuse.\n`);
-    else err.write(result.changed ? `\nThis is the wrapped config; nothing was written. Run again with --write to replace ${file} (after a backup).\n` : `\nNothing to wrap: the config is printed unchanged.\n`);
+    else
+      err.write(
+        result.changed
+          ? `\nThis is the wrapped config; nothing was written. Run again with --write to replace ${file} (after a backup).\n`
+          : `\nNothing to wrap: the config is printed unchanged.\n`,
+      );
     if (checkFailed) return 1;
   } else if (checkFailed) {
     err.write(`\nNothing was written: ${file} is left as it is.\n`);
@@ -90,7 +101,9 @@ export async function main(argv: string[]): Promise<number> {
       const saved = backup(file);
       writeAtomic(recordPath(file), `${JSON.stringify(result.record, null, 2)}\n`);
       writeAtomic(file, result.text);
-      err.write(`\nWrote ${file} (the original is in ${saved}; what changed is in ${recordPath(file)} — keep it for \`mcpscope unwrap\`).\nRestart the client (or reload its MCP servers) to use it.\n`);
+      err.write(
+        `\nWrote ${file} (the original is in ${saved}; what changed is in ${recordPath(file)} — keep it for \`mcpscope unwrap\`).\nRestart the client (or reload its MCP servers) to use it.\n`,
+      );
       if (stdioWrapped) err.write(`If you move the mcpscope checkout or remove that node, run this wrap again: it updates the paths.\n`);
     } catch (e) {
       err.write(`mcpscope wrap: could not write ${file}: ${(e as Error).message}\n`);
@@ -105,7 +118,9 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   if (result.servers.some((s) => s.action === 'wrapped')) {
-    err.write(`\nOpen the UI at http://127.0.0.1:${uiPort}/?token=<token>, the token being in ~/.mcpscope/ui-${uiPort}.json while a UI runs (see docs/clients.md).\n`);
+    err.write(
+      `\nOpen the UI at http://127.0.0.1:${uiPort}/?token=<token>, the token being in ~/.mcpscope/ui-${uiPort}.json while a UI runs (see docs/clients.md).\n`,
+    );
   }
   return 0;
 }

@@ -147,7 +147,16 @@ export class Correlator {
   private state(sessionId: string): SessionState {
     let s = this.sessions.get(sessionId);
     if (!s) {
-      s = { requests: new Map(), progress: new Map(), sseEvents: new Map(), chains: new Map(), tasks: new Map(), taskOfRequest: new Map(), pendingBySeq: new Map(), pending: 0 };
+      s = {
+        requests: new Map(),
+        progress: new Map(),
+        sseEvents: new Map(),
+        chains: new Map(),
+        tasks: new Map(),
+        taskOfRequest: new Map(),
+        pendingBySeq: new Map(),
+        pending: 0,
+      };
       this.sessions.set(sessionId, s);
     }
     return s;
@@ -253,12 +262,25 @@ export class Correlator {
         const prev = s.requests.get(key);
         if (prev && prev.state === 'pending') {
           issues.push(
-            hint('error', 'duplicate-id', `Request id ${JSON.stringify(m.id)} is already in flight (#${prev.seq}, ${prev.method}): ids must be unique per sender while a request is pending.`),
+            hint(
+              'error',
+              'duplicate-id',
+              `Request id ${JSON.stringify(m.id)} is already in flight (#${prev.seq}, ${prev.method}): ids must be unique per sender while a request is pending.`,
+            ),
           );
         } else {
           s.pending += 1;
         }
-        const rec: RequestRecord = { seq, ts: m.ts, method: m.method ?? '', name: m.name, exchangeId: m.exchangeId, parent: out.parent, state: 'pending', requester: m.dir };
+        const rec: RequestRecord = {
+          seq,
+          ts: m.ts,
+          method: m.method ?? '',
+          name: m.name,
+          exchangeId: m.exchangeId,
+          parent: out.parent,
+          state: 'pending',
+          requester: m.dir,
+        };
         if (prev && prev.state === 'pending') s.pendingBySeq.delete(prev.seq);
         s.pendingBySeq.set(seq, rec);
         s.requests.set(key, rec);
@@ -270,7 +292,10 @@ export class Correlator {
         if (objOf(objOf(m.params)?.task) !== undefined) rec.taskAugmented = true;
         if (m.dir === 'c2s' && isRetry(m.params)) this.linkRetry(s, m, rec, out);
         // tasks/get|result|cancel name their task in params.taskId (the source of truth); others may tag it in _meta.
-        const taskId = m.method?.startsWith('tasks/') && typeof objOf(m.params)?.taskId === 'string' ? (objOf(m.params)?.taskId as string) : relatedTaskOf(m.params);
+        const taskId =
+          m.method?.startsWith('tasks/') && typeof objOf(m.params)?.taskId === 'string'
+            ? (objOf(m.params)?.taskId as string)
+            : relatedTaskOf(m.params);
         if (taskId !== undefined) {
           out.task = this.taskLink(s, taskId, m.dir, out.issues, m.method?.startsWith('tasks/') === true);
           rec.task = out.task;
@@ -281,14 +306,24 @@ export class Correlator {
       case 'error': {
         if (m.id === null || m.id === undefined) {
           if (m.kind === 'error') {
-            issues.push(hint('warn', 'error-without-id', 'An error with id null answers a request that could not be read (parse error or invalid request), so it cannot be paired.'));
+            issues.push(
+              hint(
+                'warn',
+                'error-without-id',
+                'An error with id null answers a request that could not be read (parse error or invalid request), so it cannot be paired.',
+              ),
+            );
           }
           break;
         }
         const req = s.requests.get(`${other(m.dir)}|${idKey(m.id)}`);
         if (!req) {
           issues.push(
-            hint('error', 'unknown-id', `Response to id ${JSON.stringify(m.id)}, but no ${m.dir === 's2c' ? 'client' : 'server'} request with that id (and that type) was seen in this session.`),
+            hint(
+              'error',
+              'unknown-id',
+              `Response to id ${JSON.stringify(m.id)}, but no ${m.dir === 's2c' ? 'client' : 'server'} request with that id (and that type) was seen in this session.`,
+            ),
           );
           break;
         }
@@ -297,10 +332,18 @@ export class Correlator {
         out.requestMethod = req.method;
         out.name = req.name;
         if (req.state === 'answered') {
-          issues.push(hint('error', 'duplicate-response', `Request #${req.seq} (${req.method}) was already answered: a request gets exactly one response.`));
+          issues.push(
+            hint(
+              'error',
+              'duplicate-response',
+              `Request #${req.seq} (${req.method}) was already answered: a request gets exactly one response.`,
+            ),
+          );
         } else {
           if (req.state === 'cancelled') {
-            issues.push(hint('info', 'answered-after-cancel', `This answers a request that was cancelled (#${req.seq}); the receiver may ignore it.`));
+            issues.push(
+              hint('info', 'answered-after-cancel', `This answers a request that was cancelled (#${req.seq}); the receiver may ignore it.`),
+            );
           } else {
             s.pending -= 1;
           }
@@ -324,7 +367,14 @@ export class Correlator {
               // Progress of a task-augmented request goes on after its CreateTaskResult: same token, same task.
               const task = s.taskOfRequest.get(owner);
               if (task) out.task = task;
-            } else issues.push(hint('warn', 'unknown-progress-token', `Progress for token ${JSON.stringify(token)}, which no request in this session carried.`));
+            } else
+              issues.push(
+                hint(
+                  'warn',
+                  'unknown-progress-token',
+                  `Progress for token ${JSON.stringify(token)}, which no request in this session carried.`,
+                ),
+              );
           }
         } else if (m.method === 'notifications/cancelled') {
           const requestId = (m.params as { requestId?: unknown } | undefined)?.requestId;
@@ -340,7 +390,13 @@ export class Correlator {
                 s.pending -= 1;
               }
             } else {
-              issues.push(hint('warn', 'cancel-unknown', `Cancels request id ${JSON.stringify(requestId)}, which this side never sent in this session.`));
+              issues.push(
+                hint(
+                  'warn',
+                  'cancel-unknown',
+                  `Cancels request id ${JSON.stringify(requestId)}, which this side never sent in this session.`,
+                ),
+              );
             }
           }
         } else if (m.method === 'notifications/tasks/status') {
@@ -386,12 +442,22 @@ export class Correlator {
     s.chains.delete(key);
     if (open.method !== rec.method || (open.name !== undefined && rec.name !== undefined && open.name !== rec.name)) {
       out.issues.push(
-        hint('warn', 'retry-mismatch', `This retry echoes the requestState of ${open.method}${open.name !== undefined ? ` ${JSON.stringify(open.name)}` : ''} (#${open.prev}) but is a different request; requestState must only be used to retry the original request.`),
+        hint(
+          'warn',
+          'retry-mismatch',
+          `This retry echoes the requestState of ${open.method}${open.name !== undefined ? ` ${JSON.stringify(open.name)}` : ''} (#${open.prev}) but is a different request; requestState must only be used to retry the original request.`,
+        ),
       );
     }
     rec.chain = { root: open.root, prev: open.prev, attempt: open.attempt + 1 };
     out.chain = { ...rec.chain };
-    out.issues.push(hint('info', 'retry-of', `Attempt ${rec.chain.attempt} of the request first sent as #${open.root}: it retries #${open.prev} with the input the server asked for, under a new id.`));
+    out.issues.push(
+      hint(
+        'info',
+        'retry-of',
+        `Attempt ${rec.chain.attempt} of the request first sent as #${open.root}: it retries #${open.prev} with the input the server asked for, under a new id.`,
+      ),
+    );
   }
 
   /** Links a response to its chain and its task. */
@@ -419,7 +485,13 @@ export class Correlator {
         while (s.taskOfRequest.size > MAX_TASKS) s.taskOfRequest.delete(s.taskOfRequest.keys().next().value as number);
         out.task = link;
         if (!req.taskAugmented) {
-          out.issues.push(hint('warn', 'task-not-requested', `The receiver answered with a task, but request #${req.seq} did not ask to run as a task (no params.task).`));
+          out.issues.push(
+            hint(
+              'warn',
+              'task-not-requested',
+              `The receiver answered with a task, but request #${req.seq} did not ask to run as a task (no params.task).`,
+            ),
+          );
         }
       } else {
         const related = relatedTaskOf(result);
@@ -433,11 +505,20 @@ export class Correlator {
     const known = s.tasks.get(taskId);
     if (known) {
       if (known.requester !== requester) {
-        issues.push(hint('info', 'task-other-side', `Task ${JSON.stringify(taskId)} was requested by the ${known.requester === 'c2s' ? 'client' : 'server'}, but this message treats the other side as its requester.`));
+        issues.push(
+          hint(
+            'info',
+            'task-other-side',
+            `Task ${JSON.stringify(taskId)} was requested by the ${known.requester === 'c2s' ? 'client' : 'server'}, but this message treats the other side as its requester.`,
+          ),
+        );
       }
       return known.link;
     }
-    if (noteUnknown) issues.push(hint('info', 'unknown-task', `Task ${JSON.stringify(taskId)}: mcpscope did not see the request that created it in this session.`));
+    if (noteUnknown)
+      issues.push(
+        hint('info', 'unknown-task', `Task ${JSON.stringify(taskId)}: mcpscope did not see the request that created it in this session.`),
+      );
     return { id: taskId };
   }
 }

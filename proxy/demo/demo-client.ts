@@ -248,12 +248,17 @@ export function startDemoClient(url: string, options: DemoClientOptions = {}): D
     await Promise.all([
       track(
         'slow_task',
-        callTool(session, 'slow_task', { steps: SLOW_STEPS, delayMs: slowStepMs }, {
-          onprogress: (p) => {
-            progressCount++;
-            step(`  progress ${p.progress}/${p.total ?? '?'}${p.message ? ` (${p.message})` : ''}`);
+        callTool(
+          session,
+          'slow_task',
+          { steps: SLOW_STEPS, delayMs: slowStepMs },
+          {
+            onprogress: (p) => {
+              progressCount++;
+              step(`  progress ${p.progress}/${p.total ?? '?'}${p.message ? ` (${p.message})` : ''}`);
+            },
           },
-        }),
+        ),
       ),
       track('add', callTool(session, 'add', { a: 2, b: 3 })),
       track('random_delay#1', callTool(session, 'random_delay', { maxMs: randomDelayMaxMs })),
@@ -297,10 +302,15 @@ export function startDemoClient(url: string, options: DemoClientOptions = {}): D
       // A request cancelled by the client as soon as the server reports progress.
       const cancel = new AbortController();
       try {
-        await callTool(session, 'slow_task', { steps: SLOW_STEPS, delayMs: slowStepMs }, {
-          cancel: cancel.signal,
-          onprogress: () => cancel.abort(new Error('user pressed cancel')),
-        });
+        await callTool(
+          session,
+          'slow_task',
+          { steps: SLOW_STEPS, delayMs: slowStepMs },
+          {
+            cancel: cancel.signal,
+            onprogress: () => cancel.abort(new Error('user pressed cancel')),
+          },
+        );
         step('slow_task (to be cancelled) → finished before it could be cancelled');
       } catch (error) {
         if (stopSignal.aborted) throw error;

@@ -16,7 +16,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport, type EventId, type EventStore, type StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  StreamableHTTPServerTransport,
+  type EventId,
+  type EventStore,
+  type StreamId,
+} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isLoopbackHostname } from '../server/guards.js';
 import { answerCrashWithJsonRpcError, createDemoMcpServer } from './demo-tools.js';
@@ -46,7 +51,6 @@ const MAX_EVENTS_PER_SESSION = 2000;
 const SESSION_IDLE_MS = 30 * 60 * 1000;
 /** Hard cap on concurrent sessions; the least recently used one is closed beyond it. */
 const MAX_SESSIONS = 200;
-
 
 // ---------------------------------------------------------------------------------------------
 // Event store (resumability)

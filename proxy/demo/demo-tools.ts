@@ -6,7 +6,16 @@
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, isJSONRPCRequest, LoggingLevelSchema, SetLevelRequestSchema, type CallToolResult, type LoggingLevel, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  isJSONRPCRequest,
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  type CallToolResult,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 
@@ -319,7 +328,11 @@ const CRASH_MESSAGE = 'demo crash: the tool handler threw (simulated server bug)
 export function answerCrashWithJsonRpcError(transport: Transport): void {
   const dispatch = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message) && message.method === 'tools/call' && (message.params as { name?: unknown } | undefined)?.name === 'crash') {
+    if (
+      isJSONRPCRequest(message) &&
+      message.method === 'tools/call' &&
+      (message.params as { name?: unknown } | undefined)?.name === 'crash'
+    ) {
       transport
         .send({
           jsonrpc: '2.0',
@@ -332,4 +345,3 @@ export function answerCrashWithJsonRpcError(transport: Transport): void {
     dispatch?.(message, extra);
   };
 }
-

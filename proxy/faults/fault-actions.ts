@@ -87,12 +87,23 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
     const action = rule.action;
     switch (action.type) {
       case 'delay': {
-        recordFault(ctx.xid, rule, `forwarded after ${action.ms} ms`, `Fault injection (rule ${rule.id}): mcpscope held ${what} for ${action.ms} ms before forwarding it to the upstream.`);
+        recordFault(
+          ctx.xid,
+          rule,
+          `forwarded after ${action.ms} ms`,
+          `Fault injection (rule ${rule.id}): mcpscope held ${what} for ${action.ms} ms before forwarding it to the upstream.`,
+        );
         const onClose = () => {
           // The client gave up while the request was held: forward nothing.
           clearTimeout(timer);
           ctx.responded = true;
-          capture({ t: 'abort', xid: ctx.xid, ts: now(), side: 'client', reason: 'the client went away while mcpscope held the request (fault injection: delay); it was not forwarded' });
+          capture({
+            t: 'abort',
+            xid: ctx.xid,
+            ts: now(),
+            side: 'client',
+            reason: 'the client went away while mcpscope held the request (fault injection: delay); it was not forwarded',
+          });
         };
         const timer = setTimeout(() => {
           reply.raw.off('close', onClose);
@@ -106,14 +117,30 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
         return done();
       case 'status': {
         const id = jsonRpcIdFrom(ctx.head);
-        const body = action.body ?? JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: `mcpscope fault injection: HTTP ${action.status} (rule ${rule.id})` } });
-        recordFault(ctx.xid, rule, `HTTP ${action.status}: ${body}`, `Fault injection (rule ${rule.id}): mcpscope answered ${what} with HTTP ${action.status} itself; the request was not forwarded to the upstream.`);
+        const body =
+          action.body ??
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            error: { code: -32000, message: `mcpscope fault injection: HTTP ${action.status} (rule ${rule.id})` },
+          });
+        recordFault(
+          ctx.xid,
+          rule,
+          `HTTP ${action.status}: ${body}`,
+          `Fault injection (rule ${rule.id}): mcpscope answered ${what} with HTTP ${action.status} itself; the request was not forwarded to the upstream.`,
+        );
         return answerLocally(request, reply, action.status, body);
       }
       case 'expire-session': {
         const id = jsonRpcIdFrom(ctx.head);
         const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'Session not found' } });
-        recordFault(ctx.xid, rule, `HTTP 404: ${body}`, `Fault injection (rule ${rule.id}): mcpscope answered ${what} with 404 for its session id (Mcp-Session-Id), as a server does for an expired session; the request was not forwarded. A client should start a new session (initialize again).`);
+        recordFault(
+          ctx.xid,
+          rule,
+          `HTTP 404: ${body}`,
+          `Fault injection (rule ${rule.id}): mcpscope answered ${what} with 404 for its session id (Mcp-Session-Id), as a server does for an expired session; the request was not forwarded. A client should start a new session (initialize again).`,
+        );
         return answerLocally(request, reply, 404, body);
       }
     }
@@ -137,7 +164,12 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
   }
 
   /** Forwards an SSE response until `afterEvents` events have passed, then ends it (and the upstream request). */
-  function dropStreamAfter(ctx: ExchangeContext, source: Readable, raw: ServerResponse, drop: { rule: FaultRule; afterEvents: number }): void {
+  function dropStreamAfter(
+    ctx: ExchangeContext,
+    source: Readable,
+    raw: ServerResponse,
+    drop: { rule: FaultRule; afterEvents: number },
+  ): void {
     const xid = ctx.xid;
     let events = 0;
     let atLineStart = false;
@@ -200,14 +232,26 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
     const onClientClose = () => {
       if (finished) return;
       finished = true;
-      capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+      capture({
+        t: 'abort',
+        xid,
+        ts: now(),
+        side: 'client',
+        reason: 'the client closed the connection; mcpscope closed the upstream request too',
+      });
       source.on('error', () => undefined);
       source.destroy();
     };
     source.on('error', (err) => {
       if (finished) return;
       finished = true;
-      capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      capture({
+        t: 'abort',
+        xid,
+        ts: now(),
+        side: 'upstream',
+        reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
+      });
       raw.destroy();
     });
     if (drop.afterEvents === 0) return finish();

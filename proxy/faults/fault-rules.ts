@@ -53,7 +53,8 @@ export function parseFaultRule(input: unknown, fallbackId: string): FaultRule {
     case 'status': {
       const status = Number(a.status);
       if (!STATUSES.has(status)) throw new Error('status must be one of 500, 502, 503, 404');
-      if (a.body !== undefined && (typeof a.body !== 'string' || a.body.length > 65536)) throw new Error('body must be a string (up to 64 KiB)');
+      if (a.body !== undefined && (typeof a.body !== 'string' || a.body.length > 65536))
+        throw new Error('body must be a string (up to 64 KiB)');
       action = { type: 'status', status: status as 500 | 502 | 503 | 404, ...(a.body !== undefined ? { body: a.body as string } : {}) };
       break;
     }
@@ -208,7 +209,8 @@ export class FaultRegistry {
       const m = rule.match;
       if (m.path !== undefined && m.path !== req.path) continue;
       if (m.method !== undefined || m.tool !== undefined) {
-        if (!req.rpc?.some((r) => (m.method === undefined || r.method === m.method) && (m.tool === undefined || r.tool === m.tool))) continue;
+        if (!req.rpc?.some((r) => (m.method === undefined || r.method === m.method) && (m.tool === undefined || r.tool === m.tool)))
+          continue;
       }
       if (rule.action.type === 'expire-session' && !hasSession) continue;
       if (rule.once) {

@@ -25,4 +25,3 @@ export interface FaultRule {
   /** Remove the rule once it has been applied. */
   once?: boolean;
 }
-

@@ -114,7 +114,9 @@ function fixKeyMode(keyPath: string, warn?: (text: string) => void): void {
   const mode = statSync(keyPath).mode & 0o777;
   if ((mode & 0o077) === 0) return;
   chmodSync(keyPath, 0o600);
-  warn?.(`the CA key ${keyPath} was readable by other users (mode ${mode.toString(8)}); its mode is now 600. If others could read it, delete ${join(keyPath, '..')} to make a new CA.`);
+  warn?.(
+    `the CA key ${keyPath} was readable by other users (mode ${mode.toString(8)}); its mode is now 600. If others could read it, delete ${join(keyPath, '..')} to make a new CA.`,
+  );
 }
 
 /** The certificate parses, is a CA, is in date, and belongs to the key. */
@@ -213,7 +215,8 @@ function publishPair(ca: CaMaterial, certPath: string, keyPath: string): boolean
 /** Makes the certificates the forward proxy shows clients, one per host, signed by the CA. */
 export class LeafIssuer {
   private readonly ca: CaMaterial;
-  private setup: Promise<{ caCert: x509.X509Certificate; caKey: CryptoKey; keys: CryptoKeyPair; keyPem: string; aki: x509.Extension }> | undefined;
+  private setup:
+    Promise<{ caCert: x509.X509Certificate; caKey: CryptoKey; keys: CryptoKeyPair; keyPem: string; aki: x509.Extension }> | undefined;
   /** Insertion order is use order (a hit moves its host to the end): the first key is the least recently used. */
   private readonly cache = new Map<string, Promise<CaMaterial>>();
 
@@ -287,7 +290,8 @@ function normalizeHost(host: string): string {
   if (name.endsWith('.') && !isIP(name)) name = name.slice(0, -1);
   if (isIP(name)) return name;
   // DNS names in a certificate are ASCII (IDNs arrive as punycode); "_" occurs in real host names.
-  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(name) || name.length > 253) throw new Error(`Cannot make a certificate for ${JSON.stringify(host)}: not a host name or IP address.`);
+  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(name) || name.length > 253)
+    throw new Error(`Cannot make a certificate for ${JSON.stringify(host)}: not a host name or IP address.`);
   return name;
 }
 

@@ -19,7 +19,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeTrustBundle, type LocalCa } from './ca.js';
 
 /** bin/env-proxy-preload.mjs of this package (the same file from source and from dist/). */
-export const PRELOAD_PATH = fileURLToPath(new URL(import.meta.url.includes('/dist/proxy/') ? '../../../bin/env-proxy-preload.mjs' : '../../bin/env-proxy-preload.mjs', import.meta.url));
+export const PRELOAD_PATH = fileURLToPath(
+  new URL(
+    import.meta.url.includes('/dist/proxy/') ? '../../../bin/env-proxy-preload.mjs' : '../../bin/env-proxy-preload.mjs',
+    import.meta.url,
+  ),
+);
 
 export interface ClientEnv {
   /** The variables to set (everything else stays as it was). */
@@ -51,7 +56,10 @@ export function clientEnv(options: { proxyUrl: string; uiPort: number; ca: Local
   const notes: string[] = [];
   const noProxy = [`127.0.0.1:${uiPort}`, `localhost:${uiPort}`, `[::1]:${uiPort}`].join(',');
   const hadNoProxy = base.NO_PROXY ?? base.no_proxy;
-  if (hadNoProxy && hadNoProxy !== noProxy) notes.push(`NO_PROXY was ${JSON.stringify(hadNoProxy)}; mcpscope replaced it with its own UI port so that every host goes through the proxy (use --intercept to decrypt fewer hosts).`);
+  if (hadNoProxy && hadNoProxy !== noProxy)
+    notes.push(
+      `NO_PROXY was ${JSON.stringify(hadNoProxy)}; mcpscope replaced it with its own UI port so that every host goes through the proxy (use --intercept to decrypt fewer hosts).`,
+    );
   const bundle = writeTrustBundle(ca, base);
   const preload = `--import ${JSON.stringify(pathToFileURL(PRELOAD_PATH).href)}`;
   const nodeOptions = base.NODE_OPTIONS ?? '';

@@ -55,7 +55,9 @@ export function parseAuthority(target: string | undefined): { host: string; host
 
 function refuse(socket: Duplex, status: string, text: string): void {
   const body = `${text}\n`;
-  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
@@ -75,7 +77,18 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
   /** Records a CONNECT that failed before any request went through it. */
   const recordFailure = (req: IncomingMessage, target: string, side: 'client' | 'proxy', reason: string) => {
     const xid = nextExchangeId();
-    capture({ t: 'request', xid, ts: now(), method: 'CONNECT', url: req.url ?? '', upstreamUrl: target, headers: req.headers, proxyOrigin: target, target, tunnel: reason });
+    capture({
+      t: 'request',
+      xid,
+      ts: now(),
+      method: 'CONNECT',
+      url: req.url ?? '',
+      upstreamUrl: target,
+      headers: req.headers,
+      proxyOrigin: target,
+      target,
+      tunnel: reason,
+    });
     capture({ t: 'request-end', xid, ts: now() });
     capture({ t: 'abort', xid, ts: now(), side, reason });
   };
@@ -87,10 +100,16 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
     const { host, hostname, port } = authority;
     // Origins as URLs write them (no default port), so a session's target reads as the client's URL does.
     const httpsOrigin = new URL(`https://${host}:${port}`).origin;
-    if (o.isSelf(hostname, port)) return refuse(socket, '508 Loop Detected', `mcpscope: CONNECT to the proxy itself (${host}:${port}) would loop.`);
+    if (o.isSelf(hostname, port))
+      return refuse(socket, '508 Loop Detected', `mcpscope: CONNECT to the proxy itself (${host}:${port}) would loop.`);
     const tunnelTo = (why: string, answerConnect: boolean, first?: Buffer) =>
-      blindTunnel(socket, { method: 'CONNECT', url: req.url!, headers: req.headers, host: hostname, port, target: httpsOrigin, why, first, answerConnect }, capture);
-    if (!intercepts(o.rules, hostname, port)) return tunnelTo(`${host} matches no --intercept pattern: tunnelled without decrypting`, true, head);
+      blindTunnel(
+        socket,
+        { method: 'CONNECT', url: req.url!, headers: req.headers, host: hostname, port, target: httpsOrigin, why, first, answerConnect },
+        capture,
+      );
+    if (!intercepts(o.rules, hostname, port))
+      return tunnelTo(`${host} matches no --intercept pattern: tunnelled without decrypting`, true, head);
 
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length > 0) socket.unshift(head);
@@ -99,7 +118,10 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
         const sni = getExtensionData(hello, 'sni')?.serverName;
         const alpn = getExtensionData(hello, 'alpn')?.protocols;
         if (alpn && alpn.length > 0 && !alpn.includes('http/1.1')) {
-          return tunnelTo(`the client offered only ${alpn.join(', ')} (ALPN); mcpscope decrypts HTTP/1.1, so this tunnel is relayed without decrypting`, false);
+          return tunnelTo(
+            `the client offered only ${alpn.join(', ')} (ALPN); mcpscope decrypts HTTP/1.1, so this tunnel is relayed without decrypting`,
+            false,
+          );
         }
         const name = sni ?? hostname;
         contextFor(name).then(
@@ -111,7 +133,8 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
         );
       },
       (err: Error) => {
-        if (!(err instanceof NonTlsError)) return tunnelTo(`mcpscope could not read the TLS ClientHello (${err.message}); relayed without decrypting`, false);
+        if (!(err instanceof NonTlsError))
+          return tunnelTo(`mcpscope could not read the TLS ClientHello (${err.message}); relayed without decrypting`, false);
         const first = (socket as Socket).read?.(Math.min((socket as Socket).readableLength, 16)) as Buffer | null;
         if (first) socket.unshift(first);
         if (first && /^[A-Z]{3,10} \S/.test(first.toString('latin1'))) {
@@ -126,7 +149,9 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
   };
 
   function terminate(socket: Duplex, secureContext: SecureContext, origin: string, name: string, req: IncomingMessage): void {
-    const tlsSocket = new TLSSocket(socket as Socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] }) as TLSSocket & { [TUNNEL]?: TunnelInfo };
+    const tlsSocket = new TLSSocket(socket as Socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] }) as TLSSocket & {
+      [TUNNEL]?: TunnelInfo;
+    };
     tlsSocket[TUNNEL] = { origin };
     let secure = false;
     let recorded = false;
@@ -156,7 +181,12 @@ export function createConnectHandler(o: ConnectHandlerOptions): (req: IncomingMe
     tlsSocket.once('close', () => {
       if (recorded || secure) return;
       recorded = true;
-      recordFailure(req, origin, 'client', `The client refused mcpscope's certificate for ${name}, it seems: it hung up during the TLS handshake without a TLS alert, as Node.js clients do when they reject a certificate, so ${advice}`);
+      recordFailure(
+        req,
+        origin,
+        'client',
+        `The client refused mcpscope's certificate for ${name}, it seems: it hung up during the TLS handshake without a TLS alert, as Node.js clients do when they reject a certificate, so ${advice}`,
+      );
     });
   }
 }

@@ -130,16 +130,27 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
       if (tunnel) return forwarder.captureAndForward(request, reply, routeTo(tunnel.origin));
       const abs = (request.raw as RoutedRequest)[ABSOLUTE];
       if (abs) {
-        if (isSelf(abs.hostname, abs.port)) return refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
+        if (isSelf(abs.hostname, abs.port))
+          return refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
         // RFC 9112 §3.2.2: a proxy replaces Host with the request-target's authority (normally the same bytes).
         return forwarder.captureAndForward(request, reply, routeTo(abs.origin, abs.host));
       }
-      refuse(request, reply, 400, 'NOT_PROXY_REQUEST', `this port is mcpscope's forward proxy: clients use it as their HTTP(S) proxy (HTTPS_PROXY=${proxyOrigin}, or \`mcpscope run -- <command>\`) and keep the server's own URL. A request for ${request.url} addressed to the proxy itself is not forwarded.`);
+      refuse(
+        request,
+        reply,
+        400,
+        'NOT_PROXY_REQUEST',
+        `this port is mcpscope's forward proxy: clients use it as their HTTP(S) proxy (HTTPS_PROXY=${proxyOrigin}, or \`mcpscope run -- <command>\`) and keep the server's own URL. A request for ${request.url} addressed to the proxy itself is not forwarded.`,
+      );
     },
     headOverflow(head, socket) {
       const tunnel = (socket as TunnelledSocket)[TUNNEL];
       const abs = tunnel ? undefined : splitAbsoluteForm(head.url);
-      forwarder.refuseOverflowingHead(head, socket, tunnel ? routeTo(tunnel.origin) : abs && !isSelf(abs.hostname, abs.port) ? routeTo(abs.origin, abs.host) : undefined);
+      forwarder.refuseOverflowingHead(
+        head,
+        socket,
+        tunnel ? routeTo(tunnel.origin) : abs && !isSelf(abs.hostname, abs.port) ? routeTo(abs.origin, abs.host) : undefined,
+      );
     },
   });
 
@@ -147,7 +158,17 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, text: string): void {
     const xid = nextExchangeId();
     const ts = now();
-    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: proxyOrigin });
+    capture({
+      t: 'request',
+      xid,
+      ts,
+      method: request.method,
+      url: request.url,
+      upstreamUrl: '',
+      headers: request.headers,
+      proxyOrigin,
+      target: proxyOrigin,
+    });
     capture({ t: 'upstream-error', xid, ts, code, message: `Refused by mcpscope: ${text}`, status });
     const body = request.body as { resume?: () => void } | undefined;
     body?.resume?.();
@@ -155,7 +176,10 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   }
 
   const server = app.server;
-  server.on('connect', createConnectHandler({ server, capture, issuer: new LeafIssuer(options.ca), rules, caPath: options.ca.certPath, isSelf }));
+  server.on(
+    'connect',
+    createConnectHandler({ server, capture, issuer: new LeafIssuer(options.ca), rules, caPath: options.ca.certPath, isSelf }),
+  );
   // Upgrades (WebSocket) are relayed blind to the server the request was for.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
@@ -166,7 +190,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
     const u = new URL(origin);
     const hostname = u.hostname.replace(/^\[|\]$/g, '');
     const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
-    const path = abs ? abs.path : req.url ?? '/';
+    const path = abs ? abs.path : (req.url ?? '/');
     let headLines = `${req.method} ${path} HTTP/${req.httpVersion}\r\n`;
     let cookieStripped = false;
     for (let i = 0; i < req.rawHeaders.length; i += 2) {

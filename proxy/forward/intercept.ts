@@ -22,11 +22,18 @@ export function parseInterceptPatterns(patterns: string[] | undefined): Intercep
     const p = pattern.trim().toLowerCase();
     // A host never holds / ? # @ or brackets: `example.com/mcp` or `user@host` would silently match nothing.
     const m = /^(\[[^\]]+\]|[^:\s/?#@[\]]+|[0-9a-f:]+)(?::(\d{1,5}))?$/.exec(p.includes('::') && !p.startsWith('[') ? `[${p}]` : p);
-    if (!m || m[1] === '') throw new Error(`--intercept ${JSON.stringify(pattern)} is not a host pattern (a host name or address, * for any characters, optionally :port — e.g. *.example.com or localhost:8443)`);
+    if (!m || m[1] === '')
+      throw new Error(
+        `--intercept ${JSON.stringify(pattern)} is not a host pattern (a host name or address, * for any characters, optionally :port — e.g. *.example.com or localhost:8443)`,
+      );
     const port = m[2] !== undefined ? Number(m[2]) : undefined;
-    if (port !== undefined && (port < 1 || port > 65535)) throw new Error(`--intercept ${JSON.stringify(pattern)}: port ${port} is out of range`);
+    if (port !== undefined && (port < 1 || port > 65535))
+      throw new Error(`--intercept ${JSON.stringify(pattern)}: port ${port} is out of range`);
     const host = unbracket(m[1]);
-    const source = host.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+    const source = host
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*');
     return { pattern, host: new RegExp(`^${source}$`), port };
   });
 }

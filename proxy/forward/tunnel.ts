@@ -39,7 +39,18 @@ export interface TunnelRequest {
 
 export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireRecord) => void): void {
   const xid = nextExchangeId();
-  capture({ t: 'request', xid, ts: now(), method: t.method, url: t.url, upstreamUrl: t.target, headers: t.headers, proxyOrigin: t.target, target: t.target, tunnel: t.why });
+  capture({
+    t: 'request',
+    xid,
+    ts: now(),
+    method: t.method,
+    url: t.url,
+    upstreamUrl: t.target,
+    headers: t.headers,
+    proxyOrigin: t.target,
+    target: t.target,
+    tunnel: t.why,
+  });
   capture({ t: 'request-end', xid, ts: now() });
   const server: Socket = t.tls ? tlsConnect({ ...t.tls, host: t.host, port: t.port }) : netConnect({ host: t.host, port: t.port });
   let connected = false;
@@ -71,7 +82,9 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
       done = true;
       if ((t.answerConnect || t.answerFailure) && !client.destroyed) {
         const body = `${message}\n`;
-        client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-mcpscope-error: ${code}\r\nconnection: close\r\n\r\n${body}`);
+        client.end(
+          `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-mcpscope-error: ${code}\r\nconnection: close\r\n\r\n${body}`,
+        );
       } else client.destroy();
       return;
     }

@@ -43,7 +43,8 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
     frameworkErrors: (_err: Error, request: FastifyRequest, reply: FastifyReply) => {
       // No route ran, so no body parser either: a request that declares a body streams it raw.
       const h = request.headers;
-      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0')) (request as { body: unknown }).body = request.raw;
+      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0'))
+        (request as { body: unknown }).body = request.raw;
       options.forward(request, reply);
     },
   });

@@ -32,7 +32,9 @@ export function markShuttingDown(reason: string): void {
   shutdownReason = reason;
 }
 const clientAbort = (xid: string, reason: string): WireRecord =>
-  shutdownReason === undefined ? { t: 'abort', xid, ts: now(), side: 'client', reason } : { t: 'abort', xid, ts: now(), side: 'proxy', reason: shutdownReason };
+  shutdownReason === undefined
+    ? { t: 'abort', xid, ts: now(), side: 'client', reason }
+    : { t: 'abort', xid, ts: now(), side: 'proxy', reason: shutdownReason };
 
 export interface ForwarderOptions {
   /** Receives every capture record, synchronously, on the hot path: must be O(1). */
@@ -94,7 +96,17 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       relayResponse(request, reply, { statusCode: data.statusCode, headers: data.headers as IncomingHttpHeaders, stream: data.body });
     };
     try {
-      agent.request({ origin: route.upstreamOrigin, path: request.url, method: request.method as Dispatcher.HttpMethod, headers, body, signal: ctx.abort }, onAnswer);
+      agent.request(
+        {
+          origin: route.upstreamOrigin,
+          path: request.url,
+          method: request.method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          signal: ctx.abort,
+        },
+        onAnswer,
+      );
     } catch (err) {
       // A request undici refuses to send (an `Expect` header, say): answered like an unreachable upstream.
       upstreamFailed(reply, err as Error);
@@ -109,7 +121,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     if (after === '') delete headers.cookie;
     else headers.cookie = after;
     // Names only: the values are credentials (the recorder redacts Cookie headers too).
-    const names = (v: string) => (v === '' ? '(no Cookie header)' : `Cookie: ${v.split(';').map((p) => p.split('=')[0]!.trim()).join('; ')}`);
+    const names = (v: string) =>
+      v === ''
+        ? '(no Cookie header)'
+        : `Cookie: ${v
+            .split(';')
+            .map((p) => p.split('=')[0]!.trim())
+            .join('; ')}`;
     capture({
       t: 'modification',
       xid,
@@ -151,10 +169,29 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     };
   }
 
-  function recordRefusal(method: string, url: string, requestHeaders: HeaderMap, route: Route, status: number, headers: HeaderMap, text: string): void {
+  function recordRefusal(
+    method: string,
+    url: string,
+    requestHeaders: HeaderMap,
+    route: Route,
+    status: number,
+    headers: HeaderMap,
+    text: string,
+  ): void {
     const xid = nextExchangeId();
     const ts = now();
-    capture({ t: 'request', xid, ts, method, url, upstreamUrl: '', headers: requestHeaders, proxyOrigin: route.proxyOrigin, target: route.target, targetName: route.targetName });
+    capture({
+      t: 'request',
+      xid,
+      ts,
+      method,
+      url,
+      upstreamUrl: '',
+      headers: requestHeaders,
+      proxyOrigin: route.proxyOrigin,
+      target: route.target,
+      targetName: route.targetName,
+    });
     capture({ t: 'request-end', xid, ts });
     capture({ t: 'response', xid, ts, status, headers });
     capture({ t: 'response-chunk', xid, ts, chunk: Buffer.from(text, 'utf8') });
@@ -229,7 +266,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     let pathname = '';
     if (rewrites) {
       pathname = pathOf(request.url);
-      if (headers['www-authenticate'] !== undefined || headers['location'] !== undefined) rewrites.headers(xid, pathname, res.statusCode, headers, route.proxyOrigin);
+      if (headers['www-authenticate'] !== undefined || headers['location'] !== undefined)
+        rewrites.headers(xid, pathname, res.statusCode, headers, route.proxyOrigin);
       if (isSse && request.method === 'GET') {
         stages.push(rewrites.endpointStage(xid, request.url, route.proxyOrigin));
         // The body may change length; let Node frame it.
@@ -280,7 +318,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     for (let i = 1; i < stages.length; i++) last = last.pipe(stages[i] as Transform);
     last.pipe(raw);
     const breakOff = (err: Error) => {
-      end({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+      end({
+        t: 'abort',
+        xid,
+        ts: now(),
+        side: 'upstream',
+        reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
+      });
       for (const s of stages) s.destroy();
       raw.destroy();
     };
@@ -311,7 +355,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       : `mcpscope could not get a response from ${url}: ${cause}`;
     if (ctx) ctx.responded = true;
     if (clientGone || reply.sent || reply.raw.headersSent) {
-      if (ctx) capture(clientGone ? clientAbort(ctx.xid, message) : { t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
+      if (ctx)
+        capture(clientGone ? clientAbort(ctx.xid, message) : { t: 'upstream-error', xid: ctx.xid, ts: now(), code, message, status });
       if (!reply.raw.writableEnded) reply.raw.destroy();
       return;
     }

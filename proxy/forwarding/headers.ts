@@ -7,20 +7,20 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { mediaType } from '../model/media-type.js';
 
 /** Hop-by-hop headers are the only ones not forwarded as they are. */
-export const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-]);
+export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
-export function endToEndHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function endToEndHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   // Per request and per response: a plain loop, and the Connection list parsed only when present.
   const connection = headers.connection;
-  const listed = typeof connection === 'string' && connection !== 'keep-alive' && connection !== 'close' ? connection.toLowerCase().split(',').map((s) => s.trim()) : undefined;
+  const listed =
+    typeof connection === 'string' && connection !== 'keep-alive' && connection !== 'close'
+      ? connection
+          .toLowerCase()
+          .split(',')
+          .map((s) => s.trim())
+      : undefined;
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
@@ -41,7 +41,9 @@ export function isJsonType(contentType: string): boolean {
 }
 
 export function isEncoded(headers: IncomingHttpHeaders): boolean {
-  const enc = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+  const enc = String(headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   return enc !== '' && enc !== 'identity';
 }
 

@@ -20,8 +20,10 @@ export type HeadRefusal = 'too-many-headers' | 'duplicate-host' | 'head-too-larg
 /** Why mcpscope refused, in plain words, per refusal code. */
 export const REFUSAL_WORDS: Record<HeadRefusal, string> = {
   'too-many-headers': `the request has more than ${MAX_REQUEST_HEADERS.toLocaleString('en-US')} header fields, more than mcpscope forwards (it answers 431 rather than forward them cut)`,
-  'duplicate-host': 'the request has more than one Host header (RFC 9112 §3.2: a server must answer it 400; the server behind might read another Host than mcpscope checked)',
-  'head-too-large': "the request's header fields are larger than Node's HTTP parser accepts (16 KiB unless node runs with --max-http-header-size), so mcpscope could not read them to forward them",
+  'duplicate-host':
+    'the request has more than one Host header (RFC 9112 §3.2: a server must answer it 400; the server behind might read another Host than mcpscope checked)',
+  'head-too-large':
+    "the request's header fields are larger than Node's HTTP parser accepts (16 KiB unless node runs with --max-http-header-size), so mcpscope could not read them to forward them",
 };
 
 export const REFUSAL_STATUS: Record<HeadRefusal, number> = { 'too-many-headers': 431, 'duplicate-host': 400, 'head-too-large': 431 };

@@ -11,7 +11,14 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
 import { EndpointRewriter, originRewriter } from '../parse/endpoint-rewriter.js';
-import { metadataTooDeep, oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate, type OAuthMetadataKind } from '../parse/oauth-rewrite.js';
+import {
+  metadataTooDeep,
+  oauthMetadataKind,
+  rewriteLocation,
+  rewriteMetadataJson,
+  rewriteWwwAuthenticate,
+  type OAuthMetadataKind,
+} from '../parse/oauth-rewrite.js';
 import { MAX_JSON_DEPTH } from '../parse/json-depth.js';
 import { describeUpstreamError } from './upstream-errors.js';
 import { isEncoded, isJsonType } from './headers.js';
@@ -33,7 +40,16 @@ export interface ResponseRewrites {
   headers(xid: string, pathname: string, status: number, headers: Record<string, string | string[]>, proxyOrigin: string): void;
   /** Which OAuth metadata document this response is, if it is one to rewrite. */
   metadataKind(method: string, pathname: string, res: UpstreamResponse, contentType: string): OAuthMetadataKind | null;
-  relayMetadata(xid: string, pathname: string, kind: OAuthMetadataKind, res: UpstreamResponse, raw: ServerResponse, headers: Record<string, string | string[]>, proxyOrigin: string, pipeBody: PipeBody): void;
+  relayMetadata(
+    xid: string,
+    pathname: string,
+    kind: OAuthMetadataKind,
+    res: UpstreamResponse,
+    raw: ServerResponse,
+    headers: Record<string, string | string[]>,
+    proxyOrigin: string,
+    pipeBody: PipeBody,
+  ): void;
   /** A stage rewriting a legacy SSE stream's absolute `endpoint` event. */
   endpointStage(xid: string, requestUrl: string, proxyOrigin: string): Transform;
 }
@@ -177,7 +193,13 @@ export function createRewrites(upstreamOrigin: string, capture: (record: WireRec
         if (settled) return;
         settled = true;
         cleanup();
-        capture({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the upstream broke off the response (${describeUpstreamError(err).cause})` });
+        capture({
+          t: 'abort',
+          xid,
+          ts: now(),
+          side: 'upstream',
+          reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
+        });
         // What the client would have seen directly: the head, the bytes so far, a broken connection.
         if (!raw.headersSent) raw.writeHead(res.statusCode, headers);
         if (size > 0) raw.write(Buffer.concat(held));
@@ -187,7 +209,13 @@ export function createRewrites(upstreamOrigin: string, capture: (record: WireRec
         if (settled) return;
         settled = true;
         cleanup();
-        capture({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client closed the connection; mcpscope closed the upstream request too' });
+        capture({
+          t: 'abort',
+          xid,
+          ts: now(),
+          side: 'client',
+          reason: 'the client closed the connection; mcpscope closed the upstream request too',
+        });
         source.destroy();
       };
       source.on('data', onData);

@@ -41,7 +41,10 @@ const WORDS: Record<string, string> = {
 
 /** A failure code (`describeUpstreamError`'s, or the `x-mcpscope-error` header of mcpscope's own answer) in a few plain words. */
 export function causeOfCode(code: string): string {
-  return WORDS[code] ?? (TLS_TRUST_CODES.has(code) ? `the upstream's TLS certificate is not trusted (${code})` : code === 'UNKNOWN' ? 'no response' : code);
+  return (
+    WORDS[code] ??
+    (TLS_TRUST_CODES.has(code) ? `the upstream's TLS certificate is not trusted (${code})` : code === 'UNKNOWN' ? 'no response' : code)
+  );
 }
 
 export function describeUpstreamError(err: unknown): { code: string; cause: string } {
@@ -53,7 +56,8 @@ export function describeUpstreamError(err: unknown): { code: string; cause: stri
   let cause = WORDS[code] ?? e?.message ?? String(err);
   if (TLS_TRUST_CODES.has(code)) {
     if (!WORDS[code]) cause = `the upstream's TLS certificate is not trusted (${code}: ${e?.message ?? ''})`;
-    cause += '. mcpscope verifies every upstream as a client would and never skips that check: if the server uses a private CA, give it to mcpscope with --upstream-ca <file.pem> or NODE_EXTRA_CA_CERTS=<file.pem>';
+    cause +=
+      '. mcpscope verifies every upstream as a client would and never skips that check: if the server uses a private CA, give it to mcpscope with --upstream-ca <file.pem> or NODE_EXTRA_CA_CERTS=<file.pem>';
   }
   return { code, cause };
 }

@@ -326,14 +326,7 @@ export interface LogEvent {
   text: string;
 }
 
-export type McpscopeEvent =
-  | SessionEvent
-  | ExchangeEvent
-  | MessageEvent
-  | SseFrameEvent
-  | ProblemEvent
-  | ModificationEvent
-  | LogEvent;
+export type McpscopeEvent = SessionEvent | ExchangeEvent | MessageEvent | SseFrameEvent | ProblemEvent | ModificationEvent | LogEvent;
 
 export type McpscopeEventType = McpscopeEvent['type'];
 

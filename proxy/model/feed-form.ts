@@ -48,7 +48,18 @@ export function unserializableStub(e: McpscopeEvent, reason: string): McpscopeEv
     if (typeof e.id === 'string' || typeof e.id === 'number' || e.id === null) stub.id = e.id;
     const method = str(e.method);
     if (method !== undefined) stub.method = method;
-    const out: Record<string, unknown> = { type: 'message', seq: e.seq, ts: e.ts, sessionId: String(e.sessionId), dir: e.dir, kind: e.kind, carrier: e.carrier, jsonrpc: stub, size: typeof e.size === 'number' ? e.size : 0, elided: true };
+    const out: Record<string, unknown> = {
+      type: 'message',
+      seq: e.seq,
+      ts: e.ts,
+      sessionId: String(e.sessionId),
+      dir: e.dir,
+      kind: e.kind,
+      carrier: e.carrier,
+      jsonrpc: stub,
+      size: typeof e.size === 'number' ? e.size : 0,
+      elided: true,
+    };
     if (str(e.exchangeId) !== undefined) out.exchangeId = e.exchangeId;
     if (stub.id !== undefined) out.id = stub.id;
     if (method !== undefined) out.method = method;
@@ -56,7 +67,14 @@ export function unserializableStub(e: McpscopeEvent, reason: string): McpscopeEv
     return out as unknown as McpscopeEvent;
   }
   const sessionId = str((e as { sessionId?: unknown }).sessionId);
-  return { type: 'log', seq: e.seq, ts: e.ts, source: 'mcpscope', text: `Event ${e.seq}: ${note}`, ...(sessionId !== undefined ? { sessionId } : {}) };
+  return {
+    type: 'log',
+    seq: e.seq,
+    ts: e.ts,
+    source: 'mcpscope',
+    text: `Event ${e.seq}: ${note}`,
+    ...(sessionId !== undefined ? { sessionId } : {}),
+  };
 }
 
 /** An event as the store had it: a message sent without `jsonrpc` gets it back, parsed from `raw` on first read (in place). */

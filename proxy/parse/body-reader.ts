@@ -102,7 +102,8 @@ export class BodyReader {
     this.truncatedPrefixBytes = Math.min(options.truncatedPrefixBytes ?? options.maxBytes, options.maxBytes);
     // Compressed streams are decoded whole at the end (a copy; the client got the original bytes).
     if (this.framing === 'sse' && this.isIdentity) this.sse = new SseParser({ maxFrameBytes: this.maxBytes });
-    this.oversize = (this.framing === 'json' || this.framing === 'opaque') && this.isIdentity && (options.declaredBytes ?? 0) > this.maxBytes;
+    this.oversize =
+      (this.framing === 'json' || this.framing === 'opaque') && this.isIdentity && (options.declaredBytes ?? 0) > this.maxBytes;
   }
 
   private get isIdentity(): boolean {
@@ -169,7 +170,9 @@ export class BodyReader {
     const truncated = this.truncated || tooLarge || data.length > this.maxBytes;
     // The wire bytes were all kept when only their decoded form was too large: hash them now.
     // After a skip only the given digest is right; without one, none is claimed.
-    const sha256 = !truncated ? undefined : digest ?? (this.skipped ? undefined : (this.hash ?? createHash('sha256').update(wire)).digest('hex'));
+    const sha256 = !truncated
+      ? undefined
+      : (digest ?? (this.skipped ? undefined : (this.hash ?? createHash('sha256').update(wire)).digest('hex')));
     this.hash = undefined;
     const extra = sha256 !== undefined ? { sha256 } : {};
     if (this.framing === 'json') {
@@ -244,7 +247,12 @@ export class BodyReader {
   private takeLine(endOffset: number): BodyFrame {
     let text = decoder.decode(Buffer.concat(this.line));
     if (text.endsWith('\r')) text = text.slice(0, -1);
-    const frame: BodyFrame = { text, offset: this.lineOffset, length: endOffset - this.lineOffset, truncated: this.lineBytes > this.maxBytes || undefined };
+    const frame: BodyFrame = {
+      text,
+      offset: this.lineOffset,
+      length: endOffset - this.lineOffset,
+      truncated: this.lineBytes > this.maxBytes || undefined,
+    };
     this.line = [];
     this.lineBytes = 0;
     this.lineOffset = endOffset;

@@ -154,9 +154,7 @@ function keptText(part: unknown, budget: { left: number }): string {
   return `${text}… [mcpscope kept ${text.length.toLocaleString('en-US')} of the ${total.toLocaleString('en-US')} characters of this part; ${missing.toLocaleString('en-US')} were cut]`;
 }
 
-type Frame =
-  | { arr: unknown[]; i: number }
-  | { obj: Record<string, unknown>; keys: string[]; i: number; wrote: boolean };
+type Frame = { arr: unknown[]; i: number } | { obj: Record<string, unknown>; keys: string[]; i: number; wrote: boolean };
 
 /**
  * `JSON.stringify(value)` without recursion: the first `limit` characters of its text, and the
@@ -244,8 +242,21 @@ export function mapJsonStrings<T>(value: T, fn: (s: string) => string): T {
   if (typeof value === 'string') return fn(value) as T;
   if (!isContainer(value)) return value;
   // Post-order without recursion: a container is rebuilt (only if a string below it changed) once its children are done.
-  type Node = { v: Record<string, unknown> | unknown[]; keys: string[]; i: number; copy?: Record<string, unknown> | unknown[]; parent?: Node; key?: string };
-  const node = (v: Record<string, unknown> | unknown[], parent?: Node, key?: string): Node => ({ v, keys: Object.keys(v), i: 0, parent, key });
+  type Node = {
+    v: Record<string, unknown> | unknown[];
+    keys: string[];
+    i: number;
+    copy?: Record<string, unknown> | unknown[];
+    parent?: Node;
+    key?: string;
+  };
+  const node = (v: Record<string, unknown> | unknown[], parent?: Node, key?: string): Node => ({
+    v,
+    keys: Object.keys(v),
+    i: 0,
+    parent,
+    key,
+  });
   const set = (n: Node, key: string, was: unknown, now: unknown): void => {
     if (now === was) return;
     n.copy ??= Array.isArray(n.v) ? n.v.slice() : { ...n.v };

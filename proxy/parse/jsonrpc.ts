@@ -103,7 +103,8 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
     return { ok: false, code: 'invalid-json', text: describeJsonError(text, err) };
   }
   // Depth d needs d opening brackets: shorter texts are never measured.
-  if (text.length > MAX_JSON_DEPTH && jsonTextDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return classifyTooDeep(value, jsonTextDepth(text));
+  if (text.length > MAX_JSON_DEPTH && jsonTextDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
+    return classifyTooDeep(value, jsonTextDepth(text));
   return classifyPayloadValue(value);
 }
 
@@ -123,7 +124,11 @@ function classifyPayloadValue(value: unknown): ClassifyResult {
       const c = classifyValue(member);
       if ('invalid' in c) {
         bad.push(`${index}`);
-        issues.push({ level: 'error', code: 'invalid-batch-member', text: `Batch member ${index} is not a JSON-RPC message: ${c.invalid}.` });
+        issues.push({
+          level: 'error',
+          code: 'invalid-batch-member',
+          text: `Batch member ${index} is not a JSON-RPC message: ${c.invalid}.`,
+        });
       } else {
         c.index = index;
         messages.push(c);
@@ -222,7 +227,11 @@ function classifyObject(value: unknown): ClassifiedMessage | { invalid: string }
 
   // jsonrpc version
   if (!has(o, 'jsonrpc')) {
-    issues.push({ level: 'error', code: 'missing-jsonrpc', text: 'The "jsonrpc" field is missing: every JSON-RPC 2.0 message must carry "jsonrpc": "2.0".' });
+    issues.push({
+      level: 'error',
+      code: 'missing-jsonrpc',
+      text: 'The "jsonrpc" field is missing: every JSON-RPC 2.0 message must carry "jsonrpc": "2.0".',
+    });
   } else if (o.jsonrpc !== '2.0') {
     issues.push({
       level: 'error',
@@ -263,7 +272,11 @@ function classifyObject(value: unknown): ClassifiedMessage | { invalid: string }
     checkParams(o, issues);
     if (hasId) {
       if (o.id === null) {
-        issues.push({ level: 'error', code: 'null-id-request', text: 'The request id is null: MCP requires a string or integer id on every request.' });
+        issues.push({
+          level: 'error',
+          code: 'null-id-request',
+          text: 'The request id is null: MCP requires a string or integer id on every request.',
+        });
       }
       if (method !== undefined && method.startsWith('notifications/')) {
         issues.push({
@@ -286,7 +299,11 @@ function classifyObject(value: unknown): ClassifiedMessage | { invalid: string }
     });
   }
   if (hasResult && hasError) {
-    issues.push({ level: 'error', code: 'result-and-error', text: 'The response carries both "result" and "error": exactly one of them is allowed.' });
+    issues.push({
+      level: 'error',
+      code: 'result-and-error',
+      text: 'The response carries both "result" and "error": exactly one of them is allowed.',
+    });
   }
   if (hasError) {
     checkError(o.error, issues);
@@ -294,7 +311,11 @@ function classifyObject(value: unknown): ClassifiedMessage | { invalid: string }
   }
   if (hasResult) {
     if (o.id === null) {
-      issues.push({ level: 'error', code: 'null-id-response', text: 'A successful response has id null, so it cannot be matched to any request.' });
+      issues.push({
+        level: 'error',
+        code: 'null-id-response',
+        text: 'A successful response has id null, so it cannot be matched to any request.',
+      });
     }
     return withOptional({ kind: 'response', value, id, issues });
   }
@@ -318,12 +339,18 @@ function checkParams(o: Record<string, unknown>, issues: Hint[]): void {
 
 function checkError(e: unknown, issues: Hint[]): void {
   if (!isPlainObject(e)) {
-    issues.push({ level: 'error', code: 'malformed-error', text: `"error" is ${typeName(e)}: it must be an object with an integer "code" and a string "message".` });
+    issues.push({
+      level: 'error',
+      code: 'malformed-error',
+      text: `"error" is ${typeName(e)}: it must be an object with an integer "code" and a string "message".`,
+    });
     return;
   }
   const problems: string[] = [];
-  if (typeof e.code !== 'number' || !Number.isInteger(e.code)) problems.push(`"code" is ${has(e, 'code') ? typeName(e.code) : 'missing'} (must be an integer)`);
-  if (typeof e.message !== 'string') problems.push(`"message" is ${has(e, 'message') ? typeName(e.message) : 'missing'} (must be a string)`);
+  if (typeof e.code !== 'number' || !Number.isInteger(e.code))
+    problems.push(`"code" is ${has(e, 'code') ? typeName(e.code) : 'missing'} (must be an integer)`);
+  if (typeof e.message !== 'string')
+    problems.push(`"message" is ${has(e, 'message') ? typeName(e.message) : 'missing'} (must be a string)`);
   if (problems.length > 0) {
     issues.push({ level: 'error', code: 'malformed-error', text: `Malformed error object: ${problems.join(' and ')}.` });
   }

@@ -12,7 +12,17 @@ import { BodyReader, type BodyEnd, type Framing } from '../parse/body-reader.js'
 import { groupingKeyOf } from '../correlate/session-registry.js';
 import { httpHints } from '../annotate/http-hints.js';
 import { challengeErrorHint } from '../annotate/oauth-hints.js';
-import { McpEndpoints, bodyVerdict, endpointOf, headVerdict, isChallengeBody, isJsonRpcText, parseJson, type ExchangeKind, type PlainBodies } from './plain-http.js';
+import {
+  McpEndpoints,
+  bodyVerdict,
+  endpointOf,
+  headVerdict,
+  isChallengeBody,
+  isJsonRpcText,
+  parseJson,
+  type ExchangeKind,
+  type PlainBodies,
+} from './plain-http.js';
 import { ownAnswerHint } from './own-answers.js';
 import { StreamEndpoints } from './get-stream.js';
 import { metaOf, pathAndQuery, targetOf } from './record-helpers.js';
@@ -119,7 +129,9 @@ export class HttpExchanges {
           exchangeId: ex.info.id,
           what: r.what,
           // A Location may carry an authorization code/state in its query: redact it like a URL.
-          ...(r.what === 'location-rewrite' ? { before: this.ctx.redactor.url(r.before), after: this.ctx.redactor.url(r.after) } : { before: this.ctx.redactor.text(r.before), after: this.ctx.redactor.text(r.after) }),
+          ...(r.what === 'location-rewrite'
+            ? { before: this.ctx.redactor.url(r.before), after: this.ctx.redactor.url(r.after) }
+            : { before: this.ctx.redactor.text(r.before), after: this.ctx.redactor.text(r.after) }),
           text: r.text,
         });
         return;
@@ -132,7 +144,12 @@ export class HttpExchanges {
         ex.reqReader = undefined;
         ex.resReader = undefined;
         this.ctx.markExchange(ex);
-        this.problem(ex, 'warn', 'capture-overflow', `mcpscope fell behind and skipped ${r.droppedBytes} bytes of this exchange; they were forwarded, but not recorded, and the rest of its frames are not parsed.`);
+        this.problem(
+          ex,
+          'warn',
+          'capture-overflow',
+          `mcpscope fell behind and skipped ${r.droppedBytes} bytes of this exchange; they were forwarded, but not recorded, and the rest of its frames are not parsed.`,
+        );
         return;
     }
   }
@@ -178,7 +195,11 @@ export class HttpExchanges {
       const session =
         this.ctx.registry.byMcpId(mcpSessionId) ??
         this.ctx.newSession('streamable-http', r.target, r.ts, { ...targetOf(r), mcpSessionId }, [
-          { level: 'info', code: 'joined-mid-session', text: 'mcpscope first saw this session after it had started (its initialize went by before mcpscope was watching).' },
+          {
+            level: 'info',
+            code: 'joined-mid-session',
+            text: 'mcpscope first saw this session after it had started (its initialize went by before mcpscope was watching).',
+          },
         ]);
       this.attach(ex, session);
     } else {
@@ -192,8 +213,15 @@ export class HttpExchanges {
       if (original) info.resumes = original;
     }
     if (r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH') {
-      const framing: Framing = requestType === undefined || requestType === 'application/json' || requestType.endsWith('+json') ? 'json' : 'opaque';
-      ex.reqReader = new BodyReader({ framing, encoding: firstHeader(r.headers, 'content-encoding'), maxBytes: framing === 'json' ? this.ctx.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(r.headers) });
+      const framing: Framing =
+        requestType === undefined || requestType === 'application/json' || requestType.endsWith('+json') ? 'json' : 'opaque';
+      ex.reqReader = new BodyReader({
+        framing,
+        encoding: firstHeader(r.headers, 'content-encoding'),
+        maxBytes: framing === 'json' ? this.ctx.maxBodyBytes : PREVIEW_BYTES,
+        truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES,
+        declaredBytes: declaredLength(r.headers),
+      });
     }
     this.ctx.emitExchange(ex);
   }
@@ -232,7 +260,9 @@ export class HttpExchanges {
       if (cls.messages.length === 1 && (cls.messages[0].kind === 'request' || cls.messages[0].kind === 'notification')) {
         ex.bodyParams = (cls.messages[0].value as { params?: unknown }).params;
       }
-      const version = cls.messages.map((m) => metaOf((m.value as { params?: unknown }).params)?.[META_VERSION]).find((v) => typeof v === 'string');
+      const version = cls.messages
+        .map((m) => metaOf((m.value as { params?: unknown }).params)?.[META_VERSION])
+        .find((v) => typeof v === 'string');
       if (typeof version === 'string') ex.bodyVersion = version;
       const init = cls.messages.find((m) => m.method === 'initialize');
       if (init) {
@@ -252,7 +282,8 @@ export class HttpExchanges {
     if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
     const seqs = emitFrame(this.ctx, this.ownerOf(ex), 'c2s', 'post-body', frame, cls, ts);
     ex.requestSeqs = seqs.requests;
-    if (seqs.requests.length === 1 && cls?.ok && cls.messages.some((m) => m.kind === 'request' && m.method === 'subscriptions/listen')) ex.info.listen = seqs.requests[0];
+    if (seqs.requests.length === 1 && cls?.ok && cls.messages.some((m) => m.kind === 'request' && m.method === 'subscriptions/listen'))
+      ex.info.listen = seqs.requests[0];
     if (seqs.requests.length === 1) this.ctx.correlator.setStreamParent(ex.info.id, seqs.requests[0]);
     ex.info.carrier = undefined;
     this.ctx.markExchange(ex);
@@ -269,7 +300,13 @@ export class HttpExchanges {
     // Not known yet: an event stream is MCP; a JSON body decides at its end; anything else is plain.
     if (ex.kind === undefined && (isSse || !isJson)) decide(this, ex, isSse ? 'mcp' : 'plain');
     if (ex.kind === 'plain') {
-      ex.resReader = new BodyReader({ framing: isJson ? 'json' : 'opaque', encoding: firstHeader(headers, 'content-encoding'), maxBytes: isJson ? this.ctx.maxBodyBytes : PREVIEW_BYTES, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
+      ex.resReader = new BodyReader({
+        framing: isJson ? 'json' : 'opaque',
+        encoding: firstHeader(headers, 'content-encoding'),
+        maxBytes: isJson ? this.ctx.maxBodyBytes : PREVIEW_BYTES,
+        truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES,
+        declaredBytes: declaredLength(headers),
+      });
       annotatePlain(this, ex);
       this.ctx.markExchange(ex);
       return;
@@ -302,31 +339,49 @@ export class HttpExchanges {
 
     if (isSse) {
       info.carrier = session?.transport === 'legacy-sse' ? 'legacy-sse' : info.method === 'POST' ? 'post-sse' : 'get-sse';
-      ex.resReader = new BodyReader({ framing: 'sse', encoding: firstHeader(headers, 'content-encoding'), maxBytes: this.ctx.maxBodyBytes });
+      ex.resReader = new BodyReader({
+        framing: 'sse',
+        encoding: firstHeader(headers, 'content-encoding'),
+        maxBytes: this.ctx.maxBodyBytes,
+      });
     } else if (isJson) {
       info.carrier = 'post-json';
-      ex.resReader = new BodyReader({ framing: 'json', encoding: firstHeader(headers, 'content-encoding'), maxBytes: this.ctx.maxBodyBytes, truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES, declaredBytes: declaredLength(headers) });
+      ex.resReader = new BodyReader({
+        framing: 'json',
+        encoding: firstHeader(headers, 'content-encoding'),
+        maxBytes: this.ctx.maxBodyBytes,
+        truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES,
+        declaredBytes: declaredLength(headers),
+      });
     } else {
       ex.resReader = new BodyReader({ framing: 'opaque', encoding: firstHeader(headers, 'content-encoding'), maxBytes: PREVIEW_BYTES });
     }
 
-    info.hints = this.ctx.redactHints(httpHints({
-      method: info.method,
-      path: info.url,
-      requestHeaders: ex.requestHeaders,
-      status,
-      // Redacted: a hint quotes the Location, which may carry an authorization code.
-      responseHeaders: info.responseHeaders ?? headers,
-      bodyKinds: ex.bodyKinds,
-      bodyMethods: ex.bodyMethods,
-      bodyParams: ex.bodyParams,
-      bodyVersion: ex.bodyVersion,
-      transport: session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
-      negotiatedVersion: session?.protocolVersion,
-    }));
+    info.hints = this.ctx.redactHints(
+      httpHints({
+        method: info.method,
+        path: info.url,
+        requestHeaders: ex.requestHeaders,
+        status,
+        // Redacted: a hint quotes the Location, which may carry an authorization code.
+        responseHeaders: info.responseHeaders ?? headers,
+        bodyKinds: ex.bodyKinds,
+        bodyMethods: ex.bodyMethods,
+        bodyParams: ex.bodyParams,
+        bodyVersion: ex.bodyVersion,
+        transport:
+          session?.transport === 'legacy-sse' ? 'legacy-sse' : session?.transport === 'streamable-http' ? 'streamable-http' : undefined,
+        negotiatedVersion: session?.protocolVersion,
+      }),
+    );
     ex.ownAnswer = ownAnswerHint(headers);
     if (ex.ownAnswer) info.hints.push(ex.ownAnswer);
-    if (info.resumes) info.hints.push({ level: 'info', code: 'resumed', text: `Resumes the stream of exchange ${info.resumes} after event ${info.lastEventId}; replayed events are marked, not counted twice.` });
+    if (info.resumes)
+      info.hints.push({
+        level: 'info',
+        code: 'resumed',
+        text: `Resumes the stream of exchange ${info.resumes} after event ${info.lastEventId}; replayed events are marked, not counted twice.`,
+      });
     this.ctx.markExchange(ex);
   }
 
@@ -366,10 +421,17 @@ export class HttpExchanges {
       }
     }
     if (end.incomplete) {
-      this.problem(ex, 'warn', 'truncated-stream', `The stream ended in the middle of an SSE event (${end.incomplete.length} bytes after the last complete event); clients discard such a partial event.`, end.incomplete.raw, {
-        offset: end.incomplete.offset,
-        length: end.incomplete.length,
-      });
+      this.problem(
+        ex,
+        'warn',
+        'truncated-stream',
+        `The stream ended in the middle of an SSE event (${end.incomplete.length} bytes after the last complete event); clients discard such a partial event.`,
+        end.incomplete.raw,
+        {
+          offset: end.incomplete.offset,
+          length: end.incomplete.length,
+        },
+      );
     }
     if (end.truncated) ex.info.truncated = true;
     if (end.sha256 !== undefined) this.noteTruncatedBody(ex, 'response', end.bytes, end.sha256);
@@ -394,16 +456,31 @@ export class HttpExchanges {
     ex.info.endedAt = ts;
     ex.ended = true;
     if (side === 'client') {
-      ex.info.hints.push({ level: 'info', code: 'client-closed', text: 'The client closed this stream; mcpscope closed its upstream request as well, as a direct connection would.' });
+      ex.info.hints.push({
+        level: 'info',
+        code: 'client-closed',
+        text: 'The client closed this stream; mcpscope closed its upstream request as well, as a direct connection would.',
+      });
       if (ex.info.listen !== undefined) onListenEnd(this, ex, 'client');
       else cancelByClose(this, ex);
     } else if (side === 'proxy') {
-      this.problem(ex, 'error', 'proxy-failed', `${reason}. The client's connection was cut off there; a direct connection would not have been.`);
+      this.problem(
+        ex,
+        'error',
+        'proxy-failed',
+        `${reason}. The client's connection was cut off there; a direct connection would not have been.`,
+      );
     } else {
       if (ex.info.listen !== undefined) onListenEnd(this, ex, 'upstream');
-      this.problem(ex, 'error', 'upstream-reset', `${reason}. The client received everything up to that point, then the connection broke as it would have directly.`);
+      this.problem(
+        ex,
+        'error',
+        'upstream-reset',
+        `${reason}. The client received everything up to that point, then the connection broke as it would have directly.`,
+      );
     }
-    if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse') this.ctx.closeSession(ex.session, ts, side === 'client' ? 'client-closed-stream' : 'stream-broken');
+    if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse')
+      this.ctx.closeSession(ex.session, ts, side === 'client' ? 'client-closed-stream' : 'stream-broken');
     this.ctx.markExchange(ex);
     this.forget(ex);
   }
@@ -422,7 +499,13 @@ export class HttpExchanges {
     // The forward proxy's refusals (forward-server.ts: a request to the proxy itself, a loop) were never meant for a server.
     const refused = code === 'NOT_PROXY_REQUEST' || code === 'LOOP';
     if (refused) this.problem(ex, 'error', 'refused', this.ctx.redactor.text(message));
-    else this.problem(ex, 'error', forbidden ? 'forbidden' : 'upstream-unreachable', forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`);
+    else
+      this.problem(
+        ex,
+        'error',
+        forbidden ? 'forbidden' : 'upstream-unreachable',
+        forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`,
+      );
     this.ctx.markExchange(ex);
     this.forget(ex);
   }

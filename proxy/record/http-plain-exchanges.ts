@@ -35,7 +35,11 @@ export function toPlain(http: HttpExchanges, ex: ExchangeState): void {
   let bucket = http.httpBuckets.get(origin);
   if (!bucket) {
     bucket = http.ctx.newSession('http', origin, ex.info.startedAt, { ...targetOf(ex), grouping: `HTTP traffic to ${origin}` }, [
-      { level: 'info', code: 'plain-http', text: `HTTP traffic to ${origin} that is not MCP (OAuth, metadata, …): recorded as HTTP exchanges, not parsed as JSON-RPC.` },
+      {
+        level: 'info',
+        code: 'plain-http',
+        text: `HTTP traffic to ${origin} that is not MCP (OAuth, metadata, …): recorded as HTTP exchanges, not parsed as JSON-RPC.`,
+      },
     ]);
     http.httpBuckets.set(origin, bucket);
   }
@@ -76,7 +80,12 @@ export function annotatePlain(http: HttpExchanges, ex: ExchangeState): void {
   });
   for (const h of hints) h.text = http.ctx.redactor.text(h.text);
   // A tunnel says why it was not decrypted (its bytes each way are the request and response sizes).
-  if (ex.tunnel !== undefined) hints.unshift({ level: 'info', code: 'tunnel', text: `${info.method === 'CONNECT' ? `CONNECT ${info.url}` : `${info.method} ${info.url}`}: ${http.ctx.redactor.text(ex.tunnel)}` });
+  if (ex.tunnel !== undefined)
+    hints.unshift({
+      level: 'info',
+      code: 'tunnel',
+      text: `${info.method === 'CONNECT' ? `CONNECT ${info.url}` : `${info.method} ${info.url}`}: ${http.ctx.redactor.text(ex.tunnel)}`,
+    });
   info.hints = hints;
   http.ctx.markExchange(ex);
 }

@@ -20,7 +20,15 @@ export function onResponseFrame(http: HttpExchanges, ex: ExchangeState, f: BodyF
   if (session && sse.id) http.ctx.registry.noteEventId(session, sse.id, ex.info.id);
   const location = { offset: f.offset, length: f.length, eventId: sse.id, eventType: sse.event };
   // Only the events stored as `sse` (not messages) keep the block's raw text: redacted then, not for every frame.
-  const base = () => ({ ts, sessionId: session?.id, exchangeId: ex.info.id, raw: http.ctx.redactor.text(sse.raw), eventType: sse.event, eventId: sse.id, location });
+  const base = () => ({
+    ts,
+    sessionId: session?.id,
+    exchangeId: ex.info.id,
+    raw: http.ctx.redactor.text(sse.raw),
+    eventType: sse.event,
+    eventId: sse.id,
+    location,
+  });
 
   if (!sse.dispatch) {
     const comment = sse.comments.length > 0 && sse.id === undefined && sse.retry === undefined;
@@ -31,13 +39,26 @@ export function onResponseFrame(http: HttpExchanges, ex: ExchangeState, f: BodyF
       retry: sse.retry,
       comment: sse.comments.join('\n') || undefined,
       hints: comment
-        ? [{ level: 'info', code: 'keepalive', text: 'A comment line: servers send these to keep idle connections open. Clients ignore them.' }]
-        : [{ level: 'info', code: 'priming', text: `Sets the last event id${sse.retry !== undefined ? ` and a ${sse.retry} ms reconnect delay` : ''} without an event: a client that loses the stream can resume from here with Last-Event-ID.` }],
+        ? [
+            {
+              level: 'info',
+              code: 'keepalive',
+              text: 'A comment line: servers send these to keep idle connections open. Clients ignore them.',
+            },
+          ]
+        : [
+            {
+              level: 'info',
+              code: 'priming',
+              text: `Sets the last event id${sse.retry !== undefined ? ` and a ${sse.retry} ms reconnect delay` : ''} without an event: a client that loses the stream can resume from here with Last-Event-ID.`,
+            },
+          ],
     });
     return;
   }
   if (sse.event === 'endpoint') {
-    if (session && session.transport !== 'legacy-sse' && ex.info.carrier === 'get-sse' && !session.mcpSessionId) return onResponseFrame(http, toLegacy(http, ex, session), f, ts);
+    if (session && session.transport !== 'legacy-sse' && ex.info.carrier === 'get-sse' && !session.mcpSessionId)
+      return onResponseFrame(http, toLegacy(http, ex, session), f, ts);
     const endpoint = pathAndQuery(f.text.trim(), ex.proxyOrigin + ex.info.url);
     if (session && endpoint) {
       http.ctx.registry.mapEndpoint(session, endpoint);
@@ -48,7 +69,13 @@ export function onResponseFrame(http: HttpExchanges, ex: ExchangeState, f: BodyF
       ...base(),
       what: 'endpoint',
       data: http.ctx.redactor.text(f.text),
-      hints: [{ level: 'info', code: 'endpoint', text: `Legacy HTTP+SSE handshake: the client will POST its messages to ${endpoint === undefined ? http.ctx.redactor.text(f.text) : http.ctx.redactor.url(endpoint)}; every answer comes back on this stream.` }],
+      hints: [
+        {
+          level: 'info',
+          code: 'endpoint',
+          text: `Legacy HTTP+SSE handshake: the client will POST its messages to ${endpoint === undefined ? http.ctx.redactor.text(f.text) : http.ctx.redactor.url(endpoint)}; every answer comes back on this stream.`,
+        },
+      ],
     });
     return;
   }
@@ -59,12 +86,30 @@ export function onResponseFrame(http: HttpExchanges, ex: ExchangeState, f: BodyF
       what: 'priming',
       retry: sse.retry,
       data: '',
-      hints: [{ level: 'info', code: 'priming', text: 'An event with empty data: the server primes the stream with an event id so the client can resume after a disconnect.' }],
+      hints: [
+        {
+          level: 'info',
+          code: 'priming',
+          text: 'An event with empty data: the server primes the stream with an event id so the client can resume after a disconnect.',
+        },
+      ],
     });
     return;
   }
   if (sse.event !== undefined && sse.event !== 'message') {
-    http.ctx.store.append({ type: 'sse', ...base(), what: 'other', data: http.ctx.redactor.text(f.text.slice(0, PREVIEW_BYTES)), hints: [{ level: 'info', code: 'custom-event', text: `An SSE event of type "${http.ctx.redactor.text(sse.event)}", which MCP does not define; clients ignore it.` }] });
+    http.ctx.store.append({
+      type: 'sse',
+      ...base(),
+      what: 'other',
+      data: http.ctx.redactor.text(f.text.slice(0, PREVIEW_BYTES)),
+      hints: [
+        {
+          level: 'info',
+          code: 'custom-event',
+          text: `An SSE event of type "${http.ctx.redactor.text(sse.event)}", which MCP does not define; clients ignore it.`,
+        },
+      ],
+    });
     return;
   }
   const cls = f.truncated ? undefined : classifyPayload(f.text);

@@ -92,9 +92,19 @@ export function statelessSession(http: HttpExchanges, ex: ExchangeState, params:
   const group = clientGroupOf(params);
   const known = http.ctx.registry.headerlessFor(key) ?? (params === undefined ? http.ctx.registry.headerlessTo(ex.target) : undefined);
   if (known) return known;
-  const session = http.ctx.newSession('streamable-http', ex.target, ex.info.startedAt, { ...targetOf(ex), grouping: group === 'anonymous' ? 'requests without Mcp-Session-Id' : group }, [
-    { level: 'info', code: 'stateless', text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.' },
-  ]);
+  const session = http.ctx.newSession(
+    'streamable-http',
+    ex.target,
+    ex.info.startedAt,
+    { ...targetOf(ex), grouping: group === 'anonymous' ? 'requests without Mcp-Session-Id' : group },
+    [
+      {
+        level: 'info',
+        code: 'stateless',
+        text: 'Requests without an Mcp-Session-Id: a stateless server, or a client that skipped initialize. mcpscope groups them here.',
+      },
+    ],
+  );
   http.ctx.registry.markHeaderless(session, key);
   return session;
 }

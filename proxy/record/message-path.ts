@@ -34,7 +34,15 @@ export function emitFrame(
   const location = { offset: frame.offset, length: frame.length, eventId: frame.sse?.id, eventType: frame.sse?.event };
   if (!cls) {
     // (A copy: a slice would keep the whole prefix string alive in the store.)
-    problemAt(ctx, owner, 'warn', 'too-large', `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${ctx.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`, flatCopy(frame.text.slice(0, PREVIEW_BYTES)), location);
+    problemAt(
+      ctx,
+      owner,
+      'warn',
+      'too-large',
+      `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${ctx.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`,
+      flatCopy(frame.text.slice(0, PREVIEW_BYTES)),
+      location,
+    );
     return { requests };
   }
   if (!cls.ok) {
@@ -45,7 +53,15 @@ export function emitFrame(
         : carrier === 'stdio'
           ? `The client wrote a line to the server's stdin that is not a JSON-RPC message: ${cls.text}. It was relayed unchanged.`
           : `${dir === 'c2s' ? 'The client sent' : 'The server sent'} something that is not a JSON-RPC message: ${cls.text}. It was forwarded unchanged.`;
-    problemAt(ctx, owner, 'error', cls.code, text, ctx.redactJsonText(frame.text).slice(0, PREVIEW_BYTES), carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location);
+    problemAt(
+      ctx,
+      owner,
+      'error',
+      cls.code,
+      text,
+      ctx.redactJsonText(frame.text).slice(0, PREVIEW_BYTES),
+      carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location,
+    );
     return { requests };
   }
   if (cls.tooDeep) {
@@ -82,10 +98,16 @@ export function emitFrame(
     });
     const jsonrpc = ctx.redactor.json(m.value);
     const single = !cls.batch;
-    const rawText = single && !cls.tooDeep && frame.text.length <= ctx.maxRawBytes && jsonrpc === m.value ? ctx.redactor.exact(frame.text) : undefined;
+    const rawText =
+      single && !cls.tooDeep && frame.text.length <= ctx.maxRawBytes && jsonrpc === m.value ? ctx.redactor.exact(frame.text) : undefined;
     const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
     // Whole-payload issues (a batch, an invalid batch member) go on the payload's first message.
-    const hints: Hint[] = [...(i === 0 ? cls.issues : []), ...m.issues, ...corr.issues, ...(owner.note && dir === 's2c' ? [owner.note] : [])];
+    const hints: Hint[] = [
+      ...(i === 0 ? cls.issues : []),
+      ...m.issues,
+      ...corr.issues,
+      ...(owner.note && dir === 's2c' ? [owner.note] : []),
+    ];
     if (corr.replayOf === undefined) {
       hints.push(
         ...messageHints({
@@ -120,7 +142,10 @@ export function emitFrame(
       error: m.kind === 'error' ? errorInfo(value.error) : undefined,
       isError,
       batch: cls.batch ? { index: m.index ?? i, size: batchSize } : undefined,
-      location: carrier === 'post-json' || carrier === 'post-body' || carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location,
+      location:
+        carrier === 'post-json' || carrier === 'post-body' || carrier === 'stdio'
+          ? { offset: frame.offset, length: frame.length }
+          : location,
       replayOf: corr.replayOf,
       chain: corr.chain,
       task: corr.task,
@@ -148,14 +173,17 @@ export function countMessage(ctx: RecorderContext, session: SessionInfo, m: Mess
 }
 
 export function onInitializeRequest(ctx: RecorderContext, session: SessionInfo, params: unknown): void {
-  const p = params as { protocolVersion?: unknown; clientInfo?: SessionInfo['clientInfo']; capabilities?: Record<string, unknown> } | undefined;
+  const p = params as
+    { protocolVersion?: unknown; clientInfo?: SessionInfo['clientInfo']; capabilities?: Record<string, unknown> } | undefined;
   if (typeof p?.protocolVersion === 'string') session.protocolVersion = p.protocolVersion;
   if (p?.clientInfo && typeof p.clientInfo.name === 'string') session.clientInfo = pickPeer(p.clientInfo);
   if (p?.capabilities) session.clientCapabilities = p.capabilities;
 }
 
 export function onInitializeResult(ctx: RecorderContext, session: SessionInfo, result: unknown): void {
-  const r = result as { protocolVersion?: unknown; serverInfo?: SessionInfo['serverInfo']; capabilities?: Record<string, unknown>; instructions?: unknown } | undefined;
+  const r = result as
+    | { protocolVersion?: unknown; serverInfo?: SessionInfo['serverInfo']; capabilities?: Record<string, unknown>; instructions?: unknown }
+    | undefined;
   if (typeof r?.protocolVersion === 'string') session.protocolVersion = r.protocolVersion;
   if (r?.serverInfo && typeof r.serverInfo.name === 'string') session.serverInfo = pickPeer(r.serverInfo);
   if (r?.capabilities) session.serverCapabilities = r.capabilities;

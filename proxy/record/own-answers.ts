@@ -26,10 +26,18 @@ export function ownAnswerHint(headers: HeaderMap): Hint | undefined {
   const refused = firstHeader(headers, REFUSED_HEADER);
   if (refused !== undefined) {
     const why = REFUSAL_WORDS[refused as HeadRefusal] ?? refused;
-    return { level: 'warn', code: OWN_ANSWER_HINT, text: `Answered by mcpscope, not by the server: ${why}. The request was not forwarded.` };
+    return {
+      level: 'warn',
+      code: OWN_ANSWER_HINT,
+      text: `Answered by mcpscope, not by the server: ${why}. The request was not forwarded.`,
+    };
   }
   if (firstHeader(headers, 'x-mcpscope-fault') !== undefined) {
-    return { level: 'warn', code: OWN_ANSWER_HINT, text: 'Answered by mcpscope, not by the server (fault injection): the request was not forwarded.' };
+    return {
+      level: 'warn',
+      code: OWN_ANSWER_HINT,
+      text: 'Answered by mcpscope, not by the server (fault injection): the request was not forwarded.',
+    };
   }
   return undefined;
 }

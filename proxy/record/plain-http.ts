@@ -115,7 +115,11 @@ export function headVerdict(method: string, url: string, headers: HeaderMap, kno
  * Rules 2 and 3 on a request body whose head showed no sign. `cls` is the body's JSON-RPC
  * classification (undefined for a body that was not read as JSON, or too large to parse).
  */
-export function bodyVerdict(cls: ClassifyResult | undefined, text: string | undefined, requestType: string | undefined): ExchangeKind | undefined {
+export function bodyVerdict(
+  cls: ClassifyResult | undefined,
+  text: string | undefined,
+  requestType: string | undefined,
+): ExchangeKind | undefined {
   if (requestType === 'application/x-www-form-urlencoded' || requestType === 'multipart/form-data') return 'plain';
   if (cls === undefined) return undefined;
   if (cls.ok || cls.code === 'empty-batch') return 'mcp';

@@ -32,7 +32,14 @@ export function watchReachability(store: EventStore, options: ReachabilityOption
         if (!known) options.notice(`mcpscope: ${url} is not reachable (${causeOf(x)}); clients get ${x.status ?? 502} until it is.`);
       } else if (e.type === 'exchange' && down.size > 0) {
         const x = e.exchange;
-        if (x.respondedAt === undefined || x.responseHeaders === undefined || isOwnAnswer(x) || x.sessionId === undefined || !options.isLive(x.sessionId)) continue;
+        if (
+          x.respondedAt === undefined ||
+          x.responseHeaders === undefined ||
+          isOwnAnswer(x) ||
+          x.sessionId === undefined ||
+          !options.isLive(x.sessionId)
+        )
+          continue;
         const url = urlOf(x);
         const origin = originOf(url);
         const since = down.get(origin);
@@ -47,7 +54,9 @@ export function watchReachability(store: EventStore, options: ReachabilityOption
 }
 
 function isOwnAnswer(x: ExchangeInfo): boolean {
-  return firstHeader(x.responseHeaders, 'x-mcpscope-error') !== undefined || firstHeader(x.responseHeaders, 'x-mcpscope-fault') !== undefined;
+  return (
+    firstHeader(x.responseHeaders, 'x-mcpscope-error') !== undefined || firstHeader(x.responseHeaders, 'x-mcpscope-fault') !== undefined
+  );
 }
 
 /** The URL the request went to, without its query (it may carry credentials, even redacted it is noise). */

@@ -14,7 +14,6 @@ export function atLeast(version: string | undefined, min: string): boolean {
   return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= min;
 }
 
-
 export function pathAndQuery(url: string, base: string): string | undefined {
   try {
     const u = new URL(url, base);
@@ -36,7 +35,6 @@ export function pickPeer(p: { name: string; version?: unknown; title?: unknown }
     ...(typeof p.title === 'string' ? { title: p.title } : {}),
   };
 }
-
 
 /** A string that shares no memory with the one it was sliced from. */
 export function flatCopy(s: string): string {

@@ -60,7 +60,13 @@ export class Recorder {
       } catch (err) {
         const ex = this.http.get(r.xid);
         const proc = ex ? undefined : this.stdio.get(r.xid);
-        problemAt(this.ctx, ex ? this.http.ownerOf(ex) : proc && { session: proc.session }, 'error', 'recorder-error', `mcpscope failed to record this (${(err as Error).message}); the traffic itself was forwarded unchanged.`);
+        problemAt(
+          this.ctx,
+          ex ? this.http.ownerOf(ex) : proc && { session: proc.session },
+          'error',
+          'recorder-error',
+          `mcpscope failed to record this (${(err as Error).message}); the traffic itself was forwarded unchanged.`,
+        );
       }
     }
     this.ctx.flushDirty();

@@ -130,7 +130,8 @@ export function redactFlags(text: string): string {
 // ------------------------------------------------------------------------------ header lines
 
 /** `Authorization: Bearer …`, `X-Api-Key: …`, `password: …` in a log line or a curl `-H` argument. */
-const HEADER_LINE = /(^|[\s'"{,;(])([A-Za-z][A-Za-z0-9_-]{1,63})[ \t]*:[ \t]*(?![\s/]|\[redacted\])(?:(Bearer|Basic|Digest|DPoP|Token|Negotiate|NTLM|ApiKey|Key)[ \t]+(?!\[redacted\]))?("(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s'",;]+)/gi;
+const HEADER_LINE =
+  /(^|[\s'"{,;(])([A-Za-z][A-Za-z0-9_-]{1,63})[ \t]*:[ \t]*(?![\s/]|\[redacted\])(?:(Bearer|Basic|Digest|DPoP|Token|Negotiate|NTLM|ApiKey|Key)[ \t]+(?!\[redacted\]))?("(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s'",;]+)/gi;
 
 export function redactHeaderLines(text: string): string {
   return text.replace(HEADER_LINE, (m, lead: string, name: string, scheme: string | undefined, value: string) => {

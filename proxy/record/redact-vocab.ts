@@ -66,7 +66,24 @@ const SECRET_NAMES = new Set([
 ]);
 
 /** Endings that make a normalised name a credential (`githubToken`, `dbPassword`, `stripeApiKey`, `webhookSecret`). */
-const SECRET_ENDINGS = ['token', 'secret', 'password', 'passwd', 'passphrase', 'apikey', 'secretkey', 'privatekey', 'accesskey', 'signingkey', 'encryptionkey', 'masterkey', 'accountkey', 'authkey', 'credential', 'credentials'];
+const SECRET_ENDINGS = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'apikey',
+  'secretkey',
+  'privatekey',
+  'accesskey',
+  'signingkey',
+  'encryptionkey',
+  'masterkey',
+  'accountkey',
+  'authkey',
+  'credential',
+  'credentials',
+];
 
 /** Names with a credential ending that are not credentials (MCP vocabulary, pagination). */
 const NOT_SECRET = new Set([
@@ -115,7 +132,21 @@ export function isSecretKey(key: string): boolean {
  * only — an OAuth `code` and `state`, an `assertion`, a Google-style `key`, signed-URL signatures
  * (`sig`, `signature`, `X-Amz-Signature`, `X-Goog-Signature`) and credentials (`X-Amz-Credential`).
  */
-const QUERY_ONLY = new Set(['code', 'state', 'assertion', 'key', 'sig', 'signature', 'xamzsignature', 'xamzcredential', 'xgoogsignature', 'xgoogcredential', 'auth', 'pass', 'pw']);
+const QUERY_ONLY = new Set([
+  'code',
+  'state',
+  'assertion',
+  'key',
+  'sig',
+  'signature',
+  'xamzsignature',
+  'xamzcredential',
+  'xgoogsignature',
+  'xgoogcredential',
+  'auth',
+  'pass',
+  'pw',
+]);
 
 export function isSecretQueryName(name: string): boolean {
   const n = normaliseName(name);
@@ -174,7 +205,9 @@ export function isSecretHeader(lower: string): boolean {
     hit =
       SECRET_HEADERS.has(lower) ||
       (!NOT_SECRET_HEADERS.has(lower) &&
-        (/(?:^|-)(?:api-?key|token|secret|password|credentials?|authorization|cookie)$/.test(lower) || /^x-.+-key$/.test(lower) || isSecretName(normaliseName(lower))));
+        (/(?:^|-)(?:api-?key|token|secret|password|credentials?|authorization|cookie)$/.test(lower) ||
+          /^x-.+-key$/.test(lower) ||
+          isSecretName(normaliseName(lower))));
     if (headerCache.size > 1024) headerCache.clear();
     headerCache.set(lower, hit);
   }
@@ -187,7 +220,8 @@ export function keepsScheme(lower: string): boolean {
 }
 
 /** An auth scheme word at the start of a credential (kept: it says how the client authenticated). */
-export const AUTH_SCHEMES = /^(?:Bearer|Basic|Digest|DPoP|Token|Negotiate|NTLM|ApiKey|Key|AWS4-HMAC-SHA256|GoogleLogin|MAC|HOBA|Mutual|SCRAM-SHA-256|vapid)$/i;
+export const AUTH_SCHEMES =
+  /^(?:Bearer|Basic|Digest|DPoP|Token|Negotiate|NTLM|ApiKey|Key|AWS4-HMAC-SHA256|GoogleLogin|MAC|HOBA|Mutual|SCRAM-SHA-256|vapid)$/i;
 
 /** Every name and ending above (docs and the test that the free-text gate NAME_WORDS covers them all). */
 export function vocabularyNames(): string[] {

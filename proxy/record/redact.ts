@@ -175,7 +175,8 @@ const HELD_KEY_MAX = Math.max(...[...GRANT_KEYS, ...JWK_PRIVATE].map((k) => k.le
 
 /** A secret by where it sits: an OAuth `code`/`assertion` in a token request, a private member of a JWK. */
 function isHeldSecret(key: string, v: unknown, holder: Record<string, unknown>): boolean {
-  if (GRANT_KEYS.has(key)) return typeof v === 'string' && v !== REDACTED && (key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder);
+  if (GRANT_KEYS.has(key))
+    return typeof v === 'string' && v !== REDACTED && (key === 'code' ? isOAuthCode(holder) : 'grant_type' in holder);
   // Any value: `oth` (RSA's other primes) is an array of objects holding private members.
   return JWK_PRIVATE.has(key) && typeof holder.kty === 'string' && v !== undefined && v !== null && v !== REDACTED;
 }

@@ -12,7 +12,6 @@ import { redactArgs } from './redact.js';
 import { emitFrame, problemAt } from './message-path.js';
 import { PREVIEW_BYTES, type RecorderContext } from './recorder-context.js';
 
-
 /** A wrapped stdio server process (see proxy/stdio/stdio-wrapper.ts). */
 export interface ProcessState {
   xid: string;
@@ -55,8 +54,19 @@ export class StdioProcesses {
       });
     }
     const session = this.ctx.newSession('stdio', target, r.ts, {}, notes);
-    const where = [r.pid !== undefined ? `pid ${r.pid}` : undefined, r.cwd ? `working directory ${this.ctx.redactor.text(r.cwd)}` : undefined].filter(Boolean).join(', ');
-    this.ctx.store.append({ type: 'log', ts: r.ts, sessionId: session.id, source: 'mcpscope', text: `Server process started${where ? ` (${where})` : ''}: ${target}` });
+    const where = [
+      r.pid !== undefined ? `pid ${r.pid}` : undefined,
+      r.cwd ? `working directory ${this.ctx.redactor.text(r.cwd)}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    this.ctx.store.append({
+      type: 'log',
+      ts: r.ts,
+      sessionId: session.id,
+      source: 'mcpscope',
+      text: `Server process started${where ? ` (${where})` : ''}: ${target}`,
+    });
     this.processes.set(r.xid, {
       xid: r.xid,
       session,
@@ -94,13 +104,32 @@ export class StdioProcesses {
             proc.partial[st] = true;
           }
         }
-        const what = r.stream === 'c2s' ? "the client's input (stdin)" : r.stream === 's2c' ? "the server's output (stdout)" : r.stream === 'stderr' ? "the server's stderr" : 'this process';
-        problemAt(this.ctx, { session: proc.session }, 'warn', 'capture-overflow', `mcpscope fell behind and skipped ${r.droppedBytes} bytes of ${what}; they were relayed, but not recorded.`);
+        const what =
+          r.stream === 'c2s'
+            ? "the client's input (stdin)"
+            : r.stream === 's2c'
+              ? "the server's output (stdout)"
+              : r.stream === 'stderr'
+                ? "the server's stderr"
+                : 'this process';
+        problemAt(
+          this.ctx,
+          { session: proc.session },
+          'warn',
+          'capture-overflow',
+          `mcpscope fell behind and skipped ${r.droppedBytes} bytes of ${what}; they were relayed, but not recorded.`,
+        );
         return;
       }
       case 'abort':
         this.finishProcess(proc, r.ts);
-        this.ctx.store.append({ type: 'log', ts: r.ts, sessionId: proc.session.id, source: 'mcpscope', text: `Recording stopped: ${r.reason}. What the process did afterwards is not known here.` });
+        this.ctx.store.append({
+          type: 'log',
+          ts: r.ts,
+          sessionId: proc.session.id,
+          source: 'mcpscope',
+          text: `Recording stopped: ${r.reason}. What the process did afterwards is not known here.`,
+        });
         this.ctx.closeSession(proc.session, r.ts, 'wrapper-disconnected');
         this.processes.delete(proc.xid);
         return;
@@ -158,7 +187,13 @@ export class StdioProcesses {
     const waiting = pending > 0 ? ` ${pending} request${pending === 1 ? ' was' : 's were'} still waiting for an answer.` : '';
     this.ctx.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: `The server process ${how}.${waiting}` });
     if (code !== null && code !== 0) {
-      problemAt(this.ctx, { session }, 'warn', 'process-failed', `The server process exited with code ${code} (a failure). Its stderr lines, if any, are in the log above.`);
+      problemAt(
+        this.ctx,
+        { session },
+        'warn',
+        'process-failed',
+        `The server process exited with code ${code} (a failure). Its stderr lines, if any, are in the log above.`,
+      );
     }
     this.ctx.closeSession(session, ts, 'process-exited');
     this.processes.delete(proc.xid);

@@ -31,7 +31,13 @@ export function discoveryPath(port: number, env: NodeJS.ProcessEnv = process.env
 export function readDiscovery(port: number, env: NodeJS.ProcessEnv = process.env): DiscoveryFile | undefined {
   try {
     const v = JSON.parse(readFileSync(discoveryPath(port, env), 'utf8')) as Partial<DiscoveryFile>;
-    if (typeof v.token === 'string' && v.token !== '') return { token: v.token, pid: Number(v.pid), url: String(v.url ?? ''), ...(typeof v.forwardProxy === 'string' ? { forwardProxy: v.forwardProxy } : {}) };
+    if (typeof v.token === 'string' && v.token !== '')
+      return {
+        token: v.token,
+        pid: Number(v.pid),
+        url: String(v.url ?? ''),
+        ...(typeof v.forwardProxy === 'string' ? { forwardProxy: v.forwardProxy } : {}),
+      };
   } catch {
     /* none, or unreadable */
   }
@@ -42,13 +48,22 @@ export function readDiscovery(port: number, env: NodeJS.ProcessEnv = process.env
  * Announces the UI on `port`. Returns the function that removes the file again — only if it still
  * names this process and token (another mcpscope may have taken the port over since).
  */
-export function writeDiscovery(port: number, info: { token: string; url: string; forwardProxy?: string }, env: NodeJS.ProcessEnv = process.env): () => void {
+export function writeDiscovery(
+  port: number,
+  info: { token: string; url: string; forwardProxy?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): () => void {
   const dir = mcpscopeHome(env);
   const file = discoveryPath(port, env);
   const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is filtered by the umask: set it exactly on the directory we created.
   if (created !== undefined) chmodSync(dir, 0o700);
-  const content: DiscoveryFile = { token: info.token, pid: process.pid, url: info.url, ...(info.forwardProxy ? { forwardProxy: info.forwardProxy } : {}) };
+  const content: DiscoveryFile = {
+    token: info.token,
+    pid: process.pid,
+    url: info.url,
+    ...(info.forwardProxy ? { forwardProxy: info.forwardProxy } : {}),
+  };
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(content)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);

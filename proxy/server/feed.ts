@@ -430,12 +430,20 @@ export class FeedHub {
       const reason = err instanceof Error ? err.message : String(err);
       if (!this.reportedUnserializable) {
         this.reportedUnserializable = true;
-        process.emitWarning(`mcpscope: event ${e.seq} (${String(e.type)}) could not be serialized for the UI feed (${reason}); it was sent as a short note saying so. Later failures of this kind are not reported again.`);
+        process.emitWarning(
+          `mcpscope: event ${e.seq} (${String(e.type)}) could not be serialized for the UI feed (${reason}); it was sent as a short note saying so. Later failures of this kind are not reported again.`,
+        );
       }
       try {
         return JSON.stringify(unserializableStub(e, reason));
       } catch {
-        return JSON.stringify({ type: 'log', seq: Number(e.seq) || 0, ts: Number(e.ts) || 0, source: 'mcpscope', text: 'mcpscope could not serialize this event for the UI feed.' });
+        return JSON.stringify({
+          type: 'log',
+          seq: Number(e.seq) || 0,
+          ts: Number(e.ts) || 0,
+          source: 'mcpscope',
+          text: 'mcpscope could not serialize this event for the UI feed.',
+        });
       }
     }
   }

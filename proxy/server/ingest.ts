@@ -53,7 +53,8 @@ export class IngestHub {
     ws.on('close', () => {
       this.sockets.delete(ws);
       const ts = Date.now();
-      for (const xid of running) this.capture({ t: 'abort', xid, ts, side: 'proxy', reason: 'its mcpscope wrapper disconnected from this UI' });
+      for (const xid of running)
+        this.capture({ t: 'abort', xid, ts, side: 'proxy', reason: 'its mcpscope wrapper disconnected from this UI' });
       running.clear();
     });
   }

@@ -83,7 +83,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     const key = hostHeader ?? '';
     let route = routes.get(key);
     if (route === undefined) {
-      route = { upstreamOrigin, upstreamHost: target.host, target: options.target, targetName: options.name, proxyOrigin: hostHeader ? `http://${hostHeader}` : proxyOrigin, rewrites };
+      route = {
+        upstreamOrigin,
+        upstreamHost: target.host,
+        target: options.target,
+        targetName: options.name,
+        proxyOrigin: hostHeader ? `http://${hostHeader}` : proxyOrigin,
+        rewrites,
+      };
       if (routes.size < 64) routes.set(key, route);
     }
     return route;
@@ -115,7 +122,18 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     if (!reason) return false;
     const xid = nextExchangeId();
     const ts = now();
-    capture({ t: 'request', xid, ts, method: request.method, url: request.url, upstreamUrl: '', headers: request.headers, proxyOrigin, target: options.target, targetName: options.name });
+    capture({
+      t: 'request',
+      xid,
+      ts,
+      method: request.method,
+      url: request.url,
+      upstreamUrl: '',
+      headers: request.headers,
+      proxyOrigin,
+      target: options.target,
+      targetName: options.name,
+    });
     capture({ t: 'upstream-error', xid, ts, code: 'FORBIDDEN', message: reason, status: 403 });
     void reply
       .code(403)

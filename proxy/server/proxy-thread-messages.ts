@@ -72,7 +72,11 @@ export type ToProxyThread =
 
 /** Proxy thread → main thread. */
 export type FromProxyThread =
-  | { type: 'ready'; endpoints: ProxyEndpoint[]; /** The proxy thread's kernel thread id (Linux), for yieldCpuToProxyThread. */ tid?: number }
+  | {
+      type: 'ready';
+      endpoints: ProxyEndpoint[];
+      /** The proxy thread's kernel thread id (Linux), for yieldCpuToProxyThread. */ tid?: number;
+    }
   | { type: 'failed'; message: string; code?: string }
   | { type: 'records'; batch: PackedBatch }
   | { type: 'fault-taken'; id: string; serial: number }

@@ -32,7 +32,11 @@ export interface ProxyThread {
    * to `graceMs` to finish (proxy/forwarding/drain.ts). `waiting` hears at once what it waits for.
    * Resolves with that and how many calls were still running at the end (`cut`, by the `close`).
    */
-  drain(graceMs: number, reason: string, waiting?: (now: { calls: number; streams: number }) => void): Promise<{ calls: number; streams: number; cut: number }>;
+  drain(
+    graceMs: number,
+    reason: string,
+    waiting?: (now: { calls: number; streams: number }) => void,
+  ): Promise<{ calls: number; streams: number; cut: number }>;
   /** The worker running the ports now (tests end it to check the restart). */
   readonly worker: Worker;
   /** Its kernel thread id (Linux), for yieldCpuToProxyThread. */
@@ -70,10 +74,7 @@ interface Running {
 }
 
 /** Starts one proxy thread and waits until its ports listen (or it says why they cannot). */
-async function launch(
-  config: ProxyThreadConfig,
-  deps: { capture: (record: WireRecord) => void; faults: FaultRegistry },
-): Promise<Running> {
+async function launch(config: ProxyThreadConfig, deps: { capture: (record: WireRecord) => void; faults: FaultRegistry }): Promise<Running> {
   const inFlight = new BigInt64Array(new SharedArrayBuffer(8));
   const worker = spawnWorker({ ...config, inFlight: inFlight.buffer as SharedArrayBuffer });
   const tell = (m: ToProxyThread) => worker.postMessage(m);
@@ -82,12 +83,14 @@ async function launch(
   /** Interim answers (`draining`) to a request still waiting. */
   const progress = new Map<number, (m: FromProxyThread) => void>();
   let exited = false;
-  const exit = new Promise<void>((resolve) => worker.once('exit', () => {
-    exited = true;
-    for (const done of waiting.values()) done();
-    waiting.clear();
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      exited = true;
+      for (const done of waiting.values()) done();
+      waiting.clear();
+      resolve();
+    }),
+  );
   const ask = (m: (n: number) => ToProxyThread, onProgress?: (m: FromProxyThread) => void): Promise<FromProxyThread | undefined> => {
     if (exited) return Promise.resolve(undefined);
     n += 1;
@@ -182,9 +185,13 @@ export async function startProxyThread(
       try {
         current = await launch(again, deps);
         watch(current);
-        deps.onRestart?.(`The proxy thread failed (${why}); mcpscope started it again on the same ports. Requests in flight at that moment were cut off.`);
+        deps.onRestart?.(
+          `The proxy thread failed (${why}); mcpscope started it again on the same ports. Requests in flight at that moment were cut off.`,
+        );
       } catch (err) {
-        deps.onRestart?.(`The proxy thread failed (${why}) and could not be started again: ${(err as Error).message}. The proxy ports are closed; restart mcpscope.`);
+        deps.onRestart?.(
+          `The proxy thread failed (${why}) and could not be started again: ${(err as Error).message}. The proxy ports are closed; restart mcpscope.`,
+        );
       }
     });
   };

@@ -45,7 +45,12 @@ const queue = new CaptureQueue(
   // cross in messages of about 64 KiB: many small buffers come and go more cheaply (in RSS) than
   // a few large ones. The recorder may fall MAX_BEHIND_BYTES behind; past that, chunk bytes are
   // left out of the capture (an `overflow` record says so), never out of the traffic.
-  { maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES, pendingBytes: () => Number(Atomics.load(inFlight, 0)), delayMs: 5, flushAtBytes: 64 * 1024 },
+  {
+    maxQueuedBytes: config.maxQueuedBytes ?? MAX_BEHIND_BYTES,
+    pendingBytes: () => Number(Atomics.load(inFlight, 0)),
+    delayMs: 5,
+    flushAtBytes: 64 * 1024,
+  },
 );
 const capture = config.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
 
@@ -86,7 +91,17 @@ async function start(): Promise<void> {
     // Loaded only when asked for: the CA and TLS modules cost a reverse-only proxy nothing.
     const { startForwardServer } = await import('../forward/forward-server.js');
     const f = config.forward;
-    servers.push(await startForwardServer({ host: config.host, port: f.port ?? 0, capture, faults, ca: f.ca, intercept: f.intercept, upstreamCa: f.upstreamCa }));
+    servers.push(
+      await startForwardServer({
+        host: config.host,
+        port: f.port ?? 0,
+        capture,
+        faults,
+        ca: f.ca,
+        intercept: f.intercept,
+        upstreamCa: f.upstreamCa,
+      }),
+    );
   }
 }
 
@@ -101,12 +116,14 @@ port.on('message', (m: ToProxyThread) => {
       break;
     case 'drain': {
       const live = servers.filter((s): s is ProxyServer => s !== undefined).map((s) => s.app.server);
-      void drainServers(live, m.graceMs, (now) => say({ type: 'draining', n: m.n, calls: now.calls, streams: now.streams })).then(({ cut }) => {
-        // What is still open is cut by the close that follows: recorded as mcpscope's doing.
-        markShuttingDown(m.reason);
-        queue.flush();
-        say({ type: 'drained', n: m.n, cut });
-      });
+      void drainServers(live, m.graceMs, (now) => say({ type: 'draining', n: m.n, calls: now.calls, streams: now.streams })).then(
+        ({ cut }) => {
+          // What is still open is cut by the close that follows: recorded as mcpscope's doing.
+          markShuttingDown(m.reason);
+          queue.flush();
+          say({ type: 'drained', n: m.n, cut });
+        },
+      );
       break;
     }
     case 'close': {
@@ -117,7 +134,12 @@ port.on('message', (m: ToProxyThread) => {
           servers[i] = undefined;
           // Clients first: what they were in the middle of is recorded as cut by mcpscope, not
           // (as the upstream agent is destroyed next) as a failed upstream answered 502.
-          return s && cutConnections([s.app.server]).then(() => s.close()).catch(() => undefined);
+          return (
+            s &&
+            cutConnections([s.app.server])
+              .then(() => s.close())
+              .catch(() => undefined)
+          );
         }),
       ).then(() => {
         queue.flush();
@@ -134,7 +156,16 @@ port.on('message', (m: ToProxyThread) => {
 
 try {
   await start();
-  say({ type: 'ready', endpoints: servers.map((s, i) => ({ origin: s!.origin, url: s!.url, port: s!.port, ...(i >= config.upstreams.length ? { forward: true } : {}) })), tid: threadId() });
+  say({
+    type: 'ready',
+    endpoints: servers.map((s, i) => ({
+      origin: s!.origin,
+      url: s!.url,
+      port: s!.port,
+      ...(i >= config.upstreams.length ? { forward: true } : {}),
+    })),
+    tid: threadId(),
+  });
 } catch (err) {
   const e = err as NodeJS.ErrnoException;
   await Promise.all(servers.map((s) => s?.close().catch(() => undefined)));

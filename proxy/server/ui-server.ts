@@ -149,14 +149,21 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   function guard(req: { headers: IncomingMessage['headers']; url?: string }): { status: number; message: string } | undefined {
     if (!isAllowedHost(req.headers.host, { port: boundPort, extraHosts: options.allowHosts })) {
-      return { status: 403, message: `Host ${JSON.stringify(req.headers.host ?? '')} is not this UI's loopback address (DNS rebinding protection).` };
+      return {
+        status: 403,
+        message: `Host ${JSON.stringify(req.headers.host ?? '')} is not this UI's loopback address (DNS rebinding protection).`,
+      };
     }
     const origin = req.headers.origin;
     if (!isSameOriginOrAllowed(typeof origin === 'string' ? origin : undefined, boundPort, options.allowOrigins)) {
       return { status: 403, message: `Origin ${JSON.stringify(origin)} may not use the mcpscope UI (cross-site protection).` };
     }
     if (!tokenMatches(presentedToken(req), token)) {
-      return { status: 401, message: 'This mcpscope UI needs its token: open the URL mcpscope printed (it ends in ?token=…), or send Authorization: Bearer <token>.' };
+      return {
+        status: 401,
+        message:
+          'This mcpscope UI needs its token: open the URL mcpscope printed (it ends in ?token=…), or send Authorization: Bearer <token>.',
+      };
     }
     return undefined;
   }
@@ -164,7 +171,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     const refused = guard(request.raw);
     if (refused) {
-      void reply.code(refused.status).header('content-type', 'application/json').send(JSON.stringify({ error: refused.message }));
+      void reply
+        .code(refused.status)
+        .header('content-type', 'application/json')
+        .send(JSON.stringify({ error: refused.message }));
       return;
     }
     // First visit with ?token=: remember it in a cookie the page's own requests carry.
@@ -204,7 +214,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (!x) return reply.code(404).send({ error: `No exchange ${req.params.id}` });
     return x;
   });
-  const info = options.capture ? { mode: 'capture', file: options.capture.file, kind: options.capture.kind, version: options.version } : { mode: 'live', version: options.version };
+  const info = options.capture
+    ? { mode: 'capture', file: options.capture.file, kind: options.capture.kind, version: options.version }
+    : { mode: 'live', version: options.version };
   app.get('/api/info', async () => info);
   app.post('/api/clear', async () => {
     store.clear();
@@ -221,7 +233,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     app.get('/', async (_req, reply) =>
       reply
         .type('text/html')
-        .send('<!doctype html><title>mcpscope</title><p>The mcpscope UI is not built. Run <code>npm run build</code>; the API is at <code>/api/sessions</code>.</p>'),
+        .send(
+          '<!doctype html><title>mcpscope</title><p>The mcpscope UI is not built. Run <code>npm run build</code>; the API is at <code>/api/sessions</code>.</p>',
+        ),
     );
   }
 
@@ -234,14 +248,18 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         // Only programs ingest (the stdio wrapper): any page a browser shows sends an Origin.
         refused =
           guard(req) ??
-          (req.headers.origin !== undefined ? { status: 403, message: 'Browsers may not send records to mcpscope: /ingest takes no Origin.' } : undefined);
+          (req.headers.origin !== undefined
+            ? { status: 403, message: 'Browsers may not send records to mcpscope: /ingest takes no Origin.' }
+            : undefined);
       } else refused = { status: 404, message: 'not found' };
     } catch {
       // An exception here would be uncaught (an 'upgrade' listener) and take mcpscope down.
       refused = { status: 400, message: 'bad request' };
     }
     if (refused) {
-      socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 400 ? 'Bad Request' : 'Not Found'}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ error: refused.message })}`);
+      socket.end(
+        `HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 400 ? 'Bad Request' : 'Not Found'}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ error: refused.message })}`,
+      );
       return;
     }
     if (path === '/ingest') {

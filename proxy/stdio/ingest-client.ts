@@ -186,7 +186,11 @@ export function connectIngest(host: string, port: number, token: string | undefi
   return new Promise((resolve) => {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = `Bearer ${token}`;
-    const ws = new WebSocket(`ws://${host.includes(':') ? `[${host}]` : host}:${port}/ingest`, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
+    const ws = new WebSocket(`ws://${host.includes(':') ? `[${host}]` : host}:${port}/ingest`, {
+      headers,
+      handshakeTimeout: timeoutMs,
+      perMessageDeflate: false,
+    });
     let settled = false;
     const settle = (r: ConnectResult) => {
       if (settled) return;

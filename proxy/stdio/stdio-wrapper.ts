@@ -72,7 +72,18 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   const cwd = process.cwd();
   const startedAt = Date.now();
   const client = new IngestClient({
-    hello: (joined) => [{ t: 'stdio-start', xid: XID, ts: joined ? Date.now() : startedAt, command: options.command, args: options.args, pid: child.pid, cwd, ...(joined ? { joined } : {}) }],
+    hello: (joined) => [
+      {
+        t: 'stdio-start',
+        xid: XID,
+        ts: joined ? Date.now() : startedAt,
+        command: options.command,
+        args: options.args,
+        pid: child.pid,
+        cwd,
+        ...(joined ? { joined } : {}),
+      },
+    ],
   });
   const tap = (dir: 'c2s' | 's2c') => (chunk: Buffer) => client.push({ t: 'stdio-chunk', xid: XID, ts: Date.now(), dir, chunk });
 
@@ -110,7 +121,12 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
           ? `cannot start ${JSON.stringify(options.command)}: permission denied (is it executable?).`
           : `cannot start ${JSON.stringify(options.command)}: ${err.message}`,
     );
-    client.push({ t: 'stdio-stderr', xid: XID, ts: Date.now(), chunk: Buffer.from(`mcpscope could not start the server: ${err.message}\n`) });
+    client.push({
+      t: 'stdio-stderr',
+      xid: XID,
+      ts: Date.now(),
+      chunk: Buffer.from(`mcpscope could not start the server: ${err.message}\n`),
+    });
     client.push({ t: 'stdio-exit', xid: XID, ts: Date.now(), code, signal: null });
     finish(code);
   });
@@ -133,7 +149,14 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
 
   const serveOwn = async (port: number, token: string | undefined): Promise<McpscopeCore> => {
     const { startMcpscope } = await import('../mcpscope.js');
-    return startMcpscope({ uiPort: port, host: UI_HOST, token, showSecrets: options.showSecrets, maxBodyBytes: options.maxBodyBytes, discoveryFile: true });
+    return startMcpscope({
+      uiPort: port,
+      host: UI_HOST,
+      token,
+      showSecrets: options.showSecrets,
+      maxBodyBytes: options.maxBodyBytes,
+      discoveryFile: true,
+    });
   };
 
   const link = async (): Promise<void> => {
@@ -181,7 +204,12 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
       }
       own = await serveOwn(0, undefined);
       attachOwn(own);
-      const why = r.status === 401 ? 'refused the token (pass the UI’s token with --token or MCPSCOPE_TOKEN)' : r.status !== undefined ? `is not an mcpscope UI (${r.message})` : `could not be used (${r.message})`;
+      const why =
+        r.status === 401
+          ? 'refused the token (pass the UI’s token with --token or MCPSCOPE_TOKEN)'
+          : r.status !== undefined
+            ? `is not an mcpscope UI (${r.message})`
+            : `could not be used (${r.message})`;
       say(`port ${options.uiPort} ${why}; recording ${shown} in a UI of its own: ${own.ui!.url}`);
       return;
     }
@@ -200,7 +228,9 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
     if (relinkDelay > 0) await new Promise((resolve) => setTimeout(resolve, relinkDelay).unref());
     relinkDelay = Math.min(2_000, Math.max(100, relinkDelay * 2));
     if (stopping) return;
-    await link().catch((err: unknown) => say(`cannot reach or serve a UI: ${(err as Error).message}; the server keeps running, unrecorded.`));
+    await link().catch((err: unknown) =>
+      say(`cannot reach or serve a UI: ${(err as Error).message}; the server keeps running, unrecorded.`),
+    );
     if (client.linked) relinkDelay = 0;
   };
 
@@ -220,7 +250,8 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   if ('destroy' in stdin) stdin.destroy();
   if (current?.ws) await closeSocket(current.ws);
   await own?.close();
-  if (client.droppedBytes > 0) say(`${client.droppedBytes} bytes were relayed but not recorded (the UI could not keep up or was unreachable).`);
+  if (client.droppedBytes > 0)
+    say(`${client.droppedBytes} bytes were relayed but not recorded (the UI could not keep up or was unreachable).`);
   await flushed(stdout);
   return code;
 }

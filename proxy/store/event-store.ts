@@ -6,13 +6,7 @@
  * throws never keeps the batch from the others, nor breaks the store; its first failure is said
  * in a `log` event (and a process warning), later ones are counted silently.
  */
-import type {
-  ExchangeInfo,
-  McpscopeEvent,
-  MessageEvent,
-  SessionInfo,
-  UnsequencedEvent,
-} from '../model/events.js';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo, UnsequencedEvent } from '../model/events.js';
 
 type Listener = (batch: readonly McpscopeEvent[]) => void;
 
@@ -221,7 +215,8 @@ export class EventStore {
       let events = this.log.length;
       let bytes = this.bytes;
       const over = () => events > targetEvents || bytes > targetBytes;
-      const why = this.log.length > this.maxEvents ? `more than ${this.maxEvents} events` : `more than ${Math.round(this.maxBytes / 1048576)} MiB`;
+      const why =
+        this.log.length > this.maxEvents ? `more than ${this.maxEvents} events` : `more than ${Math.round(this.maxBytes / 1048576)} MiB`;
       // 1. Closed sessions, oldest first (Map order = creation order).
       const dropSessions = new Set<string>();
       for (const [id, s] of this.sessions) {
@@ -299,7 +294,11 @@ export class EventStore {
       }
       for (const id of touched) {
         const list = this.messagesBySession.get(id);
-        if (list) this.messagesBySession.set(id, list.filter((m) => this.messagesBySeq.has(m.seq)));
+        if (list)
+          this.messagesBySession.set(
+            id,
+            list.filter((m) => this.messagesBySeq.has(m.seq)),
+          );
       }
       this.evictedEvents += removed;
       this.evictedSessions += dropSessions.size;
@@ -332,7 +331,12 @@ export class EventStore {
    * as the snapshot does: an exchange is upserted two or three times within milliseconds.
    */
   isSuperseded(e: McpscopeEvent): boolean {
-    const latest = e.type === 'session' ? this.latestUpsert.get(`s:${e.session.id}`) : e.type === 'exchange' ? this.latestUpsert.get(`x:${e.exchange.id}`) : undefined;
+    const latest =
+      e.type === 'session'
+        ? this.latestUpsert.get(`s:${e.session.id}`)
+        : e.type === 'exchange'
+          ? this.latestUpsert.get(`x:${e.exchange.id}`)
+          : undefined;
     return latest !== undefined && latest > e.seq;
   }
 

@@ -42,7 +42,10 @@ beforeAll(async () => {
   const controller = new AbortController();
   let started!: () => void;
   const progressed = new Promise<void>((resolve) => (started = resolve));
-  const cancelled = client.callTool({ name: 'slow_task', arguments: { steps: 20, delayMs: 100 } }, undefined, { signal: controller.signal, onprogress: () => started() });
+  const cancelled = client.callTool({ name: 'slow_task', arguments: { steps: 20, delayMs: 100 } }, undefined, {
+    signal: controller.signal,
+    onprogress: () => started(),
+  });
   await progressed;
   controller.abort('changed my mind');
   await expect(cancelled).rejects.toThrow();
@@ -51,7 +54,9 @@ beforeAll(async () => {
   await client.close();
   live = await scope.waitFor((store) => {
     const s = [...store.sessions.values()].find((x) => x.clientInfo?.name === CLIENT);
-    return s && s.status === 'closed' && store.snapshot().some((e) => e.type === 'message' && e.method === 'notifications/cancelled') ? s : undefined;
+    return s && s.status === 'closed' && store.snapshot().some((e) => e.type === 'message' && e.method === 'notifications/cancelled')
+      ? s
+      : undefined;
   });
 });
 
@@ -70,7 +75,11 @@ describe('session counts survive every export and import', () => {
 
   it.each(['fixture', 'ndjson', 'har'] as const)('%s: the imported session counts what the live one did', (format) => {
     const text =
-      format === 'fixture' ? JSON.stringify(exportFixture(scope.store, live.id)) : format === 'ndjson' ? exportNdjson(scope.store, live.id) : JSON.stringify(exportHar(scope.store, live.id));
+      format === 'fixture'
+        ? JSON.stringify(exportFixture(scope.store, live.id))
+        : format === 'ndjson'
+          ? exportNdjson(scope.store, live.id)
+          : JSON.stringify(exportHar(scope.store, live.id));
     const imported = readCapture(text);
     expect(imported.kind).toBe(format);
     expect(sessionIn(imported.events).counts).toEqual(live.counts);

@@ -39,8 +39,14 @@ afterEach(async () => {
   demo = undefined;
 });
 
-function run(args: string[], env: Record<string, string> = {}): { child: ChildProcess; stderr: () => string; stdout: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '', ...env } });
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; stderr: () => string; stdout: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MCPSCOPE_TOKEN: '', ...env },
+  });
   children.push(child);
   let err = '';
   let out = '';
@@ -68,7 +74,6 @@ function launch(args: string[], env: Record<string, string> = {}): Promise<Launc
     r.child.once('exit', (code) => reject(new Error(`mcpscope exited (${code}) before printing its URLs:\n${r.stderr()}`)));
   });
 }
-
 
 describe('mcpscope CLI', () => {
   it('runs the embedded demo with no arguments: live traffic appears on the feed', async () => {
@@ -101,9 +106,16 @@ describe('mcpscope CLI', () => {
     expect(JSON.stringify(sum)).toContain('42');
     await transport.terminateSession();
     await client.close();
-    const events = await feedUntil(app.uiUrl, (ev) => ev.some((e) => e.type === 'session' && e.session.clientInfo?.name === 'cli-test' && e.session.status === 'closed'));
-    const session = events.filter((e) => e.type === 'session').map((e) => (e as Extract<McpscopeEvent, { type: 'session' }>).session).find((s) => s.clientInfo?.name === 'cli-test')!;
-    const res = await fetch(`${new URL(app.uiUrl).origin}/api/sessions/${session.id}/messages`, { headers: { authorization: 'Bearer cli-test-token-123' } });
+    const events = await feedUntil(app.uiUrl, (ev) =>
+      ev.some((e) => e.type === 'session' && e.session.clientInfo?.name === 'cli-test' && e.session.status === 'closed'),
+    );
+    const session = events
+      .filter((e) => e.type === 'session')
+      .map((e) => (e as Extract<McpscopeEvent, { type: 'session' }>).session)
+      .find((s) => s.clientInfo?.name === 'cli-test')!;
+    const res = await fetch(`${new URL(app.uiUrl).origin}/api/sessions/${session.id}/messages`, {
+      headers: { authorization: 'Bearer cli-test-token-123' },
+    });
     const messages = (await res.json()) as { method?: string; kind: string }[];
     expect(messages.filter((m) => m.kind === 'request').map((m) => m.method)).toEqual(['initialize', 'tools/call']);
     app.child.kill('SIGINT');
@@ -136,18 +148,21 @@ describe('mcpscope CLI', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('lowers every thread but the proxy thread (recorder, store, UI, V8 helpers) by 10 nice levels', async () => {
-    const app = await launch(['--port', '0', '--ui-port', '0']);
-    const pid = app.child.pid!;
-    // /proc/<pid>/task/<tid>/stat: the nice value is the 19th field (the 17th after "comm) ").
-    const niceOf = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
-    expect(niceOf(String(pid))).toBe(10);
-    const nices = readdirSync(`/proc/${pid}/task`).map(niceOf);
-    expect(nices.length).toBeGreaterThan(3);
-    // The proxy thread alone kept the priority it was born with.
-    expect(nices.filter((n) => n === 0)).toHaveLength(1);
-    expect(nices.filter((n) => n !== 0 && n !== 10)).toEqual([]);
-  });
+  it.runIf(process.platform === 'linux')(
+    'lowers every thread but the proxy thread (recorder, store, UI, V8 helpers) by 10 nice levels',
+    async () => {
+      const app = await launch(['--port', '0', '--ui-port', '0']);
+      const pid = app.child.pid!;
+      // /proc/<pid>/task/<tid>/stat: the nice value is the 19th field (the 17th after "comm) ").
+      const niceOf = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      expect(niceOf(String(pid))).toBe(10);
+      const nices = readdirSync(`/proc/${pid}/task`).map(niceOf);
+      expect(nices.length).toBeGreaterThan(3);
+      // The proxy thread alone kept the priority it was born with.
+      expect(nices.filter((n) => n === 0)).toHaveLength(1);
+      expect(nices.filter((n) => n !== 0 && n !== 10)).toEqual([]);
+    },
+  );
 
   it('never prints the password in a --target URL: not in the banner, not in an error', async () => {
     demo = await startDemoServer({ port: 0 });
@@ -243,7 +258,11 @@ describe('mcpscope CLI', () => {
     const closed = await freePort();
     const app = await launch(['--target', `http://127.0.0.1:${closed}/mcp`, '--port', '0', '--ui-port', '0']);
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(app.proxyUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }) });
+      const res = await fetch(app.proxyUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+      });
       expect(res.status).toBe(502);
       await res.arrayBuffer();
     }

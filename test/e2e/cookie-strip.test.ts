@@ -32,23 +32,33 @@ afterAll(() => both?.close());
 
 function send(port: number, path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, agent: false }, (res: IncomingMessage) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, agent: false },
+      (res: IncomingMessage) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
   });
 }
 
-const modifications = (scope: McpscopeCore) => scope.store.snapshot().filter((e): e is Extract<McpscopeEvent, { type: 'modification' }> => e.type === 'modification' && e.what === 'cookie-strip');
+const modifications = (scope: McpscopeCore) =>
+  scope.store
+    .snapshot()
+    .filter((e): e is Extract<McpscopeEvent, { type: 'modification' }> => e.type === 'modification' && e.what === 'cookie-strip');
 
 const cases = [
   { name: 'between others', sent: 'a=1; mcpscope_token=SECRET-TOKEN; b=2', expected: 'a=1; b=2' },
   { name: 'first', sent: 'mcpscope_token=SECRET-TOKEN; a=1;b=2', expected: 'a=1;b=2' },
   { name: 'last', sent: 'a=1;  b="x y"; mcpscope_token=SECRET-TOKEN', expected: 'a=1;  b="x y"' },
   { name: 'the only cookie', sent: 'mcpscope_token=SECRET-TOKEN', expected: undefined },
-  { name: 'absent (a look-alike name stays)', sent: 'mcpscope_token2=x; my_mcpscope_token=y', expected: 'mcpscope_token2=x; my_mcpscope_token=y' },
+  {
+    name: 'absent (a look-alike name stays)',
+    sent: 'mcpscope_token2=x; my_mcpscope_token=y',
+    expected: 'mcpscope_token2=x; my_mcpscope_token=y',
+  },
 ];
 
 describe('the UI cookie never reaches the upstream', () => {
@@ -61,7 +71,10 @@ describe('the UI cookie never reaches the upstream', () => {
         const status =
           mode === 'reverse'
             ? await send(reverse.proxy!.port, path, { cookie: c.sent })
-            : await send(forward.forwardProxy!.port, `http://127.0.0.1:${upstreamPort}${path}`, { host: `127.0.0.1:${upstreamPort}`, cookie: c.sent });
+            : await send(forward.forwardProxy!.port, `http://127.0.0.1:${upstreamPort}${path}`, {
+                host: `127.0.0.1:${upstreamPort}`,
+                cookie: c.sent,
+              });
         expect(status).toBe(200);
         expect(cookies.has(path)).toBe(true);
         expect(cookies.get(path)).toBe(c.expected);
@@ -81,23 +94,29 @@ describe('the UI cookie never reaches the upstream', () => {
 
   it('forward mode: an upgrade (relayed blind) loses the cookie too, and its tunnel hint says so', async () => {
     const { connect } = await import('node:net');
-    const upgradeCookie = new Promise<string | undefined>((resolve) => upstream.once('upgrade', (req: IncomingMessage, socket) => {
-      resolve(req.headers.cookie);
-      socket.end('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
-    }));
+    const upgradeCookie = new Promise<string | undefined>((resolve) =>
+      upstream.once('upgrade', (req: IncomingMessage, socket) => {
+        resolve(req.headers.cookie);
+        socket.end('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
+      }),
+    );
     const client = connect(forward.forwardProxy!.port, '127.0.0.1');
     client.on('error', () => undefined);
     await once(client, 'connect');
-    client.write(`GET http://127.0.0.1:${upstreamPort}/ws HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nCookie: a=1; mcpscope_token=SECRET-TOKEN; b=2\r\n\r\n`);
+    client.write(
+      `GET http://127.0.0.1:${upstreamPort}/ws HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nCookie: a=1; mcpscope_token=SECRET-TOKEN; b=2\r\n\r\n`,
+    );
     expect(await upgradeCookie).toBe('a=1; b=2');
     const [answer] = (await once(client, 'data')) as [Buffer];
     expect(answer.toString('latin1')).toMatch(/^HTTP\/1\.1 101/);
     client.destroy();
     await forward.settle();
-    await expect.poll(async () => {
-      await forward.settle();
-      return JSON.stringify(forward.store.snapshot().filter((e) => e.type === 'exchange' && e.exchange.url.includes('/ws')));
-    }).toContain('removed its own UI cookie');
+    await expect
+      .poll(async () => {
+        await forward.settle();
+        return JSON.stringify(forward.store.snapshot().filter((e) => e.type === 'exchange' && e.exchange.url.includes('/ws')));
+      })
+      .toContain('removed its own UI cookie');
     expect(JSON.stringify(forward.store.snapshot())).not.toContain('SECRET-TOKEN');
   });
 

@@ -130,7 +130,13 @@ describe('errors, cancellation and resumption through the proxy', () => {
     // with GET + Last-Event-ID to collect what it thinks it missed.
     const before = scope.store.exchanges.size;
     await expect(client.callTool({ name: 'crash', arguments: {} })).rejects.toThrow();
-    const resumed = await scope.waitFor(() => [...scope.store.exchanges.values()].find((x) => x.method === "GET" && x.lastEventId !== undefined && x.resumes !== undefined && x.status !== undefined), 15_000);
+    const resumed = await scope.waitFor(
+      () =>
+        [...scope.store.exchanges.values()].find(
+          (x) => x.method === 'GET' && x.lastEventId !== undefined && x.resumes !== undefined && x.status !== undefined,
+        ),
+      15_000,
+    );
     expect(scope.store.exchanges.size).toBeGreaterThan(before);
     const original = scope.store.exchanges.get(resumed.resumes!)!;
     expect(original.method).toBe('POST');

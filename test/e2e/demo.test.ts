@@ -20,7 +20,6 @@ import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.j
 import { startDemoClient, type DemoRound } from '../../proxy/demo/demo-client.js';
 import { firstText } from '../support/mcp-results.js';
 
-
 /** A promise with its resolver, for waiting on events. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;

@@ -66,9 +66,16 @@ describe('fault injection API', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/status must be one of/);
 
-    const added = await api(s, 'POST', '/api/faults', { id: 'slow', match: { method: 'tools/call' }, action: { type: 'delay', ms: 10 }, once: true });
+    const added = await api(s, 'POST', '/api/faults', {
+      id: 'slow',
+      match: { method: 'tools/call' },
+      action: { type: 'delay', ms: 10 },
+      once: true,
+    });
     expect(added.status).toBe(201);
-    expect(await (await api(s, 'GET', '/api/faults')).json()).toEqual([{ id: 'slow', match: { method: 'tools/call' }, action: { type: 'delay', ms: 10 }, once: true }]);
+    expect(await (await api(s, 'GET', '/api/faults')).json()).toEqual([
+      { id: 'slow', match: { method: 'tools/call' }, action: { type: 'delay', ms: 10 }, once: true },
+    ]);
     expect((await api(s, 'DELETE', '/api/faults/nope')).status).toBe(404);
     expect((await api(s, 'DELETE', '/api/faults/slow')).status).toBe(200);
     expect(await (await api(s, 'GET', '/api/faults')).json()).toEqual([]);
@@ -81,7 +88,16 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     const s = await setup();
     const { client } = await connect(s);
     // Not a tools/call: unaffected even with the rule in place.
-    expect((await api(s, 'POST', '/api/faults', { id: 'boom', match: { method: 'tools/call' }, action: { type: 'status', status: 503 }, once: true })).status).toBe(201);
+    expect(
+      (
+        await api(s, 'POST', '/api/faults', {
+          id: 'boom',
+          match: { method: 'tools/call' },
+          action: { type: 'status', status: 503 },
+          once: true,
+        })
+      ).status,
+    ).toBe(201);
     await client.listTools();
     await expect(client.callTool({ name: 'echo', arguments: { text: 'hi' } })).rejects.toThrow(/503/);
     // once: the next call goes through.
@@ -93,7 +109,7 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     expect(faults).toHaveLength(1);
     expect(faults[0].after).toMatch(/^HTTP 503/);
     expect(faults[0].text).toMatch(/not forwarded/);
-    expect((await statusesOf(s))).toContain(503);
+    expect(await statusesOf(s)).toContain(503);
   });
 
   it('delays the matching tool call by the given time', async () => {
@@ -134,7 +150,9 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     const dropped = s.store.exchanges.get(faults[0].exchangeId) as { method: string; status?: number } | undefined;
     expect(dropped?.method).toBe('POST');
     expect(dropped?.status).toBe(200);
-    const onDropped = s.store.snapshot().filter((e) => e.type === 'message' && (e as { exchangeId?: string }).exchangeId === faults[0].exchangeId);
+    const onDropped = s.store
+      .snapshot()
+      .filter((e) => e.type === 'message' && (e as { exchangeId?: string }).exchangeId === faults[0].exchangeId);
     // The request plus at most 2 events (the demo's first event is a data-less priming event with an id).
     expect(onDropped.length).toBeGreaterThanOrEqual(2);
     expect(onDropped.length).toBeLessThanOrEqual(3);
@@ -172,14 +190,14 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     expect(faults[0].after).toMatch(/^HTTP 404/);
     expect(faults[0].text).toMatch(/404 for its session id/);
     expect(faults[0].text).not.toContain(oldSession!);
-    expect((await statusesOf(s))).toContain(404);
+    expect(await statusesOf(s)).toContain(404);
   });
 
   it('with no rules, nothing is recorded as a fault', async () => {
     const s = await setup();
     const { client } = await connect(s);
     await client.callTool({ name: 'echo', arguments: { text: 'plain' } });
-    expect((await faultEvents(s))).toEqual([]);
+    expect(await faultEvents(s)).toEqual([]);
   });
 });
 
@@ -201,7 +219,11 @@ describe('drop-stream on raw SSE (scripted upstream)', () => {
     try {
       scope = await startMcpscope({ target: `${up.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN });
       scope.faults.add({ id: 'cut', match: { path: '/mcp' }, action: { type: 'drop-stream', afterEvents: 2 } });
-      const res = await fetch(scope.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: '{}' });
+      const res = await fetch(scope.proxy.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: '{}',
+      });
       const text = await res.text();
       expect(text).toBe('event: message\r\ndata: {"n":1}\r\n\r\ndata: {"n":2}\r\n\r\n');
       const faults = await faultEvents(scope);
@@ -225,7 +247,9 @@ describe('holding POST bodies while a method/tool rule exists', () => {
     const { createHash, randomBytes } = await import('node:crypto');
     const up = await startScriptedUpstream({
       'POST /mcp': (_req, res, body) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ size: body.length, sha: createHash('sha256').update(body).digest('hex') }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ size: body.length, sha: createHash('sha256').update(body).digest('hex') }));
       },
     });
     try {
@@ -233,13 +257,17 @@ describe('holding POST bodies while a method/tool rule exists', () => {
       scope.faults.add({ id: 'never', match: { method: 'no/such/method' }, action: { type: 'status', status: 500 } });
       expect(scope.faults.needsBody).toBe(true);
       const small = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
-      const big = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":2,"method":"x","params":{"blob":"'), Buffer.from(randomBytes(1_600_000).toString('base64')), Buffer.from('"}}')]);
+      const big = Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":2,"method":"x","params":{"blob":"'),
+        Buffer.from(randomBytes(1_600_000).toString('base64')),
+        Buffer.from('"}}'),
+      ]);
       for (const body of [small, big]) {
         const res = await fetch(scope.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({ size: body.length, sha: createHash('sha256').update(body).digest('hex') });
       }
-      expect((await faultEvents(scope))).toEqual([]);
+      expect(await faultEvents(scope)).toEqual([]);
     } finally {
       await scope?.close();
       scope = undefined;

@@ -78,60 +78,77 @@ function stuckConsumer(ui: string, token: string): Promise<Socket> {
 }
 
 describe('feed memory with consumers that never read', () => {
-  it(`${STUCK} stuck consumers of an ≈ 80 MB snapshot keep mcpscope's RSS growth under 200 MiB; a reading consumer gets the snapshot and live events in order`, { timeout: 120_000 }, async () => {
-    const scope = await startChild();
-    cleanups.push(async () => {
-      if (scope.child.exitCode === null) await scope.ask('close').catch(() => undefined);
-    });
-    const filled = await scope.ask(`fill ${SNAPSHOT_EVENTS} ${EVENT_BYTES}`);
-    expect(filled.lastSeq).toBe(SNAPSHOT_EVENTS);
-    const before = (await scope.ask('reset')).rss as number;
-
-    for (let i = 0; i < STUCK; i++) await stuckConsumer(scope.ui, scope.token);
-
-    // The reading consumer: pauses after its first snapshot message, while live events are
-    // appended, so they arrive while its snapshot is still being streamed; then reads on.
-    const ws = new WebSocket(`${scope.ui.replace('http', 'ws')}/ws?token=${encodeURIComponent(scope.token)}`);
-    cleanups.push(() => ws.terminate());
-    const kinds: string[] = [];
-    const events: McpscopeEvent[] = [];
-    let liveAppended: Promise<Answer> | undefined;
-    const done = new Promise<void>((resolve, reject) => {
-      ws.on('error', reject);
-      ws.on('close', (code, reason) => reject(new Error(`feed closed: ${code} ${String(reason)}`)));
-      ws.on('message', (data) => {
-        const m = JSON.parse(String(data)) as FeedMessage;
-        kinds.push(m.type);
-        if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events.map(fromFeed));
-        if (m.type === 'snapshot' && liveAppended === undefined) {
-          ws.pause();
-          liveAppended = scope.ask(`live ${LIVE}`);
-          void liveAppended.then(() => ws.resume());
-        }
-        if (events.length >= SNAPSHOT_EVENTS + LIVE) resolve();
+  it(
+    `${STUCK} stuck consumers of an ≈ 80 MB snapshot keep mcpscope's RSS growth under 200 MiB; a reading consumer gets the snapshot and live events in order`,
+    { timeout: 120_000 },
+    async () => {
+      const scope = await startChild();
+      cleanups.push(async () => {
+        if (scope.child.exitCode === null) await scope.ask('close').catch(() => undefined);
       });
-    });
-    // Bounded: a consumer whose live events were lost would wait here forever.
-    const delivered = await Promise.race([
-      done.then(() => undefined),
-      new Promise<Error>((resolve) => {
-        const timer = setTimeout(() => resolve(new Error(`the reading consumer got ${events.length} of ${SNAPSHOT_EVENTS + LIVE} events in 60 s (messages: ${[...new Set(kinds)].join(', ')}; last seq ${events.at(-1)?.seq})`)), 60_000);
-        void done.then(() => clearTimeout(timer), () => clearTimeout(timer));
-      }),
-    ]);
+      const filled = await scope.ask(`fill ${SNAPSHOT_EVENTS} ${EVENT_BYTES}`);
+      expect(filled.lastSeq).toBe(SNAPSHOT_EVENTS);
+      const before = (await scope.ask('reset')).rss as number;
 
-    const stats = await scope.ask('stats');
-    const growth = ((stats.peakRss as number) - before) / MiB;
-    expect(growth, `peak RSS grew by ${growth.toFixed(1)} MiB`).toBeLessThan(200);
-    if (delivered) throw delivered;
+      for (let i = 0; i < STUCK; i++) await stuckConsumer(scope.ui, scope.token);
 
-    expect(kinds[0]).toBe('hello');
-    expect(kinds).not.toContain('dropped');
-    const snapshotEnd = kinds.lastIndexOf('snapshot');
-    expect(kinds.slice(1, snapshotEnd + 1).every((k) => k === 'snapshot')).toBe(true);
-    expect(kinds.slice(snapshotEnd + 1).every((k) => k === 'events')).toBe(true);
-    // Every event once, in seq order: the snapshot's, then the live ones.
-    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: SNAPSHOT_EVENTS + LIVE }, (_, i) => i + 1));
-    expect(events.slice(SNAPSHOT_EVENTS).map((e) => (e.type === 'log' ? e.text : e.type))).toEqual(Array.from({ length: LIVE }, (_, i) => `live ${i + 1}`));
-  });
+      // The reading consumer: pauses after its first snapshot message, while live events are
+      // appended, so they arrive while its snapshot is still being streamed; then reads on.
+      const ws = new WebSocket(`${scope.ui.replace('http', 'ws')}/ws?token=${encodeURIComponent(scope.token)}`);
+      cleanups.push(() => ws.terminate());
+      const kinds: string[] = [];
+      const events: McpscopeEvent[] = [];
+      let liveAppended: Promise<Answer> | undefined;
+      const done = new Promise<void>((resolve, reject) => {
+        ws.on('error', reject);
+        ws.on('close', (code, reason) => reject(new Error(`feed closed: ${code} ${String(reason)}`)));
+        ws.on('message', (data) => {
+          const m = JSON.parse(String(data)) as FeedMessage;
+          kinds.push(m.type);
+          if (m.type === 'snapshot' || m.type === 'events') events.push(...m.events.map(fromFeed));
+          if (m.type === 'snapshot' && liveAppended === undefined) {
+            ws.pause();
+            liveAppended = scope.ask(`live ${LIVE}`);
+            void liveAppended.then(() => ws.resume());
+          }
+          if (events.length >= SNAPSHOT_EVENTS + LIVE) resolve();
+        });
+      });
+      // Bounded: a consumer whose live events were lost would wait here forever.
+      const delivered = await Promise.race([
+        done.then(() => undefined),
+        new Promise<Error>((resolve) => {
+          const timer = setTimeout(
+            () =>
+              resolve(
+                new Error(
+                  `the reading consumer got ${events.length} of ${SNAPSHOT_EVENTS + LIVE} events in 60 s (messages: ${[...new Set(kinds)].join(', ')}; last seq ${events.at(-1)?.seq})`,
+                ),
+              ),
+            60_000,
+          );
+          void done.then(
+            () => clearTimeout(timer),
+            () => clearTimeout(timer),
+          );
+        }),
+      ]);
+
+      const stats = await scope.ask('stats');
+      const growth = ((stats.peakRss as number) - before) / MiB;
+      expect(growth, `peak RSS grew by ${growth.toFixed(1)} MiB`).toBeLessThan(200);
+      if (delivered) throw delivered;
+
+      expect(kinds[0]).toBe('hello');
+      expect(kinds).not.toContain('dropped');
+      const snapshotEnd = kinds.lastIndexOf('snapshot');
+      expect(kinds.slice(1, snapshotEnd + 1).every((k) => k === 'snapshot')).toBe(true);
+      expect(kinds.slice(snapshotEnd + 1).every((k) => k === 'events')).toBe(true);
+      // Every event once, in seq order: the snapshot's, then the live ones.
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: SNAPSHOT_EVENTS + LIVE }, (_, i) => i + 1));
+      expect(events.slice(SNAPSHOT_EVENTS).map((e) => (e.type === 'log' ? e.text : e.type))).toEqual(
+        Array.from({ length: LIVE }, (_, i) => `live ${i + 1}`),
+      );
+    },
+  );
 });

@@ -63,7 +63,9 @@ async function scenario(url: string, options: { terminate: boolean }): Promise<{
   const echo = await client.callTool({ name: 'echo', arguments: { message: 'fixture me' } });
   expect(JSON.stringify(echo)).toContain('fixture me');
   const progress: Progress[] = [];
-  await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: LONG_STEPS } }, undefined, { onprogress: (p) => progress.push(p) });
+  await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: LONG_STEPS } }, undefined, {
+    onprogress: (p) => progress.push(p),
+  });
   expect(progress).toHaveLength(LONG_STEPS);
   const close = async () => {
     await client.close().catch(() => undefined);
@@ -86,7 +88,9 @@ describe('exports of a session captured against server-everything', () => {
     peer = await startEverythingServer('streamableHttp');
     scope = await startMcpscope({ target: peer.url, port: 0, uiPort: 0, token: TOKEN });
     await scenario(scope.proxy.url, { terminate: true });
-    session = await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.clientInfo?.name === 'fixtures-e2e' && x.status === 'closed'));
+    session = await scope.waitFor((s) =>
+      [...s.sessions.values()].find((x) => x.clientInfo?.name === 'fixtures-e2e' && x.status === 'closed'),
+    );
   });
   afterAll(async () => {
     await scope?.close();
@@ -102,7 +106,12 @@ describe('exports of a session captured against server-everything', () => {
     expect(disposition).toBe(`attachment; filename="${exportFileName(session.id, session.startedAt, 'fixture')}"`);
     const fixture = (await res.json()) as Fixture;
     expect(fixtureErrors(fixture)).toBeUndefined();
-    expect(fixture.session).toMatchObject({ transport: 'streamable-http', target: peer.url, closeReason: 'deleted', clientInfo: { name: 'fixtures-e2e' } });
+    expect(fixture.session).toMatchObject({
+      transport: 'streamable-http',
+      target: peer.url,
+      closeReason: 'deleted',
+      clientInfo: { name: 'fixtures-e2e' },
+    });
     expect(fixture.session.serverInfo?.name).toBeTruthy();
 
     // Every message of the session, in wire order, with the links the correlator found.
@@ -113,7 +122,8 @@ describe('exports of a session captured against server-everything', () => {
     expect(fixture.messages.map((m) => m.message)).toEqual(stored.map((m) => m.jsonrpc));
     const requests = fixture.messages.filter((m) => m.dir === 'c2s' && m.kind === 'request');
     expect(requests.map((m) => m.method)).toEqual(['initialize', 'tools/list', 'tools/call', 'tools/call']);
-    for (const r of requests) expect(fixture.messages.filter((m) => m.pair === r.seq && (m.kind === 'response' || m.kind === 'error'))).toHaveLength(1);
+    for (const r of requests)
+      expect(fixture.messages.filter((m) => m.pair === r.seq && (m.kind === 'response' || m.kind === 'error'))).toHaveLength(1);
     const long = requests.find((m) => m.name === 'trigger-long-running-operation')!;
     const progress = fixture.messages.filter((m) => m.method === 'notifications/progress');
     expect(progress).toHaveLength(LONG_STEPS);
@@ -178,7 +188,9 @@ describe('exports of a session captured against server-everything', () => {
   it('refuses an unknown format (400), an unknown session (404) and a missing token (401)', async () => {
     const bad = await api(scope.ui!.origin, `/api/sessions/${session.id}/export?format=xml`);
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/Unknown export format "xml": use format=fixture, format=har, format=ndjson/);
+    expect(((await bad.json()) as { error: string }).error).toMatch(
+      /Unknown export format "xml": use format=fixture, format=har, format=ndjson/,
+    );
     const missing = await api(scope.ui!.origin, '/api/sessions/s999/export?format=har');
     expect(missing.status).toBe(404);
     const noToken = await api(scope.ui!.origin, `/api/sessions/${session.id}/export`, { token: null });
@@ -191,7 +203,16 @@ describe('exports of a session captured against server-everything', () => {
 // ------------------------------------------------------------------------------------------------
 
 describe('no export holds the proxy token or a redacted secret', () => {
-  const SECRETS = ['sk-live-secret-value', 'abc123xyz', 'ver1fier', 'shh-secret', 'at-live-ACCESS-token', 'rt-live-REFRESH-token', 'hunter2-password', TOKEN];
+  const SECRETS = [
+    'sk-live-secret-value',
+    'abc123xyz',
+    'ver1fier',
+    'shh-secret',
+    'at-live-ACCESS-token',
+    'rt-live-REFRESH-token',
+    'hunter2-password',
+    TOKEN,
+  ];
 
   it('fixture, HAR and NDJSON (per session and everything) and the --record file', async () => {
     const jsonRpc: Handler = (req, res, body) => {
@@ -201,14 +222,21 @@ describe('no export holds the proxy token or a redacted secret', () => {
         msg.method === 'initialize'
           ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'secret-keeper', version: '1' } }
           : { content: [{ type: 'text', text: `noted: ${msg.params?.arguments?.note}` }] };
-      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-secrets' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-secrets' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
     };
     const upstream = await startScriptedUpstream({
       'POST /mcp': jsonRpc,
       'POST /token': (_req, res) =>
-        void res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ access_token: 'at-live-ACCESS-token', refresh_token: 'rt-live-REFRESH-token', token_type: 'Bearer', expires_in: 3600 })),
+        void res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            access_token: 'at-live-ACCESS-token',
+            refresh_token: 'rt-live-REFRESH-token',
+            token_type: 'Bearer',
+            expires_in: 3600,
+          }),
+        ),
     });
     cleanups.push(() => upstream.close());
     const recordFile = join(tmpDir(), 'secrets.ndjson');
@@ -216,27 +244,50 @@ describe('no export holds the proxy token or a redacted secret', () => {
     cleanups.push(() => scope.close());
 
     const base = scope.proxy.url.replace(/\/mcp$/, '');
-    const post = (path: string, body: string, headers: Record<string, string>) => fetch(`${base}${path}`, { method: 'POST', body, headers });
+    const post = (path: string, body: string, headers: Record<string, string>) =>
+      fetch(`${base}${path}`, { method: 'POST', body, headers });
     const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    let r = await post(`/mcp?hint=${TOKEN}`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'secret-client', version: '1' } } }), {
-      ...mcpHeaders,
-      authorization: 'Bearer sk-live-secret-value',
-      'x-debug': TOKEN,
-    });
+    let r = await post(
+      `/mcp?hint=${TOKEN}`,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'secret-client', version: '1' } },
+      }),
+      {
+        ...mcpHeaders,
+        authorization: 'Bearer sk-live-secret-value',
+        'x-debug': TOKEN,
+      },
+    );
     expect(r.status).toBe(200);
-    r = await post('/mcp', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'login', arguments: { password: 'hunter2-password', note: `my token is ${TOKEN}` } } }), {
-      ...mcpHeaders,
-      authorization: 'Bearer sk-live-secret-value',
-      'mcp-session-id': 'sess-secrets',
-    });
+    r = await post(
+      '/mcp',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'login', arguments: { password: 'hunter2-password', note: `my token is ${TOKEN}` } },
+      }),
+      {
+        ...mcpHeaders,
+        authorization: 'Bearer sk-live-secret-value',
+        'mcp-session-id': 'sess-secrets',
+      },
+    );
     expect(r.status).toBe(200);
-    r = await post('/token', 'grant_type=authorization_code&code=abc123xyz&code_verifier=ver1fier&client_secret=shh-secret', { 'content-type': 'application/x-www-form-urlencoded' });
+    r = await post('/token', 'grant_type=authorization_code&code=abc123xyz&code_verifier=ver1fier&client_secret=shh-secret', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(((await r.json()) as { access_token: string }).access_token).toBe('at-live-ACCESS-token');
     // The secrets really crossed the wire (the upstream got them untouched).
     expect(upstream.seen.map((s) => s.body.toString()).join('\n')).toContain('client_secret=shh-secret');
     expect(upstream.seen[0].headers.authorization).toBe('Bearer sk-live-secret-value');
 
-    const session = await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.serverInfo?.name === 'secret-keeper' && x.counts.messages === 4));
+    const session = await scope.waitFor((s) =>
+      [...s.sessions.values()].find((x) => x.serverInfo?.name === 'secret-keeper' && x.counts.messages === 4),
+    );
     await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.url === '/token' && x.endedAt !== undefined));
 
     const exports: Record<string, string> = {};
@@ -333,7 +384,10 @@ function fileUntil(path: string, predicate: (text: string) => boolean, ms = 20_0
 
 describe('mcpscope --record, SIGKILL, mcpscope open', () => {
   it('the NDJSON record holds every event the feed delivered before the kill, and `open` serves it', async () => {
-    expect(existsSync(fileURLToPath(new URL('../../dist/proxy/fixtures/ndjson-recorder.js', import.meta.url))), 'run `npm run build` first').toBe(true);
+    expect(
+      existsSync(fileURLToPath(new URL('../../dist/proxy/fixtures/ndjson-recorder.js', import.meta.url))),
+      'run `npm run build` first',
+    ).toBe(true);
     const peer = await startEverythingServer('streamableHttp');
     cleanups.push(() => peer.close());
     const file = join(tmpDir(), 'killed.ndjson');
@@ -346,10 +400,13 @@ describe('mcpscope --record, SIGKILL, mcpscope open', () => {
     // Mid-session: the client never terminates its session before the kill.
     const { close } = await scenario(proxyUrl, { terminate: false });
     cleanups.push(close);
-    const isLastResponse = (e: McpscopeEvent): e is MessageEvent => e.type === 'message' && e.kind === 'response' && e.name === 'trigger-long-running-operation';
+    const isLastResponse = (e: McpscopeEvent): e is MessageEvent =>
+      e.type === 'message' && e.kind === 'response' && e.name === 'trigger-long-running-operation';
     await feed.until((events) => events.some(isLastResponse));
     const last = feed.events.find(isLastResponse)!;
-    await fileUntil(file, (text) => text.split('\n').some((line) => line.includes(`"seq":${last.seq}`) && (JSON.parse(line) as McpscopeEvent).seq === last.seq));
+    await fileUntil(file, (text) =>
+      text.split('\n').some((line) => line.includes(`"seq":${last.seq}`) && (JSON.parse(line) as McpscopeEvent).seq === last.seq),
+    );
 
     const delivered = [...feed.events];
     feed.close();
@@ -421,7 +478,11 @@ describe('POST /api/import', () => {
     const c = recordScriptedCapture();
     const fixture = JSON.stringify(exportFixture(c.store, c.streamable));
 
-    const res = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: fixture, headers: { 'content-type': 'application/json' } });
+    const res = await api(scope.ui!.origin, '/api/import', {
+      method: 'POST',
+      body: fixture,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { events: number; sessions: string[]; kind: string };
     expect(body.kind).toBe('fixture');
@@ -440,11 +501,19 @@ describe('POST /api/import', () => {
     const nd = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: new Blob([exportNdjson(c.store)]) });
     expect(nd.status).toBe(200);
     expect(((await nd.json()) as { sessions: string[] }).sessions).toHaveLength(3);
-    const har = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: JSON.stringify(exportHar(c.store)), headers: { 'content-type': 'text/plain' } });
+    const har = await api(scope.ui!.origin, '/api/import', {
+      method: 'POST',
+      body: JSON.stringify(exportHar(c.store)),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(((await har.json()) as { kind: string }).kind).toBe('har');
     expect(scope.store.sessions.size).toBe(7);
 
-    const bad = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: 'GET / HTTP/1.1', headers: { 'content-type': 'text/plain' } });
+    const bad = await api(scope.ui!.origin, '/api/import', {
+      method: 'POST',
+      body: 'GET / HTTP/1.1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/not JSON or NDJSON/);
     const noToken = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: fixture, token: null });

@@ -22,7 +22,18 @@ import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import type { ExchangeInfo } from '../../proxy/model/events.js';
 import type { EventStore } from '../../proxy/store/event-store.js';
 import { firstText } from '../support/mcp-results.js';
-import { connectThrough, direct, makeTestCa, nextEvent, startSdkServer, viaProxy, type ClientFetch, type ClosedEarly, type SdkServer, type TestCa } from '../support/tls-peers.js';
+import {
+  connectThrough,
+  direct,
+  makeTestCa,
+  nextEvent,
+  startSdkServer,
+  viaProxy,
+  type ClientFetch,
+  type ClosedEarly,
+  type SdkServer,
+  type TestCa,
+} from '../support/tls-peers.js';
 
 let testCa: TestCa;
 let server: SdkServer;
@@ -93,7 +104,9 @@ describe('HTTPS decrypted with mcpscope’s CA', () => {
     expect(proxied).toEqual(directResult);
     expect(tunnelsOpened).toBeGreaterThan(before);
 
-    const session = await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.clientInfo?.name === 'tls-proxied' && x.status === 'closed'));
+    const session = await scope.waitFor((s) =>
+      [...s.sessions.values()].find((x) => x.clientInfo?.name === 'tls-proxied' && x.status === 'closed'),
+    );
     expect(session.target).toBe(server.origin);
     expect(session.serverInfo).toEqual({ name: 'tls-peer', version: '1.2.3' });
     const own = [...scope.store.exchanges.values()].filter((x) => x.sessionId === session.id);
@@ -102,7 +115,11 @@ describe('HTTPS decrypted with mcpscope’s CA', () => {
     const messages = scope.store.messages(session.id);
     const requests = messages.filter((m) => m.kind === 'request' && m.dir === 'c2s');
     expect(requests.map((m) => m.name ?? m.method)).toEqual(['initialize', 'tools/list', 'add', 'echo', 'progress-then-wait', 'ping']);
-    for (const r of requests) expect(messages.filter((m) => m.kind === 'response' && m.pair === r.seq), `${r.method} answered`).toHaveLength(1);
+    for (const r of requests)
+      expect(
+        messages.filter((m) => m.kind === 'response' && m.pair === r.seq),
+        `${r.method} answered`,
+      ).toHaveLength(1);
     const waitReq = requests.find((r) => r.name === 'progress-then-wait')!;
     const progress = messages.filter((m) => m.method === 'notifications/progress');
     expect(progress).toHaveLength(1);
@@ -121,7 +138,9 @@ describe('SSE and disconnects through a decrypted tunnel', () => {
       let sawProgress!: () => void;
       const progressed = new Promise<void>((r) => (sawProgress = r));
       let answered = false;
-      const call = client.callTool({ name: 'progress-then-wait', arguments: {} }, undefined, { onprogress: () => sawProgress() }).then((r) => ((answered = true), r));
+      const call = client
+        .callTool({ name: 'progress-then-wait', arguments: {} }, undefined, { onprogress: () => sawProgress() })
+        .then((r) => ((answered = true), r));
       // The server answers only after release(): a proxy holding the stream back would hang here.
       await progressed;
       expect(answered).toBe(false);
@@ -138,7 +157,9 @@ describe('SSE and disconnects through a decrypted tunnel', () => {
     const via = viaProxy(scope.forwardProxy!.origin, { ca: scope.ca!.certPem });
     const { client, transport } = await connectSdk('tls-get-stream', via);
     const sid = transport.sessionId!;
-    const getStream = server.getStreams.has(sid) ? Promise.resolve(sid) : nextEvent<string>(server.events, 'get-stream', (id) => id === sid);
+    const getStream = server.getStreams.has(sid)
+      ? Promise.resolve(sid)
+      : nextEvent<string>(server.events, 'get-stream', (id) => id === sid);
     const received: LoggingMessageNotification['params'][] = [];
     let onLog: (() => void) | undefined;
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -177,11 +198,20 @@ describe('SSE and disconnects through a decrypted tunnel', () => {
         const via = viaProxy(scope.forwardProxy!.origin, { ca: scope.ca!.certPem });
         const { client, transport } = await connectSdk(`tls-abort-${target === server ? 'sse' : 'json'}`, via, target.url);
         try {
-          const headers = { ...JSON_HEADERS, 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': transport.protocolVersion ?? '2025-06-18' };
+          const headers = {
+            ...JSON_HEADERS,
+            'mcp-session-id': transport.sessionId!,
+            'mcp-protocol-version': transport.protocolVersion ?? '2025-06-18',
+          };
           const abort = new AbortController();
           const started = once(target.events, 'hang-started');
           const closed = nextEvent<ClosedEarly>(target.events, 'closed-early', (c) => c.rpcMethod === 'tools/call');
-          const res = via.fetch(target.url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":"hang-1","method":"tools/call","params":{"name":"hang","arguments":{}}}', signal: abort.signal });
+          const res = via.fetch(target.url, {
+            method: 'POST',
+            headers,
+            body: '{"jsonrpc":"2.0","id":"hang-1","method":"tools/call","params":{"name":"hang","arguments":{}}}',
+            signal: abort.signal,
+          });
           if (target === server) {
             // SSE: the head arrives at once; the body is still open when the client goes away.
             const r = await res;
@@ -224,7 +254,11 @@ describe('trust failures', () => {
       const seen = server.seen.length;
       const via = viaProxy(untrusting.forwardProxy!.origin, { ca: untrusting.ca!.certPem });
       try {
-        const res = await via.fetch(server.url, { method: 'POST', headers: JSON_HEADERS, body: '{"jsonrpc":"2.0","id":7,"method":"ping"}' });
+        const res = await via.fetch(server.url, {
+          method: 'POST',
+          headers: JSON_HEADERS,
+          body: '{"jsonrpc":"2.0","id":7,"method":"ping"}',
+        });
         expect(res.status).toBe(502);
         expect(res.headers.get('x-mcpscope-error')).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
         const body = (await res.json()) as { id: unknown; error: { message: string } };
@@ -233,7 +267,9 @@ describe('trust failures', () => {
         expect(body.error.message).toMatch(/--upstream-ca/);
         // The SDK client fails at once with that text instead of waiting.
         const client = new Client({ name: 'untrusted-upstream', version: '1' });
-        await expect(client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: via.fetch }))).rejects.toThrow(/UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
+        await expect(client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: via.fetch }))).rejects.toThrow(
+          /UNABLE_TO_VERIFY_LEAF_SIGNATURE/,
+        );
       } finally {
         await via.close();
       }
@@ -286,11 +322,23 @@ describe('trust failures', () => {
 
 describe('blind tunnels', () => {
   it('tunnels a host outside --intercept without decrypting: the client sees the server’s own certificate', async () => {
-    const blind = await startMcpscope({ forward: { port: 0, intercept: ['other.example'], upstreamCa: [testCa.ca.certPem] }, uiPort: false });
+    const blind = await startMcpscope({
+      forward: { port: 0, intercept: ['other.example'], upstreamCa: [testCa.ca.certPem] },
+      uiPort: false,
+    });
     try {
       // One request on a fresh client: one CONNECT exchange.
       const one = viaProxy(blind.forwardProxy!.origin, { ca: testCa.ca.certPem });
-      const res = await one.fetch(server.url, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+      const res = await one.fetch(server.url, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('tls-peer');
       await one.close();
@@ -324,7 +372,9 @@ describe('blind tunnels', () => {
       const opened = tunnelsOpened - before;
       expect(opened).toBeGreaterThan(0);
       await blind.waitFor((s) => connects(s).filter((e) => e.endedAt !== undefined).length === opened + 2 || undefined);
-      expect(connects(blind.store).every((e) => e.requestBytes > 0 && e.responseBytes > 0 && /no --intercept pattern/.test(tunnelNote(e)))).toBe(true);
+      expect(
+        connects(blind.store).every((e) => e.requestBytes > 0 && e.responseBytes > 0 && /no --intercept pattern/.test(tunnelNote(e))),
+      ).toBe(true);
       // Nothing was read: no MCP session, no message.
       expect(blind.store.snapshot().filter((e) => e.type === 'message')).toEqual([]);
       expect([...blind.store.sessions.values()].filter((s) => s.transport !== 'http')).toEqual([]);
@@ -334,7 +384,10 @@ describe('blind tunnels', () => {
   });
 
   it('decrypts a host that --intercept names: a client trusting only the server’s CA fails, one trusting mcpscope’s works', async () => {
-    const intercepting = await startMcpscope({ forward: { port: 0, intercept: ['other.example', 'LOCALHOST'], upstreamCa: [testCa.ca.certPem] }, uiPort: false });
+    const intercepting = await startMcpscope({
+      forward: { port: 0, intercept: ['other.example', 'LOCALHOST'], upstreamCa: [testCa.ca.certPem] },
+      uiPort: false,
+    });
     try {
       const serverOnly = viaProxy(intercepting.forwardProxy!.origin, { ca: testCa.ca.certPem });
       const err = await serverOnly.fetch(server.url).then(
@@ -346,7 +399,9 @@ describe('blind tunnels', () => {
       const via = viaProxy(intercepting.forwardProxy!.origin, { ca: intercepting.ca!.certPem });
       const result = await tlsScenario('intercepted', via).finally(() => via.close());
       expect(firstText(result.add)).toBe('5');
-      const session = await intercepting.waitFor((s) => [...s.sessions.values()].find((x) => x.clientInfo?.name === 'intercepted' && x.status === 'closed'));
+      const session = await intercepting.waitFor((s) =>
+        [...s.sessions.values()].find((x) => x.clientInfo?.name === 'intercepted' && x.status === 'closed'),
+      );
       expect(intercepting.store.messages(session.id).some((m) => m.name === 'add' && m.kind === 'response')).toBe(true);
     } finally {
       await intercepting.close();
@@ -354,7 +409,10 @@ describe('blind tunnels', () => {
   });
 
   it('tunnels a client that offers only h2 (ALPN) blind: it gets the server’s real certificate', async () => {
-    const h2: Http2SecureServer = createSecureServer({ key: testCa.leaf.keyPem, cert: testCa.leaf.certPem, allowHTTP1: false }, (req, res) => res.end(`h2 ok ${req.url}`));
+    const h2: Http2SecureServer = createSecureServer(
+      { key: testCa.leaf.keyPem, cert: testCa.leaf.certPem, allowHTTP1: false },
+      (req, res) => res.end(`h2 ok ${req.url}`),
+    );
     h2.listen(0, '127.0.0.1');
     await once(h2, 'listening');
     const port = (h2.address() as AddressInfo).port;
@@ -376,7 +434,9 @@ describe('blind tunnels', () => {
       expect(body).toBe('h2 ok /over-h2');
       session.close();
       await once(session, 'close');
-      const x = await scope.waitFor((s) => [...s.exchanges.values()].find((e) => e.method === 'CONNECT' && e.url === `localhost:${port}` && e.endedAt !== undefined));
+      const x = await scope.waitFor((s) =>
+        [...s.exchanges.values()].find((e) => e.method === 'CONNECT' && e.url === `localhost:${port}` && e.endedAt !== undefined),
+      );
       expect(x.status).toBe(200);
       expect(x.upstreamUrl).toBe(`https://localhost:${port}`);
       expect(x.requestBytes).toBeGreaterThan(0);
@@ -411,7 +471,10 @@ describe('blind tunnels', () => {
         inbox.push(String(d));
         wake?.();
       });
-      const nextMessage = () => (inbox.length > 0 ? Promise.resolve(inbox.shift()!) : new Promise<string>((r) => (wake = () => ((wake = undefined), r(inbox.shift()!)))));
+      const nextMessage = () =>
+        inbox.length > 0
+          ? Promise.resolve(inbox.shift()!)
+          : new Promise<string>((r) => (wake = () => ((wake = undefined), r(inbox.shift()!))));
       await once(ws, 'open');
       expect(await nextMessage()).toBe('hello from the server');
       ws.send('ping 1');

@@ -18,15 +18,17 @@ import { startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { everythingScenario } from '../support/everything-scenario.js';
 import { closedPort, connectThrough, rawExchange, readToEnd, viaProxy, type ClientFetch } from '../support/tls-peers.js';
 
-
 /** CONNECTs undici's ProxyAgent opened (its diagnostics channel), to tell the two modes apart. */
 let tunnelsOpened = 0;
 const onProxyConnected = () => void (tunnelsOpened += 1);
 
-const scenario = (url: string, clientName: string, via?: ClientFetch) => everythingScenario(url, { clientName, sampling: true, fetch: via?.fetch });
+const scenario = (url: string, clientName: string, via?: ClientFetch) =>
+  everythingScenario(url, { clientName, sampling: true, fetch: via?.fetch });
 
 async function messagesOf(scope: McpscopeCore, session: SessionInfo): Promise<MessageEvent[]> {
-  const res = await fetch(`${scope.ui!.origin}/api/sessions/${session.id}/messages`, { headers: { authorization: `Bearer ${scope.token}` } });
+  const res = await fetch(`${scope.ui!.origin}/api/sessions/${session.id}/messages`, {
+    headers: { authorization: `Bearer ${scope.token}` },
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as MessageEvent[];
 }
@@ -81,7 +83,10 @@ describe('server-everything through the forward proxy (plain HTTP)', () => {
     });
 
     it(`${mode.name}: every frame is recorded, paired and linked, nothing modified`, async () => {
-      const session = await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.clientInfo?.name === mode.client && x.status === 'closed'), 15_000);
+      const session = await scope.waitFor(
+        (s) => [...s.sessions.values()].find((x) => x.clientInfo?.name === mode.client && x.status === 'closed'),
+        15_000,
+      );
       const peerOrigin = new URL(peer.url).origin;
       expect(session.transport).toBe('streamable-http');
       expect(session.closeReason).toBe('deleted');
@@ -92,12 +97,25 @@ describe('server-everything through the forward proxy (plain HTTP)', () => {
       for (const x of own) expect(x.upstreamUrl).toBe(`${peerOrigin}/mcp`);
       expect(own.every((x) => x.url === '/mcp')).toBe(true);
       // Answered by the server, none cut off by the proxy or the upstream (a client closing its GET stream may be).
-      expect(own.filter((x) => x.status === undefined || x.status >= 300 || (x.aborted !== undefined && x.aborted !== 'client'))).toEqual([]);
+      expect(own.filter((x) => x.status === undefined || x.status >= 300 || (x.aborted !== undefined && x.aborted !== 'client'))).toEqual(
+        [],
+      );
 
       const messages = await messagesOf(scope, session);
       for (let i = 1; i < messages.length; i++) expect(messages[i].seq).toBeGreaterThan(messages[i - 1].seq);
       const requests = messages.filter((m) => m.kind === 'request' && m.dir === 'c2s');
-      expect(requests.map((r) => r.method)).toEqual(['initialize', 'tools/list', 'tools/call', 'tools/call', 'tools/call', 'tools/call', 'tools/call', 'prompts/list', 'resources/list', 'ping']);
+      expect(requests.map((r) => r.method)).toEqual([
+        'initialize',
+        'tools/list',
+        'tools/call',
+        'tools/call',
+        'tools/call',
+        'tools/call',
+        'tools/call',
+        'prompts/list',
+        'resources/list',
+        'ping',
+      ]);
       // Every response pairs with the request of its id, in its own id space (the sampling answer in the server's).
       const responses = messages.filter((m) => m.kind === 'response' || m.kind === 'error');
       expect(responses).toHaveLength(requests.length + 1);
@@ -134,7 +152,10 @@ describe('server-everything through the forward proxy (plain HTTP)', () => {
 });
 
 /** A plain HTTP request straight to host:port with the given request-target and headers. */
-async function plainRequest(port: number, o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+async function plainRequest(
+  port: number,
+  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   const req = httpRequest({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers, agent: false });
   req.end(o.body);
   const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
@@ -166,7 +187,11 @@ describe('guards', () => {
   });
 
   it('answers an origin-form request sent straight to the forward port 400, records it, and forwards nothing', async () => {
-    const res = await fetch(`${scope.forwardProxy!.origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const res = await fetch(`${scope.forwardProxy!.origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/forward proxy/);
     // Even with a Host header naming a real server, an origin-form request is not routed there.
@@ -191,11 +216,20 @@ describe('guards', () => {
     const ok = await plainRequest(fwdPort, { path: `http://127.0.0.1:${upstreamPort}/x`, headers: { host: `127.0.0.1:${upstreamPort}` } });
     expect(ok).toEqual({ status: 200, body: 'upstream' });
     expect(upstreamHits).toBe(1);
-    await scope.waitFor((s) => [...s.exchanges.values()].filter((x) => x.status === 508 && /loop/.test(x.error ?? '')).length === 3 || undefined);
+    await scope.waitFor(
+      (s) => [...s.exchanges.values()].filter((x) => x.status === 508 && /loop/.test(x.error ?? '')).length === 3 || undefined,
+    );
   });
 
   it('does not pass Proxy-Authorization (addressed to the proxy) on to the server; Authorization goes through', async () => {
-    const res = await plainRequest(fwdPort, { path: `http://127.0.0.1:${upstreamPort}/auth`, headers: { host: `127.0.0.1:${upstreamPort}`, 'proxy-authorization': 'Basic cHJveHk6c2VjcmV0', authorization: 'Bearer for-the-server' } });
+    const res = await plainRequest(fwdPort, {
+      path: `http://127.0.0.1:${upstreamPort}/auth`,
+      headers: {
+        host: `127.0.0.1:${upstreamPort}`,
+        'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
+        authorization: 'Bearer for-the-server',
+      },
+    });
     expect(res.status).toBe(200);
     expect(upstreamHeaders.authorization).toBe('Bearer for-the-server');
     expect(upstreamHeaders['proxy-authorization']).toBeUndefined();
@@ -232,7 +266,11 @@ describe('an unreachable upstream', () => {
     it(`${tunnel ? 'through a CONNECT tunnel (decrypted)' : 'in absolute-form'}: 502 naming the refused connection, recorded`, async () => {
       const via = viaProxy(scope.forwardProxy!.origin, { tunnel });
       try {
-        const res = await via.fetch(`http://127.0.0.1:${port}/mcp?t=${tunnel}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":7,"method":"ping"}' });
+        const res = await via.fetch(`http://127.0.0.1:${port}/mcp?t=${tunnel}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":7,"method":"ping"}',
+        });
         expect(res.status).toBe(502);
         expect(res.headers.get('x-mcpscope-error')).toBe('ECONNREFUSED');
         const body = (await res.json()) as { id: unknown; error: { message: string } };
@@ -250,7 +288,10 @@ describe('an unreachable upstream', () => {
 
   it('a WebSocket upgrade in absolute-form: 502 naming the refused connection (not a bare hang-up), recorded', async () => {
     const proxyPort = Number(new URL(scope.forwardProxy!.origin).port);
-    const text = await rawExchange(proxyPort, `GET http://127.0.0.1:${port}/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    const text = await rawExchange(
+      proxyPort,
+      `GET http://127.0.0.1:${port}/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
     expect(text).toMatch(/^HTTP\/1\.1 502 /);
     expect(text).toMatch(/could not open a tunnel to 127\.0\.0\.1:\d+: connection refused/);
     const x = await scope.waitFor((st) => [...st.exchanges.values()].find((e) => e.url === '/ws' && e.endedAt !== undefined));

@@ -105,7 +105,10 @@ for (const mode of ['reverse', 'forward'] as const) {
     });
 
     it('answers 400 to two Host headers (the upstream never sees it) and records it', async () => {
-      for (const [i, hosts] of [[hostOf(mode), 'evil.example'], [hostOf(mode), hostOf(mode)]].entries()) {
+      for (const [i, hosts] of [
+        [hostOf(mode), 'evil.example'],
+        [hostOf(mode), hostOf(mode)],
+      ].entries()) {
         const path = `/mcp/${mode}-dup-host-${i}`;
         const res = await raw(portOf(mode), head(mode, path, [`Host: ${hosts[0]}`, ...common, `HOST: ${hosts[1]}`]), BODY);
         expect(res.status).toBe(400);

@@ -31,7 +31,11 @@ let feed: CollectedFeed;
 const messages = (events: readonly McpscopeEvent[]) => events.filter((e): e is MessageEvent => e.type === 'message');
 
 async function post(body: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(scope.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+  const res = await fetch(scope.proxy.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body,
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -39,7 +43,9 @@ beforeAll(async () => {
   upstream = await startScriptedUpstream({
     'POST /mcp': (_req, res, body) => {
       const { id } = JSON.parse(body.toString('utf8')) as { id: number };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(id === 1 ? deepResponse : id === 2 ? normalResponse : `{"jsonrpc":"2.0","id":${id},"result":{}}`);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(id === 1 ? deepResponse : id === 2 ? normalResponse : `{"jsonrpc":"2.0","id":${id},"result":{}}`);
     },
   });
   scope = await startMcpscope({ target: `${upstream.origin}/mcp`, port: 0, uiPort: 0 });
@@ -69,7 +75,9 @@ describe('a message nested 5,000 levels deep, with secrets, both ways, while the
     // A normal call afterwards: forwarded, recorded, and fed.
     const normal = await post(normalRequest);
     expect(normal).toEqual({ status: 200, text: normalResponse });
-    await scope.waitFor((store) => [...store.sessions.values()].some((s) => store.messages(s.id).some((m) => m.dir === 's2c' && m.id === 2)));
+    await scope.waitFor((store) =>
+      [...store.sessions.values()].some((s) => store.messages(s.id).some((m) => m.dir === 's2c' && m.id === 2)),
+    );
     await feed.until((events) => messages(events).some((m) => m.dir === 's2c' && m.id === 2));
 
     // The cut copies: id/method intact, within the cap, flagged.

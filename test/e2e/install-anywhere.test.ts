@@ -58,7 +58,13 @@ let home: string;
 function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
-  return { ...env, npm_config_cache: join(root, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  return {
+    ...env,
+    npm_config_cache: join(root, 'npm-cache'),
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
 }
 
 function npm(args: string[], cwd: string) {
@@ -70,7 +76,6 @@ function npm(args: string[], cwd: string) {
 function shellEnv(): NodeJS.ProcessEnv {
   return { ...process.env, PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}`, MCPSCOPE_HOME: home };
 }
-
 
 /** Connects the official SDK stdio client with `params`; initialize, list the tools, call one; close. */
 async function exercise(params: ConstructorParameters<typeof StdioClientTransport>[0]) {
@@ -126,13 +131,18 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
     expect(version.stdout).toBe(`${packageVersion()}\n`);
   });
 
-  it('mcpscope run -- node … sends a Node client\'s fetch through the forward proxy from a directory outside the clone', async () => {
+  it("mcpscope run -- node … sends a Node client's fetch through the forward proxy from a directory outside the clone", async () => {
     // The preload (the clone's bin/env-proxy-preload.mjs, found through the installed link) must
     // load from here: a fetch of a closed port then gets the proxy's 502 instead of ECONNREFUSED.
     const closed = await freePort();
     const ui = await freePort();
     const script = `fetch('http://127.0.0.1:${closed}/').then((r) => console.log('status ' + r.status), (e) => console.log('threw ' + (e.cause?.code ?? e.message)))`;
-    const r = spawnSync('mcpscope', ['run', '--ui-port', String(ui), '--', 'node', '-e', script], { cwd: work, env: shellEnv(), encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync('mcpscope', ['run', '--ui-port', String(ui), '--', 'node', '-e', script], {
+      cwd: work,
+      env: shellEnv(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('status 502');
     expect(r.stderr).toContain(`open the UI: http://127.0.0.1:${ui}/`);
@@ -140,7 +150,12 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
 
   it('mcpscope -- node server.mjs serves the official SDK stdio client: initialize, tools/list, tools/call', async () => {
     const port = await freePort();
-    const r = await exercise({ command: installed, args: ['--ui-port', String(port), '--', 'node', 'server.mjs'], cwd: work, env: { MCPSCOPE_HOME: home } });
+    const r = await exercise({
+      command: installed,
+      args: ['--ui-port', String(port), '--', 'node', 'server.mjs'],
+      cwd: work,
+      env: { MCPSCOPE_HOME: home },
+    });
     expect(r.server).toMatchObject({ name: 'anywhere-server', version: '1.2.3' });
     expect(r.tools).toEqual(['add']);
     expect(r.call).toEqual({ content: [{ type: 'text', text: '42' }] });
@@ -156,10 +171,18 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
       file,
       `${JSON.stringify({ mcpServers: { 'by-name': { command: 'node', args: [server] }, 'by-path': { command: process.execPath, args: [server], env: { GREETING: 'hi' } } } }, null, 2)}\n`,
     );
-    const w = spawnSync('mcpscope', ['wrap', 'claude_desktop_config.json', '--write', '--ui-port', String(port)], { cwd: work, env: shellEnv(), encoding: 'utf8', timeout: 30_000 });
+    const w = spawnSync('mcpscope', ['wrap', 'claude_desktop_config.json', '--write', '--ui-port', String(port)], {
+      cwd: work,
+      env: shellEnv(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(w.status, w.stderr).toBe(0);
     expect(w.stderr).toContain('Checked:');
-    const servers = JSON.parse(readFileSync(file, 'utf8')).mcpServers as Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+    const servers = JSON.parse(readFileSync(file, 'utf8')).mcpServers as Record<
+      string,
+      { command: string; args: string[]; env?: Record<string, string> }
+    >;
     for (const entry of Object.values(servers)) {
       // An absolute node (this one) and the installed mcpscope by its absolute path: nothing from npm.
       expect(realpathSync(entry.command)).toBe(realpathSync(process.execPath));
@@ -168,14 +191,24 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
     expect(servers['by-name'].args.slice(4)).toEqual(['node', server]);
 
     // Exactly as written, started from / — as a desktop client does.
-    const byName = await exercise({ command: servers['by-name'].command, args: servers['by-name'].args, cwd: '/', env: { ...servers['by-name'].env, MCPSCOPE_HOME: home } });
+    const byName = await exercise({
+      command: servers['by-name'].command,
+      args: servers['by-name'].args,
+      cwd: '/',
+      env: { ...servers['by-name'].env, MCPSCOPE_HOME: home },
+    });
     expect(byName.server).toMatchObject({ name: 'anywhere-server' });
     expect(byName.tools).toEqual(['add']);
     expect(byName.call).toEqual({ content: [{ type: 'text', text: '42' }] });
 
     // A PATH with neither node nor mcpscope on it: the written command needs neither.
     const emptyPath = mkdtempSync(join(root, 'empty-path-'));
-    const byPath = await exercise({ command: servers['by-path'].command, args: servers['by-path'].args, cwd: '/', env: { ...servers['by-path'].env, PATH: emptyPath, MCPSCOPE_HOME: home } });
+    const byPath = await exercise({
+      command: servers['by-path'].command,
+      args: servers['by-path'].args,
+      cwd: '/',
+      env: { ...servers['by-path'].env, PATH: emptyPath, MCPSCOPE_HOME: home },
+    });
     expect(byPath.call).toEqual({ content: [{ type: 'text', text: '42 hi' }] });
     expect(byPath.stderr()).toMatch(/^mcpscope: /m);
   });

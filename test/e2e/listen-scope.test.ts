@@ -39,12 +39,24 @@ function decodeAddress(hex: string): Listening {
   const words = ip.match(/.{8}/g)!.map((w) => w.match(/../g)!.reverse().join(''));
   let address: string;
   if (words.length === 1) {
-    address = words[0].match(/../g)!.map((b) => parseInt(b, 16)).join('.');
+    address = words[0]
+      .match(/../g)!
+      .map((b) => parseInt(b, 16))
+      .join('.');
   } else {
     const full = words.join('');
     // IPv4-mapped (::ffff:a.b.c.d) is reported as IPv4.
-    if (full.startsWith('00000000000000000000ffff')) address = full.slice(24).match(/../g)!.map((b) => parseInt(b, 16)).join('.');
-    else address = full.match(/.{4}/g)!.map((g) => g.replace(/^0+(?=.)/, '')).join(':');
+    if (full.startsWith('00000000000000000000ffff'))
+      address = full
+        .slice(24)
+        .match(/../g)!
+        .map((b) => parseInt(b, 16))
+        .join('.');
+    else
+      address = full
+        .match(/.{4}/g)!
+        .map((g) => g.replace(/^0+(?=.)/, ''))
+        .join(':');
   }
   return { address, port: parseInt(port, 16) };
 }
@@ -121,7 +133,16 @@ describe.skipIf(!HAS_PROC)('listeners (port scan)', () => {
 
   it('--host 0.0.0.0 warns on stderr, listens on every interface, and the UI still needs the token', async () => {
     upstream = await startScriptedUpstream(upstreamRoutes);
-    const { child, uiUrl, stderr } = await launch(['--target', `${upstream.origin}/mcp`, '--port', '0', '--ui-port', '0', '--host', '0.0.0.0']);
+    const { child, uiUrl, stderr } = await launch([
+      '--target',
+      `${upstream.origin}/mcp`,
+      '--port',
+      '0',
+      '--ui-port',
+      '0',
+      '--host',
+      '0.0.0.0',
+    ]);
     expect(stderr()).toMatch(/warning: listening on 0\.0\.0\.0 exposes/);
     const sockets = listeningSockets(child.pid!);
     expect(sockets.length).toBe(2);

@@ -17,7 +17,13 @@ let scope: Mcpscope;
 beforeAll(async () => {
   demo = await startDemoServer({ port: 0 });
   everything = await startEverythingServer('streamableHttp');
-  scope = await startMcpscope({ target: demo.url, targetName: 'demo', moreTargets: [{ name: 'everything', target: everything.url }], port: 0, uiPort: 0 });
+  scope = await startMcpscope({
+    target: demo.url,
+    targetName: 'demo',
+    moreTargets: [{ name: 'everything', target: everything.url }],
+    port: 0,
+    uiPort: 0,
+  });
 });
 afterAll(async () => {
   await scope?.close();

@@ -20,7 +20,6 @@ import type { ModificationEvent } from '../../proxy/model/events.js';
 import { startStrictOAuthWorld, type StrictOAuthWorld } from '../support/strict-auth-server.js';
 import { TestOAuthClient, connectWithOAuth, type FetchLike } from '../support/oauth-test-client.js';
 
-
 let world: StrictOAuthWorld;
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 beforeAll(async () => {
@@ -71,8 +70,17 @@ const form = (fields: Record<string, string>) => ({
 });
 const initialize = (token?: string) => ({
   method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  }),
 });
 
 describe('OAuth with the real audience', () => {
@@ -88,7 +96,15 @@ describe('OAuth with the real audience', () => {
     const verifier = randomBytes(32).toString('base64url');
     const authorize = (resource?: string) => {
       const u = new URL(`${world.asOrigin}/authorize`);
-      for (const [k, v] of Object.entries({ response_type: 'code', client_id, redirect_uri: redirect, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', state: 's' })) u.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id,
+        redirect_uri: redirect,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        state: 's',
+      }))
+        u.searchParams.set(k, v);
       if (resource !== undefined) u.searchParams.set('resource', resource);
       return fetch(u, { redirect: 'manual' });
     };
@@ -100,7 +116,19 @@ describe('OAuth with the real audience', () => {
     const ok = await authorize(world.serverUrl);
     expect(ok.status).toBe(302);
     const code = new URL(ok.headers.get('location')!).searchParams.get('code')!;
-    const token = (resource: string) => fetch(`${world.asOrigin}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect, client_id, client_secret, resource }));
+    const token = (resource: string) =>
+      fetch(
+        `${world.asOrigin}/token`,
+        form({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: redirect,
+          client_id,
+          client_secret,
+          resource,
+        }),
+      );
     const refused = await token(`http://127.0.0.1:1/mcp`);
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_target' });
@@ -112,10 +140,14 @@ describe('OAuth with the real audience', () => {
     // The server: no token → a challenge naming its metadata; another audience → invalid_token.
     const none = await fetch(world.serverUrl, initialize());
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${world.serverOrigin}/.well-known/oauth-protected-resource/mcp"`);
+    expect(none.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${world.serverOrigin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     const elsewhere = await fetch(world.serverUrl, initialize(world.mint('http://127.0.0.1:1/mcp')));
     expect(elsewhere.status).toBe(401);
-    expect(elsewhere.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", error_description="the token's audience http:\/\/127\.0\.0\.1:1\/mcp is not this server/);
+    expect(elsewhere.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="invalid_token", error_description="the token's audience http:\/\/127\.0\.0\.1:1\/mcp is not this server/,
+    );
     const good = await fetch(world.serverUrl, initialize(access_token));
     expect(good.status).toBe(200);
     expect(await good.text()).toContain('strict-audience-server');
@@ -133,7 +165,8 @@ describe('OAuth with the real audience', () => {
       const m = await scopeWith({ forward: { port: 0 }, uiPort: 0 });
       const dispatcher = new ProxyAgent({ uri: m.forwardProxy!.origin, proxyTunnel });
       cleanups.push(() => dispatcher.close());
-      const viaProxy = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
+      const viaProxy = ((url: string | URL, init?: RequestInit) =>
+        undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
       // What the client sent to the proxy (undici's own record of its requests): CONNECTs, or absolute-form requests.
       const toProxy: string[] = [];
       const onRequest = (msg: unknown) => {
@@ -158,7 +191,8 @@ describe('OAuth with the real audience', () => {
         expect(toProxy).toContain(`POST ${A}/token`);
       }
 
-      const done = (u: string, status: number) => (s: typeof m.store) => [...s.exchanges.values()].some((x) => x.upstreamUrl === u && x.status === status && x.endedAt !== undefined);
+      const done = (u: string, status: number) => (s: typeof m.store) =>
+        [...s.exchanges.values()].some((x) => x.upstreamUrl === u && x.status === status && x.endedAt !== undefined);
       await m.waitFor(done(world.serverUrl, 200));
       await m.settle();
       const exchanges = [...m.store.exchanges.values()];
@@ -212,7 +246,9 @@ describe('OAuth with the real audience', () => {
       expect(world.tokens.size).toBe(issuedBefore);
 
       // The rewrites named the host the client used, not the proxy's listening address.
-      await m.waitFor((s) => [...s.exchanges.values()].some((x) => x.url === '/.well-known/oauth-protected-resource/mcp' && x.endedAt !== undefined));
+      await m.waitFor((s) =>
+        [...s.exchanges.values()].some((x) => x.url === '/.well-known/oauth-protected-resource/mcp' && x.endedAt !== undefined),
+      );
       await m.settle();
       const mods = m.store.snapshot().filter((e): e is ModificationEvent => e.type === 'modification');
       const www = mods.find((e) => e.what === 'www-authenticate-rewrite');

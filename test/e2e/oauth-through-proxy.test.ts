@@ -100,7 +100,10 @@ async function startOAuthUpstream(): Promise<Upstream> {
   });
   // A challenge that names a foreign authorization server's resource metadata.
   app.post('/foreign', (_req: Req, res: Res) => {
-    res.set('WWW-Authenticate', `Bearer error="invalid_token", resource_metadata="${FOREIGN_RM}"`).status(401).json({ error: 'invalid_token' });
+    res
+      .set('WWW-Authenticate', `Bearer error="invalid_token", resource_metadata="${FOREIGN_RM}"`)
+      .status(401)
+      .json({ error: 'invalid_token' });
   });
   // Protected-resource metadata on the upstream origin that names a foreign authorization server.
   app.get('/.well-known/oauth-protected-resource/foreign', (_req: Req, res: Res) => {
@@ -114,9 +117,13 @@ async function startOAuthUpstream(): Promise<Upstream> {
       return;
     }
     const mcp = new McpServer({ name: 'oauth-upstream', version: '1.0.0' });
-    mcp.registerTool('whoami', { description: 'Names the OAuth client', inputSchema: { greeting: z.string() } }, async ({ greeting }, extra) => ({
-      content: [{ type: 'text', text: `${greeting}, ${extra.authInfo?.clientId ?? 'nobody'}` }],
-    }));
+    mcp.registerTool(
+      'whoami',
+      { description: 'Names the OAuth client', inputSchema: { greeting: z.string() } },
+      async ({ greeting }, extra) => ({
+        content: [{ type: 'text', text: `${greeting}, ${extra.authInfo?.clientId ?? 'nobody'}` }],
+      }),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -161,7 +168,9 @@ describe('OAuth through the proxy', () => {
     expect(oauth.saved?.access_token).toBe(upstream.provider.issued.access[0]);
     expect(oauth.saved?.refresh_token).toBe(upstream.provider.issued.refresh[0]);
 
-    await m.waitFor((s) => [...s.exchanges.values()].some((x) => x.url.startsWith('/mcp') && x.status === 200 && x.responseBytes > 0 && x.endedAt !== undefined));
+    await m.waitFor((s) =>
+      [...s.exchanges.values()].some((x) => x.url.startsWith('/mcp') && x.status === 200 && x.responseBytes > 0 && x.endedAt !== undefined),
+    );
     const exchanges = [...m.store.exchanges.values()];
     const paths = exchanges.map((x) => `${x.method} ${x.url.split('?')[0]} ${x.status}`);
     expect(paths).toEqual(
@@ -193,9 +202,15 @@ describe('OAuth through the proxy', () => {
     for (const [step, code] of oauthSteps) {
       const x = exchanges.find((e) => `${e.method} ${e.url.split('?')[0]}` === step)!;
       expect(x, step).toMatchObject({ plain: true, sessionId: bucket.id });
-      expect(x.hints.map((h) => h.code), step).toContain(code);
+      expect(
+        x.hints.map((h) => h.code),
+        step,
+      ).toContain(code);
     }
-    const tokenHints = exchanges.find((e) => e.url === '/token')!.hints.map((h) => h.text).join(' ');
+    const tokenHints = exchanges
+      .find((e) => e.url === '/token')!
+      .hints.map((h) => h.text)
+      .join(' ');
     expect(tokenHints).toContain('grant_type=authorization_code');
     expect(tokenHints).toContain(`resource="${m.proxy.url}"`);
     // The MCP sessions hold only MCP: no error counted in any of them.
@@ -304,7 +319,9 @@ describe('OAuth through the proxy', () => {
 
     const challenge = await fetch(m.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(challenge.status).toBe(401);
-    expect(challenge.headers.get('www-authenticate')).toContain(`resource_metadata="${upstream.origin}/.well-known/oauth-protected-resource/mcp"`);
+    expect(challenge.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${upstream.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     const meta = await (await fetch(`${m.proxy.origin}/.well-known/oauth-protected-resource/mcp`)).json();
     expect(meta.resource).toBe(upstream.url);
 

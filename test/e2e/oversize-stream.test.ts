@@ -32,10 +32,11 @@ function startChild(target: string): Promise<{ proxy: string; ask(cmd: string): 
   const lines = createInterface({ input: child.stdout! });
   const waiting: ((v: Record<string, unknown>) => void)[] = [];
   lines.on('line', (l) => waiting.shift()?.(JSON.parse(l) as Record<string, unknown>));
-  const next = () => new Promise<Record<string, unknown>>((resolve, reject) => {
-    waiting.push(resolve);
-    child.once('exit', (code) => reject(new Error(`scope child exited (${code})`)));
-  });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      waiting.push(resolve);
+      child.once('exit', (code) => reject(new Error(`scope child exited (${code})`)));
+    });
   const ready = next();
   return ready.then((r) => ({
     proxy: r.proxy as string,
@@ -81,16 +82,20 @@ function bigResultUpstream(): Promise<{ u: ScriptedUpstream; sent: Promise<{ byt
 function call(proxy: string, bytes: number): Promise<{ bytes: number; sha256: string; status: number }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: bytes, method: 'tools/call', params: { name: 'big', arguments: { bytes } } });
-    const req = request(`${proxy}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-      const hash = createHash('sha256');
-      let n = 0;
-      res.on('data', (c: Buffer) => {
-        n += c.length;
-        hash.update(c);
-      });
-      res.on('end', () => resolve({ bytes: n, sha256: hash.digest('hex'), status: res.statusCode ?? 0 }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${proxy}/mcp`,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      (res) => {
+        const hash = createHash('sha256');
+        let n = 0;
+        res.on('data', (c: Buffer) => {
+          n += c.length;
+          hash.update(c);
+        });
+        res.on('end', () => resolve({ bytes: n, sha256: hash.digest('hex'), status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -118,7 +123,10 @@ describe('a 200 MB response through the proxy', () => {
     expect(received.bytes).toBe(TOTAL);
     expect(received.sha256).toBe(upstream.sha256);
     const growth = ((stats.peakRss as number) - before) / MiB;
-    console.log(`200 MB through the proxy: RSS before ${(before / MiB).toFixed(1)} MiB, peak ${((stats.peakRss as number) / MiB).toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB`, process.env.SCOPE_CHILD_DETAIL ? stats : '');
+    console.log(
+      `200 MB through the proxy: RSS before ${(before / MiB).toFixed(1)} MiB, peak ${((stats.peakRss as number) / MiB).toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB`,
+      process.env.SCOPE_CHILD_DETAIL ? stats : '',
+    );
     expect(growth).toBeLessThan(50);
 
     // The recorder may finish the last batch just after the client got its last byte.
@@ -128,6 +136,12 @@ describe('a 200 MB response through the proxy', () => {
       ex = exchanges.find((e) => e.method === 'POST' && e.responseBytes === TOTAL);
       if (!ex?.bodySha256) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(ex).toMatchObject({ truncated: true, truncatedBody: 'response', bodyBytes: TOTAL, bodySha256: upstream.sha256, responseBytes: TOTAL });
+    expect(ex).toMatchObject({
+      truncated: true,
+      truncatedBody: 'response',
+      bodyBytes: TOTAL,
+      bodySha256: upstream.sha256,
+      responseBytes: TOTAL,
+    });
   });
 });

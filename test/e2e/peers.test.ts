@@ -8,15 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { runInspectorCli, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { firstText } from '../support/mcp-results.js';
-
 
 function newClient(capabilities: ConstructorParameters<typeof Client>[1] = {}): Client {
   return new Client({ name: 'mcpscope-peers-test', version: '0.0.0' }, capabilities);
@@ -61,11 +55,9 @@ describe('server-everything, streamableHttp mode (direct)', () => {
     await client.connect(transport);
     try {
       const progress: Progress[] = [];
-      const result = await client.callTool(
-        { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
-        undefined,
-        { onprogress: (p) => progress.push(p) },
-      );
+      const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
+        onprogress: (p) => progress.push(p),
+      });
       expect(firstText(result)).toContain('Steps: 3');
       expect(progress).toEqual([
         { progress: 1, total: 3 },

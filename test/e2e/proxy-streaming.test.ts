@@ -62,7 +62,9 @@ describe('streaming through the proxy', () => {
         await headersSeen.promise;
         for (let i = 0; i < EVENTS; i++) {
           log.push(`write ${i}`);
-          res.write(`event: message\nid: ${i}\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${i}}}\n\n`);
+          res.write(
+            `event: message\nid: ${i}\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${i}}}\n\n`,
+          );
           await new Promise((r) => setTimeout(r, 200));
         }
         res.end();
@@ -93,8 +95,12 @@ describe('streaming through the proxy', () => {
     const expected = Array.from({ length: EVENTS }, (_, i) => [`write ${i}`, `recv ${i}`]).flat();
     expect(log).toEqual(expected);
 
-    const messages = await scope.waitFor((s) => (s.snapshot().filter((e) => e.type === 'message').length === EVENTS ? s.snapshot() : undefined));
-    const data = messages.filter((e): e is MessageEvent => e.type === 'message').map((m) => (m.jsonrpc as { params: { data: number } }).params.data);
+    const messages = await scope.waitFor((s) =>
+      s.snapshot().filter((e) => e.type === 'message').length === EVENTS ? s.snapshot() : undefined,
+    );
+    const data = messages
+      .filter((e): e is MessageEvent => e.type === 'message')
+      .map((m) => (m.jsonrpc as { params: { data: number } }).params.data);
     expect(data).toEqual([0, 1, 2, 3, 4]);
   });
 
@@ -121,9 +127,12 @@ describe('streaming through the proxy', () => {
     upstream = await startScriptedUpstream({
       'GET /sse': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"before reset"}}\n\n', () => {
-          setImmediate(() => res.socket?.destroy());
-        });
+        res.write(
+          'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"before reset"}}\n\n',
+          () => {
+            setImmediate(() => res.socket?.destroy());
+          },
+        );
       },
     });
     scope = await startMcpscope({ target: `${upstream.origin}/sse`, port: 0, uiPort: 0 });

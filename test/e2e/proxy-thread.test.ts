@@ -97,7 +97,11 @@ describe('the proxy thread', () => {
     scope = await startMcpscope({ target: upstream, port: 0, uiPort: false });
     const first = scope.proxyThread!.worker;
     // A call in flight when the thread dies: cut off, and recorded as such.
-    const hanging = fetch(scope.proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'hang' }) }).then(
+    const hanging = fetch(scope.proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'hang' }),
+    }).then(
       () => 'answered',
       () => 'cut off',
     );

@@ -15,7 +15,9 @@ type Mode = 'streamableHttp' | 'sse';
 const scenario = (url: string, mode: Mode) => everythingScenario(url, { clientName: 'mcpscope-acceptance', mode });
 
 async function messagesOf(scope: Mcpscope, session: SessionInfo): Promise<MessageEvent[]> {
-  const res = await fetch(`${scope.ui!.origin}/api/sessions/${session.id}/messages`, { headers: { authorization: `Bearer ${scope.token}` } });
+  const res = await fetch(`${scope.ui!.origin}/api/sessions/${session.id}/messages`, {
+    headers: { authorization: `Bearer ${scope.token}` },
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as MessageEvent[];
 }
@@ -112,7 +114,13 @@ for (const mode of ['streamableHttp', 'sse'] as const) {
       expect(list.code, list.stderr).toBe(0);
       const names = (list.json as { tools: { name: string }[] }).tools.map((t) => t.name);
       expect(names).toContain('echo');
-      const call = await runInspectorCli({ url: scope.proxy.url, transport, method: 'tools/call', toolName: 'get-sum', toolArgs: { a: '40', b: '2' } });
+      const call = await runInspectorCli({
+        url: scope.proxy.url,
+        transport,
+        method: 'tools/call',
+        toolName: 'get-sum',
+        toolArgs: { a: '40', b: '2' },
+      });
       expect(call.code, call.stderr).toBe(0);
       expect(JSON.stringify(call.json)).toContain('The sum of 40 and 2 is 42.');
       const recorded = await scope.waitFor((s) => {

@@ -22,7 +22,11 @@ import type { McpscopeEvent } from '../../proxy/model/events.js';
 
 const TOKEN = 'redaction-sinks-ui-token-0123456789';
 const j = (...p: string[]) => p.join(''); // token formats built at run time: this file must not look like a leak itself
-const PEM = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+const PEM = generateKeyPairSync('rsa', {
+  modulusLength: 1024,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+}).privateKey;
 
 /** Every credential kind, its unique marker. */
 const M = {
@@ -102,13 +106,29 @@ function upstreamHandler(req: IncomingMessage, res: ServerResponse): void {
     switch (msg.method) {
       case 'initialize':
         res.writeHead(200, { ...head, 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'sinks', version: '1' }, instructions: `Use ${M.github} carefully` } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: {
+              protocolVersion: '2025-11-25',
+              capabilities: { tools: {}, logging: {} },
+              serverInfo: { name: 'sinks', version: '1' },
+              instructions: `Use ${M.github} carefully`,
+            },
+          }),
+        );
         return;
       case 'tools/call': {
         let deep: unknown = { apiKey: M.jsonDeep };
         for (let i = 0; i < 100; i++) deep = { n: deep };
         const result = {
-          content: [{ type: 'text', text: `tokens: ${M.github} ${M.aws} ${M.slack} ${M.openai} ${M.anthropic} ${M.npm} ${M.google} ${M.jwt}\n${PEM}` }],
+          content: [
+            {
+              type: 'text',
+              text: `tokens: ${M.github} ${M.aws} ${M.slack} ${M.openai} ${M.anthropic} ${M.npm} ${M.google} ${M.jwt}\n${PEM}`,
+            },
+          ],
           structuredContent: {
             accessToken: M.jsonAccessToken,
             clientSecret: M.jsonClientSecret,
@@ -127,8 +147,16 @@ function upstreamHandler(req: IncomingMessage, res: ServerResponse): void {
         res.writeHead(200, { ...head, 'content-type': 'text/event-stream' });
         res.end(
           sse(
-            JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { access_token: M.logData, note: 'VISIBLE-log' } } }),
-            JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'VISIBLE-progress-token', progress: 1, total: 2 } }),
+            JSON.stringify({
+              jsonrpc: '2.0',
+              method: 'notifications/message',
+              params: { level: 'info', data: { access_token: M.logData, note: 'VISIBLE-log' } },
+            }),
+            JSON.stringify({
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken: 'VISIBLE-progress-token', progress: 1, total: 2 },
+            }),
             `{"jsonrpc":"2.0","method":"notifications/message","params":{"refresh_token":"${M.sseBroken}","level":`,
             JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }),
           ),
@@ -201,12 +229,30 @@ describe('redaction over every sink (issue 16, finding 4)', () => {
       'x-acme-api-key': M.hdrCustom,
     };
     const post = async (origin: string, body: unknown, session = true) => {
-      const r = await fetch(`${origin}/mcp${query}`, { method: 'POST', headers: { ...headers, ...(session ? { 'mcp-session-id': 'sess-visible-1' } : {}) }, body: JSON.stringify(body) });
+      const r = await fetch(`${origin}/mcp${query}`, {
+        method: 'POST',
+        headers: { ...headers, ...(session ? { 'mcp-session-id': 'sess-visible-1' } : {}) },
+        body: JSON.stringify(body),
+      });
       return r.text();
     };
     const origin = m.proxies[0].origin;
-    await post(origin, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sinks', version: '1' } } }, false);
-    await post(origin, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'leak', arguments: { code: 'VISIBLE-arg-code' }, _meta: { progressToken: 'VISIBLE-progress-token' } } });
+    await post(
+      origin,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sinks', version: '1' } },
+      },
+      false,
+    );
+    await post(origin, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'leak', arguments: { code: 'VISIBLE-arg-code' }, _meta: { progressToken: 'VISIBLE-progress-token' } },
+    });
     await post(origin, { jsonrpc: '2.0', id: 3, method: 'bad/json' });
     await post(origin, { jsonrpc: '2.0', id: 4, method: 'big/json' });
     const token = await fetch(`${origin}/oauth/token`, {
@@ -216,7 +262,16 @@ describe('redaction over every sink (issue 16, finding 4)', () => {
     });
     expect(await token.text()).toContain(M.plainAccess); // the wire is untouched
     // the second upstream, whose target URL carries userinfo
-    await post(m.proxies[1].origin, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sinks-userinfo', version: '1' } } }, false).catch(() => '');
+    await post(
+      m.proxies[1].origin,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sinks-userinfo', version: '1' } },
+      },
+      false,
+    ).catch(() => '');
 
     // ---- stdio: a wrapper with secrets on its command line and on the server's stderr
     const stdin = new PassThrough();
@@ -225,17 +280,30 @@ describe('redaction over every sink (issue 16, finding 4)', () => {
     const stderr = new Writable({ write: (c: Buffer, _e, cb) => ((stderrText += c.toString('utf8')), cb()) });
     const script = join(dir, 'server.cjs');
     writeFileSync(script, STDIO_SERVER);
-    const sawAnswer = new Promise<void>((resolve) => stdout.on('data', (c: Buffer) => c.toString('utf8').includes('stdio-sinks') && resolve()));
+    const sawAnswer = new Promise<void>((resolve) =>
+      stdout.on('data', (c: Buffer) => c.toString('utf8').includes('stdio-sinks') && resolve()),
+    );
     const wrapper = runStdioWrapper({
       command: process.execPath,
-      args: [script, `--api-key=${M.cmdApiKey}`, '--token', M.cmdToken, '--password', M.cmdPassword, `API_KEY=${M.cmdEnv}`, `postgres://app:${M.cmdDbUrl}@db.example/x`],
+      args: [
+        script,
+        `--api-key=${M.cmdApiKey}`,
+        '--token',
+        M.cmdToken,
+        '--password',
+        M.cmdPassword,
+        `API_KEY=${M.cmdEnv}`,
+        `postgres://app:${M.cmdDbUrl}@db.example/x`,
+      ],
       uiPort: m.ui!.port,
       token: TOKEN,
       stdin,
       stdout,
       stderr,
     });
-    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })}\n`);
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })}\n`,
+    );
     await sawAnswer;
     stdin.end();
     expect(await wrapper).toBe(0);
@@ -262,7 +330,8 @@ describe('redaction over every sink (issue 16, finding 4)', () => {
     for (const s of sessions) {
       sinks[`/api/sessions/${s.id}`] = await api(`/api/sessions/${s.id}`);
       sinks[`/api/sessions/${s.id}/events`] = await api(`/api/sessions/${s.id}/events`);
-      for (const format of ['fixture', 'har', 'ndjson']) sinks[`export ${s.id} ${format}`] = await api(`/api/sessions/${s.id}/export?format=${format}`);
+      for (const format of ['fixture', 'har', 'ndjson'])
+        sinks[`export ${s.id} ${format}`] = await api(`/api/sessions/${s.id}/export?format=${format}`);
     }
     sinks['/api/export?format=har'] = await api('/api/export?format=har');
     sinks['/api/export?format=ndjson'] = await api('/api/export?format=ndjson');
@@ -271,12 +340,27 @@ describe('redaction over every sink (issue 16, finding 4)', () => {
     await m.close();
     sinks['--record file'] = readFileSync(recordFile, 'utf8');
     // mcpscope's own lines only: the server's stderr is relayed to the client unchanged (transparency).
-    sinks['wrapper stderr'] = stderrText.split('\n').filter((l) => l.startsWith('mcpscope:')).join('\n');
+    sinks['wrapper stderr'] = stderrText
+      .split('\n')
+      .filter((l) => l.startsWith('mcpscope:'))
+      .join('\n');
     expect(sinks['wrapper stderr']).toContain('server.cjs');
 
     // ---- the traffic around the markers is there (the test cannot pass by recording nothing)
     const all = Object.values(sinks).join('\n');
-    for (const visible of ['VISIBLE-log', 'VISIBLE-progress-token', 'VISIBLE-cursor', 'VISIBLE-code', 'VISIBLE-arg-code', '4711', 'token_type=bearer', 'sess-visible-1', 'stdio-sinks', 'server.cjs', 'starting with password=']) {
+    for (const visible of [
+      'VISIBLE-log',
+      'VISIBLE-progress-token',
+      'VISIBLE-cursor',
+      'VISIBLE-code',
+      'VISIBLE-arg-code',
+      '4711',
+      'token_type=bearer',
+      'sess-visible-1',
+      'stdio-sinks',
+      'server.cjs',
+      'starting with password=',
+    ]) {
       expect(all, visible).toContain(visible);
     }
     const codes = new Set(events.flatMap((e) => (e.type === 'problem' ? [e.code] : [])));
@@ -286,7 +370,8 @@ describe('redaction over every sink (issue 16, finding 4)', () => {
 
     // ---- and no marker anywhere
     const leaks: string[] = [];
-    for (const [kind, marker] of Object.entries(M)) for (const [sink, text] of Object.entries(sinks)) if (text.includes(marker)) leaks.push(`${kind} in ${sink}`);
+    for (const [kind, marker] of Object.entries(M))
+      for (const [sink, text] of Object.entries(sinks)) if (text.includes(marker)) leaks.push(`${kind} in ${sink}`);
     expect(leaks).toEqual([]);
   }, 60_000);
 });

@@ -19,7 +19,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CreateMessageRequestSchema, McpError, ToolListChangedNotificationSchema, type CreateMessageRequest, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CreateMessageRequest,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
 import type { Fixture } from '../../proxy/fixtures/fixture-format.js';
 import { startMockServer, type MockServer } from '../../proxy/fixtures/replay-server.js';
@@ -66,9 +72,13 @@ async function scenario(transport: Transport, options: { shiftIds?: boolean } = 
     const echo = await client.callTool({ name: 'echo', arguments: { message: 'through the looking glass' } });
     const sum = await client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } });
     const progress: Progress[] = [];
-    const long = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: LONG_STEPS } }, undefined, {
-      onprogress: (p) => progress.push(p),
-    });
+    const long = await client.callTool(
+      { name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: LONG_STEPS } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    );
     const prompts = await client.listPrompts();
     const resources = await client.listResources();
     return {
@@ -184,8 +194,17 @@ describe('fixture round trip against server-everything', () => {
     const mock = await startMockServer(fixture);
     mocks.push(mock);
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(mock.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+      fetch(mock.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
     expect(init.status).toBe(200);
     expect(init.headers.get('content-type')).toBe('text/event-stream'); // as recorded
     const sid = init.headers.get('mcp-session-id')!;
@@ -212,7 +231,11 @@ describe('fixture round trip against server-everything', () => {
     const mock = await startMockServer(variant);
     mocks.push(mock);
     const post = (body: unknown) =>
-      fetch(mock.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+      fetch(mock.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
     const list = await post({ jsonrpc: '2.0', id: 'a', method: 'tools/list' });
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toBe('application/json');
@@ -232,7 +255,12 @@ describe('fixture round trip against server-everything', () => {
   });
 
   it('replays over stdio: the SDK StdioClientTransport spawning `mcpscope replay FIXTURE --stdio`', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'replay', fixturePath, '--stdio'], cwd: ROOT, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'replay', fixturePath, '--stdio'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     const replayed = await scenario(transport, { shiftIds: true });
@@ -307,7 +335,8 @@ function createToyServer(version: 1 | 2): McpServer {
   server.registerTool('add', { description: 'Adds', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
     content: [{ type: 'text', text: version === 1 ? `${a} + ${b} = ${a + b}` : `The sum is ${a + b}` }],
   }));
-  if (version === 1) server.registerTool('legacy', { description: 'Going away' }, async () => ({ content: [{ type: 'text', text: 'old' }] }));
+  if (version === 1)
+    server.registerTool('legacy', { description: 'Going away' }, async () => ({ content: [{ type: 'text', text: 'old' }] }));
   else server.registerTool('shiny', { description: 'New in v2' }, async () => ({ content: [{ type: 'text', text: 'new' }] }));
   return server;
 }
@@ -322,7 +351,10 @@ async function startToyServer(version: 1 | 2): Promise<{ url: string; close(): P
         res.writeHead(404).end();
         return;
       }
-      const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, t) });
+      const t = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, t),
+      });
       await createToyServer(version).connect(t);
       transport = t;
     }
@@ -395,10 +427,19 @@ describe('verify against a changed server', () => {
   it('--json gives the same verdict as data', async () => {
     const r = await runCli(['verify', fixturePath, '--target', v2.url, '--json']);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { ok: boolean; differences: { call: string; kind: string; path: string; recorded: unknown; live: unknown }[] };
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean;
+      differences: { call: string; kind: string; path: string; recorded: unknown; live: unknown }[];
+    };
     expect(report.ok).toBe(false);
     expect(report.differences).toContainEqual(
-      expect.objectContaining({ call: 'tools/list', kind: 'changed', path: 'tools[name=echo].inputSchema.properties.message.type', recorded: 'string', live: 'number' }),
+      expect.objectContaining({
+        call: 'tools/list',
+        kind: 'changed',
+        path: 'tools[name=echo].inputSchema.properties.message.type',
+        recorded: 'string',
+        live: 'number',
+      }),
     );
     expect(report.differences).toContainEqual(expect.objectContaining({ call: 'tools/list', kind: 'added', path: 'tools[name=shiny]' }));
   });
@@ -454,7 +495,9 @@ describe('sampling round trip (demo server ask_llm)', () => {
       const transport = new StreamableHTTPClientTransport(new URL(watch.proxy.url));
       await client.connect(transport);
       let settled = false;
-      const call = client.callTool({ name: 'ask_llm', arguments: { question: 'What is six times seven?' } }).finally(() => (settled = true));
+      const call = client
+        .callTool({ name: 'ask_llm', arguments: { question: 'What is six times seven?' } })
+        .finally(() => (settled = true));
       // The sampling request reached the client…
       await asked.promise;
       expect(seen).toHaveLength(1);
@@ -490,7 +533,15 @@ describe('sampling round trip (demo server ask_llm)', () => {
     const client = new Client({ name: 'list-changed-recording', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(scope.proxy.url));
     await client.connect(transport);
-    await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.method === 'GET' && x.status === 200 && x.sessionId !== undefined && s.sessions.get(x.sessionId)?.clientInfo?.name === 'list-changed-recording'));
+    await scope.waitFor((s) =>
+      [...s.exchanges.values()].find(
+        (x) =>
+          x.method === 'GET' &&
+          x.status === 200 &&
+          x.sessionId !== undefined &&
+          s.sessions.get(x.sessionId)?.clientInfo?.name === 'list-changed-recording',
+      ),
+    );
     const recordedChange = deferred();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => recordedChange.resolve());
     await client.callTool({ name: 'toggle_bonus_tool', arguments: {} });

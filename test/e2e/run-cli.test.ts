@@ -26,8 +26,16 @@ interface Ran {
   stderr: string;
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): { child: ChildProcess; done: Promise<Ran>; stdout: () => string } {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_TOKEN: '', ...env } });
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd?: string,
+): { child: ChildProcess; done: Promise<Ran>; stdout: () => string } {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MCPSCOPE_TOKEN: '', ...env },
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -37,7 +45,6 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): { chi
 }
 
 const run = (args: string[], env?: NodeJS.ProcessEnv, cwd?: string) => start(args, env, cwd).done;
-
 
 let testCa: TestCa;
 let server: SdkServer;
@@ -74,14 +81,17 @@ describe('mcpscope run, joining a running forward mcpscope', () => {
     await scope.settle();
     const events = scope.store.snapshot() as McpscopeEvent[];
     const origin = `https://localhost:${server.port}`;
-    const sessions = events.filter((e): e is Extract<McpscopeEvent, { type: 'session' }> => e.type === 'session').map((e) => (e as { session: SessionInfo }).session);
+    const sessions = events
+      .filter((e): e is Extract<McpscopeEvent, { type: 'session' }> => e.type === 'session')
+      .map((e) => (e as { session: SessionInfo }).session);
     const session = sessions.find((s) => s.target === origin);
     expect(session, JSON.stringify(sessions)).toBeDefined();
     const messages = events.filter((e): e is MessageEvent => e.type === 'message' && e.sessionId === session!.id);
     const methods = messages.filter((m) => m.kind === 'request').map((m) => m.method);
     expect(methods).toEqual(['initialize', 'tools/list', 'tools/call', 'tools/call']);
     // Every request answered, each response paired with its request.
-    for (const req of messages.filter((m) => m.kind === 'request')) expect(messages.some((m) => m.kind === 'response' && m.pair === req.seq)).toBe(true);
+    for (const req of messages.filter((m) => m.kind === 'request'))
+      expect(messages.some((m) => m.kind === 'response' && m.pair === req.seq)).toBe(true);
     // The progress notification is linked to the call that owns its token.
     const slow = messages.find((m) => m.kind === 'request' && m.method === 'tools/call' && m.name === 'slow')!;
     expect(messages.some((m) => m.method === 'notifications/progress' && m.pair === slow.seq)).toBe(true);
@@ -91,31 +101,64 @@ describe('mcpscope run, joining a running forward mcpscope', () => {
 
   it('lets the MCP Inspector CLI reach the HTTPS server at its real URL', async () => {
     // (inspector-cli 1.0.3 runs only from its build/ directory: see runInspectorCli in test/support/peers.ts.)
-    const r = await run([BIN, 'run', '--ui-port', String(scope.ui!.port), '--', process.execPath, inspectorCliBin, '--cli', server.url, '--transport', 'http', '--method', 'tools/list'], {}, join(inspectorCliBin, '..'));
+    const r = await run(
+      [
+        BIN,
+        'run',
+        '--ui-port',
+        String(scope.ui!.port),
+        '--',
+        process.execPath,
+        inspectorCliBin,
+        '--cli',
+        server.url,
+        '--transport',
+        'http',
+        '--method',
+        'tools/list',
+      ],
+      {},
+      join(inspectorCliBin, '..'),
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'hang', 'progress-then-wait', 'slow']);
+    expect((JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual([
+      'add',
+      'echo',
+      'hang',
+      'progress-then-wait',
+      'slow',
+    ]);
     await scope.settle();
-    const sessions = (scope.store.snapshot() as McpscopeEvent[]).filter((e) => e.type === 'session').map((e) => (e as { session: SessionInfo }).session);
-    expect(sessions.some((s) => s.target === `https://localhost:${server.port}` && /inspector/i.test(JSON.stringify(s.clientInfo ?? '')))).toBe(true);
+    const sessions = (scope.store.snapshot() as McpscopeEvent[])
+      .filter((e) => e.type === 'session')
+      .map((e) => (e as { session: SessionInfo }).session);
+    expect(
+      sessions.some((s) => s.target === `https://localhost:${server.port}` && /inspector/i.test(JSON.stringify(s.clientInfo ?? ''))),
+    ).toBe(true);
   });
 
-  it.runIf(hasPython)('lets a Python client (stdlib urllib: HTTPS_PROXY + SSL_CERT_FILE, as httpx reads them) reach the HTTPS server through the proxy', async () => {
-    const script = [
-      'import json, sys, urllib.request, urllib.error',
-      'req = urllib.request.Request(sys.argv[1], data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode(), headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})',
-      'try:',
-      '    r = urllib.request.urlopen(req); print(r.status)',
-      'except urllib.error.HTTPError as e:',
-      '    print(e.code)',
-    ].join('\n');
-    const r = await run([BIN, 'run', '--ui-port', String(scope.ui!.port), '--', 'python3', '-c', script, server.url]);
-    // The server answers a ping without a session 400; what matters is that Python trusted mcpscope's certificate and went through the proxy.
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^\d{3}$/);
-    await scope.settle();
-    const pings = (scope.store.snapshot() as McpscopeEvent[]).filter((e) => e.type === 'message' && (e as MessageEvent).method === 'ping' && (e as MessageEvent).kind === 'request');
-    expect(pings.length).toBeGreaterThan(0);
-  });
+  it.runIf(hasPython)(
+    'lets a Python client (stdlib urllib: HTTPS_PROXY + SSL_CERT_FILE, as httpx reads them) reach the HTTPS server through the proxy',
+    async () => {
+      const script = [
+        'import json, sys, urllib.request, urllib.error',
+        'req = urllib.request.Request(sys.argv[1], data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode(), headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})',
+        'try:',
+        '    r = urllib.request.urlopen(req); print(r.status)',
+        'except urllib.error.HTTPError as e:',
+        '    print(e.code)',
+      ].join('\n');
+      const r = await run([BIN, 'run', '--ui-port', String(scope.ui!.port), '--', 'python3', '-c', script, server.url]);
+      // The server answers a ping without a session 400; what matters is that Python trusted mcpscope's certificate and went through the proxy.
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toMatch(/^\d{3}$/);
+      await scope.settle();
+      const pings = (scope.store.snapshot() as McpscopeEvent[]).filter(
+        (e) => e.type === 'message' && (e as MessageEvent).method === 'ping' && (e as MessageEvent).kind === 'request',
+      );
+      expect(pings.length).toBeGreaterThan(0);
+    },
+  );
 
   it('mcpscope env prints the same variables as shell exports for that proxy', async () => {
     const r = await run([BIN, 'env', '--ui-port', String(scope.ui!.port)]);
@@ -130,7 +173,9 @@ describe('mcpscope run on its own', () => {
   it('starts a forward mcpscope for the command, prints its UI URL, and relays stdout and the exit code', async () => {
     const uiPort = await freePort();
     // The user's own extra CA (here: the upstream's) keeps working for mcpscope and the client.
-    const r = await run([BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, CLIENT, server.url], { NODE_EXTRA_CA_CERTS: caFile });
+    const r = await run([BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, CLIENT, server.url], {
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).add).toEqual({ content: [{ type: 'text', text: '5' }] });
     expect(r.stderr).toContain(`open the UI: http://127.0.0.1:${uiPort}/?token=`);
@@ -138,7 +183,10 @@ describe('mcpscope run on its own', () => {
 
   it('sets the proxy environment for the command', async () => {
     const uiPort = await freePort();
-    const r = await run([BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.env))'], { NO_PROXY: 'localhost' });
+    const r = await run(
+      [BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.env))'],
+      { NO_PROXY: 'localhost' },
+    );
     expect(r.code, r.stderr).toBe(0);
     const env = JSON.parse(r.stdout) as Record<string, string>;
     expect(env.HTTPS_PROXY).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -153,13 +201,22 @@ describe('mcpscope run on its own', () => {
     expect(env.NODE_OPTIONS).toContain('env-proxy-preload.mjs');
   });
 
-  it('exits with the command\'s code, 127 for a missing command, and passes signals on', async () => {
+  it("exits with the command's code, 127 for a missing command, and passes signals on", async () => {
     const uiPort = await freePort();
     expect((await run([BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, '-e', 'process.exit(7)'])).code).toBe(7);
     const missing = await run([BIN, 'run', '--ui-port', String(uiPort), '--', 'mcpscope-no-such-command']);
     expect(missing.code).toBe(127);
     expect(missing.stderr).toContain('mcpscope-no-such-command: command not found');
-    const long = start([BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, '-e', 'process.stdout.write("ready\\n"); setInterval(() => {}, 1000)']);
+    const long = start([
+      BIN,
+      'run',
+      '--ui-port',
+      String(uiPort),
+      '--',
+      process.execPath,
+      '-e',
+      'process.stdout.write("ready\\n"); setInterval(() => {}, 1000)',
+    ]);
     await new Promise<void>((resolve) => {
       const check = () => (long.stdout().includes('ready') ? resolve() : undefined);
       long.child.stdout!.on('data', check);

@@ -100,7 +100,9 @@ async function startCli(extra: string[] = []): Promise<Cli> {
       }
     }
   });
-  const exit = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: performance.now() })));
+  const exit = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, at: performance.now() })),
+  );
   const says = (re: RegExp) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const m = re.exec(err);
@@ -116,12 +118,22 @@ async function startCli(extra: string[] = []): Promise<Cli> {
 /** One tools/call through the proxy, on its own connection: the answer, or the error it got. */
 function call(port: number, id: number): Promise<{ status: number; body: string } | { error: string }> {
   return new Promise((resolve) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res: IncomingMessage) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', (e) => resolve({ error: e.message }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/mcp',
+        agent: false,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
+      (res: IncomingMessage) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', (e) => resolve({ error: e.message }));
+      },
+    );
     req.on('error', (e) => resolve({ error: e.message }));
     req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: {} } }));
   });
@@ -152,7 +164,7 @@ function recordedExchanges(file: string): ExchangeInfo[] {
 }
 
 describe('mcpscope CLI shutdown', () => {
-  it('SIGTERM with 20 calls in flight: all 20 get the server\'s answer, all 20 are in the record as answered, the record is 0600', async () => {
+  it("SIGTERM with 20 calls in flight: all 20 get the server's answer, all 20 are in the record as answered, the record is 0600", async () => {
     const cli = await startCli();
     const calls = Array.from({ length: 20 }, (_, i) => call(cli.proxyPort, i + 1));
     await heldCount(20);
@@ -161,7 +173,10 @@ describe('mcpscope CLI shutdown', () => {
     await cli.says(/waiting up to 5 s for 20 calls in flight; .* to quit now/);
     // A new connection is refused now.
     expect(await call(cli.proxyPort, 99)).toEqual({ error: expect.stringMatching(/ECONNREFUSED/) });
-    for (const h of held) h.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: h.id, result: { content: [{ type: 'text', text: `answer ${h.id}` }] } }));
+    for (const h of held)
+      h.res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: h.id, result: { content: [{ type: 'text', text: `answer ${h.id}` }] } }));
     const results = await Promise.all(calls);
     results.forEach((r, i) => {
       expect(r, `call ${i + 1}`).toEqual({ status: 200, body: expect.stringContaining(`"answer ${i + 1}"`) });
@@ -217,7 +232,14 @@ describe('mcpscope CLI shutdown', () => {
     const cli = await startCli(['--grace', '60000']);
     const before = streams;
     const opened = new Promise<void>((resolve) => (onStream = () => streams > before && resolve()));
-    const get = httpRequest({ host: '127.0.0.1', port: cli.proxyPort, method: 'GET', path: '/mcp', agent: false, headers: { accept: 'text/event-stream' } });
+    const get = httpRequest({
+      host: '127.0.0.1',
+      port: cli.proxyPort,
+      method: 'GET',
+      path: '/mcp',
+      agent: false,
+      headers: { accept: 'text/event-stream' },
+    });
     get.on('error', () => undefined);
     get.end();
     const [res] = (await once(get, 'response')) as [IncomingMessage];

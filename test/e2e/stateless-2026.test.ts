@@ -30,18 +30,32 @@ beforeAll(async () => {
       };
       if (m.method === 'tools/call' && m.params.name === 'deploy') {
         // Stateless server: everything it needs comes back in requestState.
-        if (m.params.requestState === 'rs-1' && m.params.inputResponses) return reply({ resultType: 'complete', content: [{ type: 'text', text: 'deployed as octocat' }] });
+        if (m.params.requestState === 'rs-1' && m.params.inputResponses)
+          return reply({ resultType: 'complete', content: [{ type: 'text', text: 'deployed as octocat' }] });
         return reply({
           resultType: 'input_required',
-          inputRequests: { who: { method: 'elicitation/create', params: { mode: 'form', message: 'GitHub user?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } } },
+          inputRequests: {
+            who: {
+              method: 'elicitation/create',
+              params: {
+                mode: 'form',
+                message: 'GitHub user?',
+                requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+              },
+            },
+          },
           requestState: 'rs-1',
         });
       }
       if (m.method === 'tools/call' && m.params.name === 'render') {
         // A task-augmented call answered with a CreateTaskResult on an SSE stream that then reports status.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', task: { taskId: 'tk-7', status: 'working', createdAt: new Date(0).toISOString(), ttl: 60000 } } })}\n\n`);
-        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 'tk-7', status: 'completed', createdAt: new Date(0).toISOString(), ttl: 60000 } })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', task: { taskId: 'tk-7', status: 'working', createdAt: new Date(0).toISOString(), ttl: 60000 } } })}\n\n`,
+        );
+        res.write(
+          `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 'tk-7', status: 'completed', createdAt: new Date(0).toISOString(), ttl: 60000 } })}\n\n`,
+        );
         return void res.end();
       }
       if (m.method === 'tasks/get') return reply({ resultType: 'complete', taskId: m.params.taskId, status: 'working' });
@@ -112,7 +126,12 @@ describe('2026-07-28 stateless exchange through the proxy', () => {
     expect(req1.chain).toBeUndefined();
     expect(res1).toMatchObject({ kind: 'response', id: 1, pair: req1.seq, chain: { root: req1.seq, attempt: 1, step: 'input-required' } });
     expect(req2).toMatchObject({ kind: 'request', id: 2, chain: { root: req1.seq, prev: req1.seq, attempt: 2 } });
-    expect(res2).toMatchObject({ kind: 'response', id: 2, pair: req2.seq, chain: { root: req1.seq, prev: req1.seq, attempt: 2, step: 'final' } });
+    expect(res2).toMatchObject({
+      kind: 'response',
+      id: 2,
+      pair: req2.seq,
+      chain: { root: req1.seq, prev: req1.seq, attempt: 2, step: 'final' },
+    });
     for (const m of messages) expect(m.hints.map((h) => h.code)).not.toContain('header-mismatch');
   });
 

@@ -102,20 +102,33 @@ describe('a GET event stream without a session id, by what the wire says', () =>
   });
 
   const post = (body: unknown) =>
-    fetch(`${scripted.proxy.origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(body) });
+    fetch(`${scripted.proxy.origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(body),
+    });
   const getStream = async (path: string, headers: Record<string, string>) => {
     const res = await fetch(`${scripted.proxy.origin}${path}`, { headers: { accept: 'text/event-stream', ...headers } });
     await res.text();
   };
 
   it('GET /mcp with MCP-Protocol-Version is Streamable HTTP; GET /sse whose first event names the endpoint is legacy', async () => {
-    await (await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'inspector-like', version: '1' } } })).text();
+    await (
+      await post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'inspector-like', version: '1' } },
+      })
+    ).text();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
     await getStream('/mcp', { 'mcp-protocol-version': '2025-11-25' });
     // Without the header too: it goes to the endpoint the stateless POSTs went to.
     await getStream('/mcp', {});
     await getStream('/sse', {});
-    const settled = await scripted.waitFor((store) => ([...store.exchanges.values()].filter((x) => x.method === 'GET' && x.endedAt !== undefined).length === 3 ? store : undefined));
+    const settled = await scripted.waitFor((store) =>
+      [...store.exchanges.values()].filter((x) => x.method === 'GET' && x.endedAt !== undefined).length === 3 ? store : undefined,
+    );
     const sessions = [...settled.sessions.values()];
     expect(sessions.map((s) => s.transport)).toEqual(['streamable-http', 'legacy-sse']);
     const gets = [...settled.exchanges.values()].filter((x) => x.method === 'GET');

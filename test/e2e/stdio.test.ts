@@ -120,7 +120,10 @@ interface Wrapped {
 
 /** Runs `mcpscope <args>` with MCPSCOPE_HOME → `homeDir`. stdout is read only once `readStdout` is called (backpressure). */
 function wrapper(args: string[], options: { homeDir?: string; readStdout?: boolean } = {}): Wrapped & { readStdout(): void } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MCPSCOPE_HOME: options.homeDir ?? home, MCPSCOPE_TOKEN: '' } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, MCPSCOPE_HOME: options.homeDir ?? home, MCPSCOPE_TOKEN: '' },
+  });
   children.push(child);
   const out: Buffer[] = [];
   let err = '';
@@ -176,8 +179,6 @@ async function api<T>(path: string, origin = scope.ui!.origin, token = scope.tok
   return (await res.json()) as T;
 }
 
-
-
 // ---------------------------------------------------------------------------------------------
 
 describe('mcpscope -- <command> (stdio wrapper)', () => {
@@ -185,7 +186,11 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     async function exercise(transport: StdioClientTransport) {
       const client = new Client({ name: 'stdio-e2e', version: '1.0.0' });
       await client.connect(transport);
-      const server = { version: client.getServerVersion(), capabilities: client.getServerCapabilities(), instructions: client.getInstructions() };
+      const server = {
+        version: client.getServerVersion(),
+        capabilities: client.getServerCapabilities(),
+        instructions: client.getInstructions(),
+      };
       const tools = await client.listTools();
       const echo = await client.callTool({ name: 'echo', arguments: { message: 'héllo over stdio 😀' } });
       const sum = await client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } });
@@ -197,7 +202,9 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
       return { server, tools, echo, sum, long, progress };
     }
 
-    const direct = await exercise(new StdioClientTransport({ command: process.execPath, args: [everythingEntry, 'stdio'], stderr: 'pipe' }));
+    const direct = await exercise(
+      new StdioClientTransport({ command: process.execPath, args: [everythingEntry, 'stdio'], stderr: 'pipe' }),
+    );
 
     let wrapperStderr = '';
     const transport = new StdioClientTransport({
@@ -217,7 +224,11 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     // has already removed the progress handler. So the last one reaches onprogress or not by the
     // timing of the reads, directly as well as through any relay (the wire carries all three; the UI
     // check below sees them). The first two, 100 ms before the result, always arrive.
-    const steps = [{ progress: 1, total: 3 }, { progress: 2, total: 3 }, { progress: 3, total: 3 }];
+    const steps = [
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ];
     for (const run of [direct, wrapped]) {
       expect(run.progress.length).toBeGreaterThanOrEqual(2);
       expect(run.progress).toEqual(steps.slice(0, run.progress.length));
@@ -295,7 +306,9 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     expect(messages[2].pair).toBe(messages[0].seq);
     expect(messages[2].size).toBe(written.indexOf(0x0a));
     const events = scope.store.sessionEvents(session.id);
-    expect(events.filter((e): e is LogEvent => e.type === 'log').map((e) => e.text)).toContain('The server process exited with code 3. 1 request was still waiting for an answer.');
+    expect(events.filter((e): e is LogEvent => e.type === 'log').map((e) => e.text)).toContain(
+      'The server process exited with code 3. 1 request was still waiting for an answer.',
+    );
     expect(events.some((e) => e.type === 'problem' && e.code === 'process-failed')).toBe(true);
   });
 
@@ -329,7 +342,9 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     const ownHome = mkdtempSync(join(tmpdir(), 'mcpscope-stdio-own-'));
     try {
       const port = await freePort();
-      const w = wrapper(['--ui-port', String(port), '--', process.execPath, scriptPath, join(ownHome, 'own.out'), 'own-ui-test'], { homeDir: ownHome });
+      const w = wrapper(['--ui-port', String(port), '--', process.execPath, scriptPath, join(ownHome, 'own.out'), 'own-ui-test'], {
+        homeDir: ownHome,
+      });
       const [, url] = await w.stderrMatch(/no mcpscope UI was running on port \d+, so this one serves it while .* runs: (http:\/\/\S+)/);
       expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?token=`));
       const token = new URL(url).searchParams.get('token')!;
@@ -365,7 +380,9 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     process.env.MCPSCOPE_HOME = home;
     try {
       const port = first.ui!.port;
-      const w = wrapper(['--ui-port', String(port), '--', process.execPath, scriptPath, join(otherHome, 'takeover.out'), 'takeover-test'], { homeDir: otherHome });
+      const w = wrapper(['--ui-port', String(port), '--', process.execPath, scriptPath, join(otherHome, 'takeover.out'), 'takeover-test'], {
+        homeDir: otherHome,
+      });
       await w.stderrMatch(/recording .* in the mcpscope UI at/);
       await w.stderrMatch(/ready/);
       send(w, { jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -397,7 +414,9 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
       const x = sessionIn(s, 'signal-test');
       return x?.status === 'closed' ? x : undefined;
     });
-    expect(scope.store.sessionEvents(session.id).some((e) => e.type === 'log' && e.text === 'The server process was ended by SIGTERM.')).toBe(true);
+    expect(
+      scope.store.sessionEvents(session.id).some((e) => e.type === 'log' && e.text === 'The server process was ended by SIGTERM.'),
+    ).toBe(true);
   });
 
   it('exits 127 with a plain-words error when the command does not exist, writing nothing to stdout', async () => {
@@ -425,14 +444,23 @@ describe('/ingest on the UI port', () => {
     expect(await connectIngest('127.0.0.1', port, 'wrong-token-wrong-token')).toMatchObject({ ok: false, status: 401 });
     // A browser page (any Origin, even the UI's own) may not ingest.
     const fromPage = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/ingest`, { headers: { authorization: `Bearer ${scope.token}` }, origin: `http://127.0.0.1:${port}` });
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ingest`, {
+        headers: { authorization: `Bearer ${scope.token}` },
+        origin: `http://127.0.0.1:${port}`,
+      });
       ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       ws.once('open', () => resolve(101));
       ws.on('error', () => undefined);
     });
     expect(fromPage).toBe(403);
     // A UI without a recorder (browsing a saved capture) has no /ingest.
-    const bare = await startUiServer({ store: new EventStore(), token: 'bare-ui-token-123456', port: 0, showSecrets: false, version: 'test' });
+    const bare = await startUiServer({
+      store: new EventStore(),
+      token: 'bare-ui-token-123456',
+      port: 0,
+      showSecrets: false,
+      version: 'test',
+    });
     try {
       expect(await connectIngest('127.0.0.1', bare.port, 'bare-ui-token-123456')).toMatchObject({ ok: false, status: 404 });
     } finally {
@@ -448,10 +476,21 @@ describe('/ingest on the UI port', () => {
     const b = await connectIngest('127.0.0.1', scope.ui!.port, scope.token);
     if (!a.ok || !b.ok) throw new Error('ingest refused');
     const start = (name: string) => ({ t: 'stdio-start' as const, xid: 'p', ts: Date.now(), command: name, args: [] });
-    const line = (dir: 'c2s' | 's2c', v: unknown) => ({ t: 'stdio-chunk' as const, xid: 'p', ts: Date.now(), dir, chunk: Buffer.from(`${JSON.stringify(v)}\n`) });
+    const line = (dir: 'c2s' | 's2c', v: unknown) => ({
+      t: 'stdio-chunk' as const,
+      xid: 'p',
+      ts: Date.now(),
+      dir,
+      chunk: Buffer.from(`${JSON.stringify(v)}\n`),
+    });
     a.ws.send(encodeBatch([start('ingest-a'), line('c2s', { jsonrpc: '2.0', id: 1, method: 'ping' })]));
     b.ws.send(encodeBatch([start('ingest-b'), line('c2s', { jsonrpc: '2.0', id: 1, method: 'ping' })]));
-    a.ws.send(encodeBatch([line('s2c', { jsonrpc: '2.0', id: 1, result: {} }), { t: 'stdio-exit', xid: 'p', ts: Date.now(), code: 0, signal: null }]));
+    a.ws.send(
+      encodeBatch([
+        line('s2c', { jsonrpc: '2.0', id: 1, result: {} }),
+        { t: 'stdio-exit', xid: 'p', ts: Date.now(), code: 0, signal: null },
+      ]),
+    );
     b.ws.terminate(); // no exit record: the wrapper was killed
     const [sa, sb] = await scope.waitFor((s) => {
       const x = sessionIn(s, 'ingest-a');

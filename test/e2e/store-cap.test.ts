@@ -16,7 +16,9 @@ async function echoUpstream(): Promise<ScriptedUpstream> {
   const u = await startScriptedUpstream({
     'POST /mcp': (_req, res, body) => {
       const msg = JSON.parse(body.toString()) as { id: number; params: unknown };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.params } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.params } }));
     },
   });
   open.push(u);

@@ -72,7 +72,9 @@ describe('mcpscope/testing', () => {
     expect(() => loadFixture(join(dir, 'missing.json'))).toThrow(/missing\.json: no such file/);
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, JSON.stringify({ format: 'mcpscope-fixture', version: 7, messages: [] }));
-    expect(() => loadFixture(wrong)).toThrow(/fixture version 7 is not supported by this mcpscope \(it reads version 1\); upgrade mcpscope/);
+    expect(() => loadFixture(wrong)).toThrow(
+      /fixture version 7 is not supported by this mcpscope \(it reads version 1\); upgrade mcpscope/,
+    );
   });
 
   it('is importable by its package name (package.json "exports" → dist)', async () => {
@@ -88,7 +90,10 @@ describe('mcpscope/testing', () => {
       await client.close();
       await server.close();
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, fixturePath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, fixturePath], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -89,11 +89,15 @@ function readAll(res: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function http(url: string, options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer } = {}): Promise<HttpResult> {
+function http(
+  url: string,
+  options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer } = {},
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
       readAll(res).then(
-        (body) => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, text: body.toString('utf8') }),
+        (body) =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, text: body.toString('utf8') }),
         reject,
       );
     });
@@ -136,7 +140,10 @@ function upgrade(origin: string, path: string, headers: Record<string, string> =
 }
 
 /** The content type without parameters (`application/json; charset=utf-8` → `application/json`). */
-const mediaType = (res: HttpResult) => String(res.headers['content-type'] ?? '').split(';')[0].trim();
+const mediaType = (res: HttpResult) =>
+  String(res.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim();
 
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 
@@ -197,7 +204,10 @@ class FeedClient {
         }
         return false;
       };
-      const timer = setTimeout(() => reject(new Error(`feed: timed out waiting for ${what} (${this.messages.length} messages so far)`)), ms);
+      const timer = setTimeout(
+        () => reject(new Error(`feed: timed out waiting for ${what} (${this.messages.length} messages so far)`)),
+        ms,
+      );
       const wait = () => {
         if (!check()) this.waiters.push(wait);
       };
@@ -233,7 +243,8 @@ function wsUrl(scope: Mcpscope, query = `token=${TOKEN}`): string {
 }
 
 /** Resolves once `n` exchanges have ended: nothing more will be recorded for them. */
-const exchangesEnded = (scope: Mcpscope, n: number) => scope.waitFor((s) => [...s.exchanges.values()].filter((x) => x.endedAt !== undefined).length === n || undefined);
+const exchangesEnded = (scope: Mcpscope, n: number) =>
+  scope.waitFor((s) => [...s.exchanges.values()].filter((x) => x.endedAt !== undefined).length === n || undefined);
 
 const messagesIn = (events: McpscopeEvent[]) => events.filter((e): e is MessageEvent => e.type === 'message');
 
@@ -485,7 +496,9 @@ describe('the session API on real traffic (SDK client → proxy → demo server)
     const sum = await client.callTool({ name: 'add', arguments: { a: 19, b: 23 } });
     expect(sum.structuredContent).toEqual({ sum: 42 });
     const progress: Progress[] = [];
-    const slow = await client.callTool({ name: 'slow_task', arguments: { steps: 3, delayMs: 10 } }, undefined, { onprogress: (p) => progress.push(p) });
+    const slow = await client.callTool({ name: 'slow_task', arguments: { steps: 3, delayMs: 10 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
     expect(slow.content).toEqual([{ type: 'text', text: 'done after 3 steps' }]);
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
 
@@ -594,7 +607,9 @@ describe('the WebSocket feed', () => {
         // Each progress event is written only after the test saw the previous one on the feed:
         // a feed that waited for the stream to end would deadlock here.
         for (let i = 0; i < step.length; i++) {
-          res.write(`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${i + 1},"total":3}}\n\n`);
+          res.write(
+            `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":${i + 1},"total":3}}\n\n`,
+          );
           await step[i].promise;
         }
         res.end(`data: {"jsonrpc":"2.0","id":${msg.id},"result":{"content":[]}}\n\n`);
@@ -612,7 +627,15 @@ describe('the WebSocket feed', () => {
     const feed = await FeedClient.open(wsUrl(scope));
     await feed.until((m) => m.type === 'snapshot' && m.done, 'end of snapshot');
     const hello = feed.messages[0];
-    expect(hello).toEqual({ type: 'hello', schemaVersion: EVENT_SCHEMA_VERSION, version: expect.any(String), showSecrets: false, instance: scope.store.instance, firstSeq: 1, lastSeq: lastSeqBefore });
+    expect(hello).toEqual({
+      type: 'hello',
+      schemaVersion: EVENT_SCHEMA_VERSION,
+      version: expect.any(String),
+      showSecrets: false,
+      instance: scope.store.instance,
+      firstSeq: 1,
+      lastSeq: lastSeqBefore,
+    });
     const snapshots = feed.messages.slice(1);
     expect(snapshots.every((m) => m.type === 'snapshot')).toBe(true);
     // Chunks of 3 events, only the last one marked done.
@@ -629,14 +652,18 @@ describe('the WebSocket feed', () => {
     expect(request.type).toBe('events');
     for (let i = 0; i < step.length; i++) {
       await feed.until(
-        (m) => m.type === 'events' && messagesIn(m.events).some((e) => e.method === 'notifications/progress' && e.progress?.progress === i + 1),
+        (m) =>
+          m.type === 'events' && messagesIn(m.events).some((e) => e.method === 'notifications/progress' && e.progress?.progress === i + 1),
         `live progress ${i + 1}`,
       );
       step[i].resolve();
     }
     const done = await call;
     expect(done.status).toBe(200);
-    await feed.until((m) => m.type === 'events' && messagesIn(m.events).some((e) => e.kind === 'response' && e.id === 3), 'the live response');
+    await feed.until(
+      (m) => m.type === 'events' && messagesIn(m.events).some((e) => e.kind === 'response' && e.id === 3),
+      'the live response',
+    );
 
     const live = feed.liveEvents();
     expect(live.every((e) => e.seq > lastSeqBefore)).toBe(true);
@@ -735,7 +762,12 @@ describe('a feed consumer that stops reading', () => {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < CALLS) {
           const id = next++;
-          const res = await postJson(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `${id}:${payload}` } } });
+          const res = await postJson(url, {
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { text: `${id}:${payload}` } },
+          });
           results[id] = res;
         }
       }),
@@ -751,7 +783,10 @@ describe('a feed consumer that stops reading', () => {
     });
     await exchangesEnded(scope, CALLS);
     // The paused consumer counts as stalled only once its socket went a while without reading (stallMs).
-    await Promise.race([scope.ui!.feed.whenStalled(), new Promise((_, reject) => setTimeout(() => reject(new Error('the paused consumer was never counted as stalled')), 10_000))]);
+    await Promise.race([
+      scope.ui!.feed.whenStalled(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the paused consumer was never counted as stalled')), 10_000)),
+    ]);
     // The fast consumer saw the whole burst.
     const lastBurstSeq = scope.store.lastSeq;
     await fast.until((m) => m.type === 'events' && m.events.some((e) => e.seq === lastBurstSeq), 'fast consumer caught up');
@@ -760,7 +795,9 @@ describe('a feed consumer that stops reading', () => {
     // The feed held far less than the burst for the stalled socket: it dropped the rest.
     expect(producedBytes).toBeGreaterThan(40 * MAX_BUFFERED);
     // Bounded: the limit plus at most a batch or so, whatever the burst's size.
-    expect(peakBuffered, `peak buffered ${peakBuffered} of ${producedBytes} produced (burst took ${burstMs} ms)`).toBeLessThan(8 * MAX_BUFFERED);
+    expect(peakBuffered, `peak buffered ${peakBuffered} of ${producedBytes} produced (burst took ${burstMs} ms)`).toBeLessThan(
+      8 * MAX_BUFFERED,
+    );
     expect(Math.max(...feedClients().map((ws) => ws.bufferedAmount))).toBeLessThan(8 * MAX_BUFFERED);
     expect(slow.messages.some((m) => m.type === 'dropped')).toBe(false);
 
@@ -787,7 +824,9 @@ describe('a feed consumer that stops reading', () => {
     expect(d.toSeq).toBeGreaterThanOrEqual(d.fromSeq);
     expect(d.toSeq).toBeLessThanOrEqual(lastBurstSeq);
     const droppedAt = slow.messages.indexOf(d);
-    const afterIdx = slow.messages.findIndex((m, i) => i >= mark && m.type === 'events' && messagesIn(m.events).some((e) => e.id === 'after'));
+    const afterIdx = slow.messages.findIndex(
+      (m, i) => i >= mark && m.type === 'events' && messagesIn(m.events).some((e) => e.id === 'after'),
+    );
     // Told as soon as it reads again (before any later event).
     expect(droppedAt).toBeGreaterThanOrEqual(received);
     expect(droppedAt).toBeLessThan(afterIdx);
@@ -810,7 +849,7 @@ describe('a feed consumer that stops reading', () => {
 });
 
 describe('shutdown with feed clients connected', () => {
-  it('closes promptly even when a feed client stopped reading (it used to wait for ws\'s 30 s close timeout)', async () => {
+  it("closes promptly even when a feed client stopped reading (it used to wait for ws's 30 s close timeout)", async () => {
     const upstream = await upstreamWith({ 'POST /mcp': jsonRpcEcho() });
     const scope = await startMcpscope({ target: `${upstream.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN });
     track(scope, (s) => s.close());
@@ -870,7 +909,9 @@ describe('errors', () => {
     const exchange = await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.error && x.endedAt !== undefined));
     expect(exchange.status).toBe(502);
     expect(exchange.error).toContain('connection refused');
-    const problem = await scope.waitFor((s) => s.snapshot().find((e): e is ProblemEvent => e.type === 'problem' && e.code === 'upstream-unreachable'));
+    const problem = await scope.waitFor((s) =>
+      s.snapshot().find((e): e is ProblemEvent => e.type === 'problem' && e.code === 'upstream-unreachable'),
+    );
     expect(problem.exchangeId).toBe(exchange.id);
     expect(problem.level).toBe('error');
 
@@ -927,7 +968,9 @@ describe('errors', () => {
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.text).toBe(answer);
 
-    const problem = await scope.waitFor((s) => s.snapshot().find((e): e is ProblemEvent => e.type === 'problem' && e.code === 'invalid-json'));
+    const problem = await scope.waitFor((s) =>
+      s.snapshot().find((e): e is ProblemEvent => e.type === 'problem' && e.code === 'invalid-json'),
+    );
     expect(problem.raw).toBe(malformed);
 
     const next = await postJson(`${scope.proxy.origin}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
@@ -942,7 +985,10 @@ describe('errors', () => {
         res.setHeader('content-type', 'application/json');
         res.setHeader('x-upstream-header', 'kept as is');
         res.setHeader('set-cookie', ['a=1; Path=/; HttpOnly', 'b=2; Max-Age=60', 'c=3']);
-        res.setHeader('www-authenticate', 'Bearer realm="mcp", error="invalid_token", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"');
+        res.setHeader(
+          'www-authenticate',
+          'Bearer realm="mcp", error="invalid_token", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+        );
         res.setHeader('mcp-session-id', 'sess-0123456789');
         res.setHeader('x-multi', ['one', 'two']);
         res.setHeader('cache-control', 'no-cache, no-transform');
@@ -961,14 +1007,21 @@ describe('errors', () => {
     expect(res.text).toBe('{"jsonrpc":"2.0","id":1,"result":{}}');
     expect(res.headers['x-upstream-header']).toBe('kept as is');
     expect(res.headers['set-cookie']).toEqual(['a=1; Path=/; HttpOnly', 'b=2; Max-Age=60', 'c=3']);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="mcp", error="invalid_token", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"');
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer realm="mcp", error="invalid_token", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+    );
     expect(res.headers['mcp-session-id']).toBe('sess-0123456789');
     expect(res.headers['cache-control']).toBe('no-cache, no-transform');
     expect(res.headers['content-length']).toBe(String(res.body.length));
     // Repeated headers stay repeated, in order.
     const raw: [string, string][] = [];
     for (let i = 0; i < res.rawHeaders.length; i += 2) raw.push([res.rawHeaders[i].toLowerCase(), res.rawHeaders[i + 1]]);
-    expect(raw.filter(([n]) => n === 'x-multi').map(([, v]) => v).join(', ')).toBe('one, two');
+    expect(
+      raw
+        .filter(([n]) => n === 'x-multi')
+        .map(([, v]) => v)
+        .join(', '),
+    ).toBe('one, two');
     expect(raw.filter(([n]) => n === 'set-cookie')).toHaveLength(3);
     // Hop-by-hop headers are the proxy's own business.
     expect(res.headers['x-hop-private']).toBeUndefined();
@@ -990,8 +1043,18 @@ describe('errors', () => {
       origin: 'http://localhost:5173',
       'x-custom': 'Mixed Case Value',
     };
-    const hopByHop = { connection: 'keep-alive, x-hop-private', 'x-hop-private': 'for the proxy only', 'keep-alive': 'timeout=5', te: 'trailers', 'proxy-connection': 'keep-alive' };
-    const res = await postJson(`${scope.proxy.origin}/mcp${query}`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } }, { ...sent, ...hopByHop });
+    const hopByHop = {
+      connection: 'keep-alive, x-hop-private',
+      'x-hop-private': 'for the proxy only',
+      'keep-alive': 'timeout=5',
+      te: 'trailers',
+      'proxy-connection': 'keep-alive',
+    };
+    const res = await postJson(
+      `${scope.proxy.origin}/mcp${query}`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } },
+      { ...sent, ...hopByHop },
+    );
     expect(res.status).toBe(200);
     expect(upstream.seen).toHaveLength(1);
     const seen = upstream.seen[0];
@@ -1014,7 +1077,9 @@ describe('errors', () => {
       },
     });
     const scope2 = await scopeFor(`${upstream2.origin}/mcp`);
-    const get = await http(`${scope2.proxy.origin}/mcp${query}`, { headers: { accept: 'text/event-stream', 'last-event-id': '42', 'mcp-session-id': 'sid-1' } });
+    const get = await http(`${scope2.proxy.origin}/mcp${query}`, {
+      headers: { accept: 'text/event-stream', 'last-event-id': '42', 'mcp-session-id': 'sid-1' },
+    });
     expect(get.status).toBe(200);
     expect(upstream2.seen[0].url).toBe(`/mcp${query}`);
     expect(upstream2.seen[0].headers['last-event-id']).toBe('42');
@@ -1069,10 +1134,13 @@ describe('errors', () => {
     // A path fastify's router cannot decode still gets its body forwarded, and the Host guard.
     const raw = (path: string, headers: Record<string, string>, body?: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request({ host: proxyUrl.hostname, port: proxyUrl.port, path, method: body ? 'POST' : 'GET', headers, agent: false }, (r) => {
-          r.resume();
-          r.on('end', () => resolve(r.statusCode ?? 0));
-        });
+        const req = request(
+          { host: proxyUrl.hostname, port: proxyUrl.port, path, method: body ? 'POST' : 'GET', headers, agent: false },
+          (r) => {
+            r.resume();
+            r.on('end', () => resolve(r.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -1103,7 +1171,12 @@ describe('secret redaction', () => {
 
     const res = await postJson(
       `${scope.proxy.origin}/mcp`,
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'redaction-test', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'redaction-test', version: '1' } },
+      },
       { authorization: `Bearer ${SECRET}`, cookie: COOKIE_SECRET },
     );
     expect(res.status).toBe(200);
@@ -1114,7 +1187,10 @@ describe('secret redaction', () => {
 
     const exchange = await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.endedAt !== undefined && x.responseHeaders));
     const session = await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.counts.messages >= 2));
-    await live.until((m) => m.type === 'events' && m.events.some((e) => e.type === 'exchange' && e.exchange.endedAt !== undefined), 'the finished exchange');
+    await live.until(
+      (m) => m.type === 'events' && m.events.some((e) => e.type === 'exchange' && e.exchange.endedAt !== undefined),
+      'the finished exchange',
+    );
     const late = await FeedClient.open(wsUrl(scope));
     await late.until((m) => m.type === 'snapshot' && m.done, 'snapshot (late)');
 

@@ -27,7 +27,11 @@ beforeAll(async () => {
   await page.goto(scope.ui!.url);
   await page.getByTestId('status').filter({ hasText: /live/i }).waitFor();
   client = new Client({ name: 'ui-browser-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'blue' } }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: 'assistant',
+    model: 'm',
+    content: { type: 'text', text: 'blue' },
+  }));
   transport = new StreamableHTTPClientTransport(new URL(scope.proxy.url));
   await client.connect(transport);
 }, 60_000);
@@ -70,20 +74,30 @@ describe('timeline UI in Chromium', () => {
       await page.locator('.pulse').first().waitFor();
       // Endless animations only: a transition (the progress bar's width, 0.25 s per update) ends.
       const animated = await page.evaluate(() =>
-        document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations === Infinity).map((a) => {
-          const effect = a.effect as KeyframeEffect;
-          const target = effect.target as Element;
-          return { on: `${target.className}${effect.pseudoElement ?? ''}`, properties: [...new Set(effect.getKeyframes().flatMap((k) => Object.keys(k)))] };
-        }),
+        document
+          .getAnimations()
+          .filter((a) => a.effect?.getComputedTiming().iterations === Infinity)
+          .map((a) => {
+            const effect = a.effect as KeyframeEffect;
+            const target = effect.target as Element;
+            return {
+              on: `${target.className}${effect.pseudoElement ?? ''}`,
+              properties: [...new Set(effect.getKeyframes().flatMap((k) => Object.keys(k)))],
+            };
+          }),
       );
       // Both kinds are running: the live dot's ring and the pending row's pulse.
       expect(animated.map((a) => a.on)).toEqual(expect.arrayContaining(['status-dot::after', 'pulse']));
       const bookkeeping = new Set(['offset', 'computedOffset', 'easing', 'composite']);
-      const paintTriggering = animated.flatMap((a) => a.properties.filter((p) => !bookkeeping.has(p) && !['opacity', 'transform', 'visibility'].includes(p)).map((p) => `${a.on}: ${p}`));
+      const paintTriggering = animated.flatMap((a) =>
+        a.properties.filter((p) => !bookkeeping.has(p) && !['opacity', 'transform', 'visibility'].includes(p)).map((p) => `${a.on}: ${p}`),
+      );
       expect(paintTriggering).toEqual([]);
       // A user who asks for less motion gets none.
       await page.emulateMedia({ reducedMotion: 'reduce' });
-      expect(await page.evaluate(() => document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations === Infinity).length)).toBe(0);
+      expect(
+        await page.evaluate(() => document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations === Infinity).length),
+      ).toBe(0);
     } finally {
       await page.emulateMedia({ reducedMotion: null });
       await call;
@@ -110,7 +124,9 @@ describe('timeline UI in Chromium', () => {
     const big = `${'x'.repeat(400 * 1024)}END-OF-BIG-PAYLOAD`;
     await client.callTool({ name: 'echo', arguments: { text: big } });
     // On the feed the message is a stub: the browser's store holds no 400 KB string.
-    const seq = await scope.waitFor((s) => [...s.sessions.values()].flatMap((x) => s.messages(x.id)).find((m) => m.kind === 'response' && m.size > 400 * 1024)?.pair);
+    const seq = await scope.waitFor(
+      (s) => [...s.sessions.values()].flatMap((x) => s.messages(x.id)).find((m) => m.kind === 'response' && m.size > 400 * 1024)?.pair,
+    );
     // Open that row by link (a shared view URL names the selected row).
     const loaded = page.waitForResponse((r) => r.url().includes('/api/messages/'));
     const url = new URL(page.url());
@@ -120,10 +136,16 @@ describe('timeline UI in Chromium', () => {
     expect(full.status()).toBe(200);
     expect(await full.text()).toContain('END-OF-BIG-PAYLOAD');
     const detail = page.getByTestId('detail');
-    await expect.poll(async () => (await detail.textContent())?.includes('open this message to load it in full'), { timeout: 15_000 }).toBe(false);
+    await expect
+      .poll(async () => (await detail.textContent())?.includes('open this message to load it in full'), { timeout: 15_000 })
+      .toBe(false);
     expect(await detail.textContent()).toContain('xxxxxxxx');
     const response = await page.evaluate((n) => {
-      const store = (window as unknown as { __mcpscope: { store: { row(k: string): { response?: { elided?: boolean; jsonrpc: unknown } } | undefined } } }).__mcpscope.store;
+      const store = (
+        window as unknown as {
+          __mcpscope: { store: { row(k: string): { response?: { elided?: boolean; jsonrpc: unknown } } | undefined } };
+        }
+      ).__mcpscope.store;
       const r = store.row(`c${n}`)?.response;
       return r ? { elided: r.elided, length: JSON.stringify(r.jsonrpc).length } : undefined;
     }, seq!);
@@ -134,10 +156,12 @@ describe('timeline UI in Chromium', () => {
   it('narrows the list with filters and keeps them in the URL', async () => {
     const before = await rows(page).count();
     await page.getByTestId('filter-method').fill('sampling');
-    await expect.poll(async () => {
-      const methods = await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-method')));
-      return methods.length > 0 && methods.every((m) => m?.includes('sampling'));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const methods = await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-method')));
+        return methods.length > 0 && methods.every((m) => m?.includes('sampling'));
+      })
+      .toBe(true);
     expect(await rows(page).count()).toBeLessThan(before);
     expect(page.url()).toContain('method=sampling');
     await page.getByTestId('filter-method').fill('');
@@ -164,7 +188,17 @@ describe('timeline UI in Chromium', () => {
       await Promise.all(Array.from({ length: 50 }, (_, j) => client.callTool({ name: 'echo', arguments: { text: `n${i + j}` } })));
     }
     await expect
-      .poll(async () => Number(((await page.getByTestId('row-count').textContent()) ?? '').replace(/[^\d ]/g, ' ').trim().split(/\s+/).at(-1)), { timeout: 20_000 })
+      .poll(
+        async () =>
+          Number(
+            ((await page.getByTestId('row-count').textContent()) ?? '')
+              .replace(/[^\d ]/g, ' ')
+              .trim()
+              .split(/\s+/)
+              .at(-1),
+          ),
+        { timeout: 20_000 },
+      )
       .toBeGreaterThanOrEqual(CALLS);
     const rendered = await rows(page).count();
     expect(rendered).toBeGreaterThan(5);
@@ -178,7 +212,10 @@ describe('timeline UI in Chromium', () => {
     await transport.terminateSession().catch(() => undefined);
     await client.close();
     await scope.close();
-    await page.getByTestId('status').filter({ hasText: /reconnecting/i }).waitFor({ timeout: 15_000 });
+    await page
+      .getByTestId('status')
+      .filter({ hasText: /reconnecting/i })
+      .waitFor({ timeout: 15_000 });
     scope = await startMcpscope({ target: demo.url, port: 0, uiPort, token: TOKEN });
     await page.getByTestId('status').filter({ hasText: /live/i }).waitFor({ timeout: 15_000 });
     // Fresh traffic after the restart shows up without a reload.

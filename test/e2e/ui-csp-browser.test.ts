@@ -44,12 +44,18 @@ async function openUi(url: string): Promise<{ page: Page; csp: string; violation
   await page.addInitScript(() => {
     const w = window as unknown as { __csp: Violation[] };
     w.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample }));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      w.__csp.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample }),
+    );
   });
   const res = await page.goto(url);
   expect(res?.status()).toBe(200);
   await page.getByTestId('status').filter({ hasText: /live/i }).waitFor();
-  return { page, csp: (await res!.allHeaders())['content-security-policy'] ?? '', violations: () => page.evaluate(() => (window as unknown as { __csp: Violation[] }).__csp) };
+  return {
+    page,
+    csp: (await res!.allHeaders())['content-security-policy'] ?? '',
+    violations: () => page.evaluate(() => (window as unknown as { __csp: Violation[] }).__csp),
+  };
 }
 
 describe('the UI under its Content-Security-Policy', () => {
@@ -58,7 +64,12 @@ describe('the UI under its Content-Security-Policy', () => {
       const url = `http://${name}:${scope.ui!.port}/?token=${TOKEN}`;
       const { page, csp, violations } = await openUi(url);
       try {
-        const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v.join(' ')]));
+        const directives = new Map(
+          csp
+            .split(';')
+            .map((d) => d.trim().split(/\s+/))
+            .map(([k, ...v]) => [k!, v.join(' ')]),
+        );
         expect(directives.get('default-src')).toBe("'self'");
         expect(directives.get('script-src')).toBe("'self'");
         expect(directives.get('style-src')).toBe("'self'");

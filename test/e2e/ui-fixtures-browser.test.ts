@@ -107,7 +107,9 @@ afterAll(async () => {
 describe('fixtures in the UI (Chromium)', () => {
   it('exports the selected session as a fixture from the Export menu', async () => {
     expect(before).not.toBe('');
-    await sessionItems(page).and(page.locator(`[data-session-id="${before}"]`)).click();
+    await sessionItems(page)
+      .and(page.locator(`[data-session-id="${before}"]`))
+      .click();
     await page.getByTestId('export').click();
     const menu = page.getByTestId('export-menu');
     await menu.waitFor();
@@ -190,11 +192,17 @@ describe('fixtures in the UI (Chromium)', () => {
     const idsBefore = await sessionIds();
     const ndjson = await (await page.request.get(new URL(`/api/sessions/${after}/export?format=ndjson`, scope.ui!.url).toString())).text();
     expect(ndjson.split('\n').length).toBeGreaterThan(5);
-    await page.getByTestId('import-input').setInputFiles({ name: 'after.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
+    await page
+      .getByTestId('import-input')
+      .setInputFiles({ name: 'after.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await page.getByTestId('toast').filter({ hasText: 'Opened after.ndjson' }).waitFor();
     await expect.poll(async () => (await sessionIds()).length).toBe(idsBefore.length + 1);
     const id = (await sessionIds()).find((x) => !idsBefore.includes(x))!;
-    expect(await sessionItems(page).and(page.locator(`[data-session-id="${id}"]`)).textContent()).toContain('fixtures-after');
+    expect(
+      await sessionItems(page)
+        .and(page.locator(`[data-session-id="${id}"]`))
+        .textContent(),
+    ).toContain('fixtures-after');
   });
 
   it('compares two sessions: the changed echo, the tools/list drift and the call only one made', async () => {
@@ -225,7 +233,9 @@ describe('fixtures in the UI (Chromium)', () => {
     // The two clients have different names: initialize differs in clientInfo only.
     const init = page.locator('[data-testid="diff-row"][data-method="initialize"]');
     expect(await init.getAttribute('data-diff')).toBe('changed');
-    expect(await init.locator('[data-path]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).toEqual(['params.clientInfo.name']);
+    expect(await init.locator('[data-path]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).toEqual([
+      'params.clientInfo.name',
+    ]);
 
     // Swapping the sides mirrors the row.
     await page.getByTestId('diff-swap').click();
@@ -237,7 +247,9 @@ describe('fixtures in the UI (Chromium)', () => {
     await page.getByTestId('diff-left').selectOption(before);
     await page.getByTestId('diff-right').selectOption(imported);
     const rows = page.getByTestId('diff-row');
-    await expect.poll(async () => (await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-method')))).join(',')).toBe('initialize,tools/list,tools/call');
+    await expect
+      .poll(async () => (await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-method')))).join(','))
+      .toBe('initialize,tools/list,tools/call');
     expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-diff')))).toEqual(['same', 'same', 'same']);
     await page.getByTestId('diff-changes-only').check();
     await page.getByTestId('diff-view').getByText('No differences').waitFor();
@@ -253,7 +265,11 @@ describe('fixtures in the UI (Chromium)', () => {
     const detail = page.getByTestId('detail');
     await detail.waitFor();
     expect(await detail.textContent()).toContain('bravo-after');
-    expect(await sessionItems(page).and(page.locator(`[data-session-id="${after}"]`)).getAttribute('aria-selected')).toBe('true');
+    expect(
+      await sessionItems(page)
+        .and(page.locator(`[data-session-id="${after}"]`))
+        .getAttribute('aria-selected'),
+    ).toBe('true');
     expect(page.url()).not.toContain('compare=');
   });
 });

@@ -26,14 +26,49 @@ function hostileCapture(): string {
   const b = new EventBuilder();
   b.session('s1', { clientInfo: { name: 'client\u200B', version: '1.0' }, serverInfo: { name: 'evil-server', version: '6.6\u202E6' } });
   b.exchange('x1', 's1', { carrier: 'post-json', status: 200, endedAt: b.ts + 5 });
-  const req = b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/call', name: TOOL, jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL, arguments: {} } } });
-  b.message({ exchangeId: 'x1', dir: 's2c', kind: 'response', carrier: 'post-json', id: 1, pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 1, result: { deep: '__DEEP__' } } });
+  const req = b.message({
+    exchangeId: 'x1',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 1,
+    method: 'tools/call',
+    name: TOOL,
+    jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL, arguments: {} } },
+  });
+  b.message({
+    exchangeId: 'x1',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-json',
+    id: 1,
+    pair: req.seq,
+    jsonrpc: { jsonrpc: '2.0', id: 1, result: { deep: '__DEEP__' } },
+  });
   b.exchange('x2', 's1', { carrier: 'post-json', status: 200, endedAt: b.ts + 5 });
-  const ping = b.message({ exchangeId: 'x2', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 2, method: 'ping', jsonrpc: { jsonrpc: '2.0', id: 2, method: 'ping' } });
-  b.message({ exchangeId: 'x2', dir: 's2c', kind: 'response', carrier: 'post-json', id: 2, pair: ping.seq, jsonrpc: { jsonrpc: '2.0', id: 2, result: {} } });
+  const ping = b.message({
+    exchangeId: 'x2',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 2,
+    method: 'ping',
+    jsonrpc: { jsonrpc: '2.0', id: 2, method: 'ping' },
+  });
+  b.message({
+    exchangeId: 'x2',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-json',
+    id: 2,
+    pair: ping.seq,
+    jsonrpc: { jsonrpc: '2.0', id: 2, result: {} },
+  });
   const deep = `${'['.repeat(DEPTH)}1${']'.repeat(DEPTH)}`;
   // JSON.stringify cannot write the deep value: put it in as text, in `jsonrpc` and in `raw` (a JSON string, where brackets need no escape).
-  return b.events.map((e) => `${JSON.stringify(e).replace(PLACEHOLDER, deep).replace(JSON.stringify(PLACEHOLDER).slice(1, -1), deep)}\n`).join('');
+  return b.events
+    .map((e) => `${JSON.stringify(e).replace(PLACEHOLDER, deep).replace(JSON.stringify(PLACEHOLDER).slice(1, -1), deep)}\n`)
+    .join('');
 }
 
 let opened: Awaited<ReturnType<typeof startOpenCli>> | undefined;
@@ -104,7 +139,9 @@ describe('a hostile capture in Chromium', () => {
       // Another view and back: the page still answers.
       await page.goto(`${uiUrl}${uiUrl.includes('?') ? '&' : '?'}session=s1&view=waterfall`);
       await page.getByTestId('waterfall-bar').first().waitFor();
-      expect(await page.locator('.wf-lane-label, .wf-bar-label, [data-testid="waterfall-bar-label"]').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('⟨U+202E⟩')]));
+      expect(await page.locator('.wf-lane-label, .wf-bar-label, [data-testid="waterfall-bar-label"]').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining('⟨U+202E⟩')]),
+      );
       await shot(page, 'hostile-waterfall');
       expect(errors).toEqual([]);
     } finally {

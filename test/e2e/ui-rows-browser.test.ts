@@ -94,7 +94,11 @@ function brokenWords(el: Locator): Promise<string[]> {
 
 /** Elements (by class) inside `el` whose computed word-break is break-all. */
 function breakAllIn(el: Locator): Promise<string[]> {
-  return el.evaluate((root) => [root, ...root.querySelectorAll('*')].filter((e) => getComputedStyle(e).wordBreak === 'break-all').map((e) => e.getAttribute('class') ?? e.tagName));
+  return el.evaluate((root) =>
+    [root, ...root.querySelectorAll('*')]
+      .filter((e) => getComputedStyle(e).wordBreak === 'break-all')
+      .map((e) => e.getAttribute('class') ?? e.tagName),
+  );
 }
 
 /** Whether the row with this key is rendered and lies wholly inside the timeline's viewport (no waiting). */
@@ -158,7 +162,9 @@ describe('timeline rows in Chromium', () => {
     await client.connect(transport);
     await client.callTool({ name: 'echo', arguments: { message: 'over stdio' } });
     await client.close();
-    const session = await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.transport === 'stdio' && x.status === 'closed' && x.clientInfo?.name === 'rows-stdio'));
+    const session = await scope.waitFor((s) =>
+      [...s.sessions.values()].find((x) => x.transport === 'stdio' && x.status === 'closed' && x.clientInfo?.name === 'rows-stdio'),
+    );
     const shown = commandLine(process.execPath, [everythingEntry, 'stdio']);
     expect(session.target).toBe(shown);
 
@@ -211,7 +217,12 @@ describe('timeline rows in Chromium', () => {
     await row.waitFor();
     await row.click();
     await page.getByTestId('detail-tab-http').click();
-    const valueOf = (name: string) => page.locator('.headers-table tr').filter({ has: page.locator('td.h-name', { hasText: new RegExp(`^${name}$`) }) }).locator('td.h-value').first();
+    const valueOf = (name: string) =>
+      page
+        .locator('.headers-table tr')
+        .filter({ has: page.locator('td.h-name', { hasText: new RegExp(`^${name}$`) }) })
+        .locator('td.h-value')
+        .first();
     // The client's Accept: application/json, text/event-stream; the server's Cache-Control: no-cache, no-transform.
     await valueOf('accept').waitFor();
     expect(await valueOf('accept').textContent()).toContain('text/event-stream');
@@ -250,7 +261,8 @@ describe('timeline rows in Chromium', () => {
 
   it('keeps the selected row in view when the detail pane opens (following the tail, wide window)', async () => {
     const client = await httpClient('rows-scroll');
-    for (let i = 0; i < 60; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => client.callTool({ name: 'add', arguments: { a: i + j, b: 1 } })));
+    for (let i = 0; i < 60; i += 20)
+      await Promise.all(Array.from({ length: 20 }, (_, j) => client.callTool({ name: 'add', arguments: { a: i + j, b: 1 } })));
     const session = await sessionOf('rows-scroll');
     const p = await openUi({ width: 1400, height: 900 });
     try {

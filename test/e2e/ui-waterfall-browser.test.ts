@@ -61,7 +61,9 @@ beforeAll(async () => {
   // The demo client: two rounds in a first session (then DELETE), then a second session.
   demoClient = startDemoClient(
     scope.proxy.url,
-    DOCS ? { intervalMs: 700, roundsPerSession: 3, slowStepMs: 300, randomDelayMaxMs: 800 } : { intervalMs: 150, roundsPerSession: 2, slowStepMs: 120, randomDelayMaxMs: 250 },
+    DOCS
+      ? { intervalMs: 700, roundsPerSession: 3, slowStepMs: 300, randomDelayMaxMs: 800 }
+      : { intervalMs: 150, roundsPerSession: 2, slowStepMs: 120, randomDelayMaxMs: 250 },
   );
   const first = await scope.waitFor(
     (s) => [...s.sessions.values()].find((x) => x.clientInfo?.name === 'mcpscope-demo-client' && x.status === 'closed'),
@@ -128,7 +130,9 @@ describe('waterfall in Chromium', () => {
     expect(calls).toBeGreaterThan(20);
     expect(lanes).toBeLessThan(calls / 3);
     // POST streams share rows; the GET stream keeps one of its own.
-    const kinds = await page.getByTestId('waterfall-lane').evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), Number(e.getAttribute('data-streams'))] as const));
+    const kinds = await page
+      .getByTestId('waterfall-lane')
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), Number(e.getAttribute('data-streams'))] as const));
     expect(kinds.filter(([k]) => k === 'get').every(([, n]) => n === 1)).toBe(true);
     expect(Math.max(...kinds.filter(([k]) => k === 'post').map(([, n]) => n))).toBeGreaterThan(5);
     // Calls are named on or beside their bars where there is room, mostly in full; every bar's

@@ -66,7 +66,9 @@ describe('a target with nothing listening', () => {
     await expect(connect('down-2')).rejects.toThrow();
     await scope.settle();
     expect(scope.store.snapshot().filter((e) => e.type === 'problem' && e.code === 'upstream-unreachable')).toHaveLength(2);
-    expect(notices).toEqual([`mcpscope: http://127.0.0.1:${port}/mcp is not reachable (connection refused — is the server running on that port?); clients get 502 until it is.`]);
+    expect(notices).toEqual([
+      `mcpscope: http://127.0.0.1:${port}/mcp is not reachable (connection refused — is the server running on that port?); clients get 502 until it is.`,
+    ]);
   });
 
   it('says when the server answers again, and records its traffic as usual', async () => {

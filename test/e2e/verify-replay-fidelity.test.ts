@@ -57,16 +57,25 @@ describe('verify against the server-everything the fixture was recorded from', (
     scope = await startMcpscope({ target: peer.url, port: 0, uiPort: false });
     // A client with roots: server-everything asks for them (roots/list, on the standalone GET
     // stream) 350 ms after initialization, here while the long-running operation is in flight.
-    const client = new Client({ name: 'roots-recording', version: '1.0.0' }, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} } });
+    const client = new Client(
+      { name: 'roots-recording', version: '1.0.0' },
+      { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} } },
+    );
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'recorded-llm', content: { type: 'text', text: 'sampled' } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      model: 'recorded-llm',
+      content: { type: 'text', text: 'sampled' },
+    }));
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
     const transport = new StreamableHTTPClientTransport(new URL(scope.proxy.url));
     await client.connect(transport);
     await client.listTools();
     await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
     await Promise.all([
-      client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } }, undefined, { onprogress: () => undefined }),
+      client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } }, undefined, {
+        onprogress: () => undefined,
+      }),
       client.callTool({ name: 'echo', arguments: { message: 'fast' } }),
     ]);
     await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say something', maxTokens: 5 } });
@@ -110,7 +119,9 @@ describe('verify against the server-everything the fixture was recorded from', (
 
   it('still fails with a clear difference when a tool result differs (exit 1)', async () => {
     const changed = structuredClone(fixture);
-    const echo = changed.messages.find((m) => m.kind === 'response' && m.name === 'echo' && JSON.stringify(m.message).includes('Echo: hi'))!;
+    const echo = changed.messages.find(
+      (m) => m.kind === 'response' && m.name === 'echo' && JSON.stringify(m.message).includes('Echo: hi'),
+    )!;
     (echo.message.result as { content: { text: string }[] }).content[0].text = 'Echo: hello';
     const path = join(dir, 'changed.fixture.json');
     writeFileSync(path, JSON.stringify(changed));
@@ -126,7 +137,9 @@ describe('verify against the server-everything the fixture was recorded from', (
     stripped.messages = stripped.messages.filter((m) => m.seq !== roots.seq && m.pair !== roots.seq);
     const report = await verifyFixture(stripped, { target: peer.url });
     expect(report.ok).toBe(false);
-    expect(report.differences.map((d) => d.text)).toContainEqual('(server-initiated) › server→client request roots/list (on the standalone stream) is not in the recording');
+    expect(report.differences.map((d) => d.text)).toContainEqual(
+      '(server-initiated) › server→client request roots/list (on the standalone stream) is not in the recording',
+    );
     expect(report.differences.filter((d) => d.path === 'server requests' && d.call !== '(server-initiated)')).toEqual([]);
   });
 });
@@ -200,8 +213,24 @@ describe('the demo fixture with its documented ignore list, against the demo ser
     f.messages.splice(
       at,
       0,
-      { seq: seq + 0.25, t: 100, dir: 's2c', kind: 'request', carrier: 'get-sse', message: { jsonrpc: '2.0', id: 90, method: 'roots/list' }, method: 'roots/list' },
-      { seq: seq + 0.5, t: 101, dir: 'c2s', kind: 'response', carrier: 'post-body', pair: seq + 0.25, message: { jsonrpc: '2.0', id: 90, result: { roots: [] } } },
+      {
+        seq: seq + 0.25,
+        t: 100,
+        dir: 's2c',
+        kind: 'request',
+        carrier: 'get-sse',
+        message: { jsonrpc: '2.0', id: 90, method: 'roots/list' },
+        method: 'roots/list',
+      },
+      {
+        seq: seq + 0.5,
+        t: 101,
+        dir: 'c2s',
+        kind: 'response',
+        carrier: 'post-body',
+        pair: seq + 0.25,
+        message: { jsonrpc: '2.0', id: 90, result: { roots: [] } },
+      },
     );
     const report = await verifyFixture(f, { target: demo.url });
     expect(report.differences.map((d) => d.text)).toEqual([
@@ -253,7 +282,9 @@ async function concurrentCalls(transport: Transport, clientName: string): Promis
     let longMs = 0;
     await Promise.all([
       client
-        .callTool({ name: 'trigger-long-running-operation', arguments: LONG_ARGS }, undefined, { onprogress: () => progressMs.push(Date.now() - t0) })
+        .callTool({ name: 'trigger-long-running-operation', arguments: LONG_ARGS }, undefined, {
+          onprogress: () => progressMs.push(Date.now() - t0),
+        })
         .then(() => {
           longMs = Date.now() - t0;
           order.push('long');
@@ -283,7 +314,9 @@ describe('replay keeps the recorded timing', () => {
     const fixture = await fixtureOf(scope, 'timing-recording');
     const longReq = fixture.messages.find((m) => m.kind === 'request' && m.name === 'trigger-long-running-operation')!;
     recordedLatency = fixture.messages.find((m) => m.kind === 'response' && m.pair === longReq.seq)!.t - longReq.t;
-    recordedProgress = fixture.messages.filter((m) => m.method === 'notifications/progress' && m.pair === longReq.seq).map((m) => m.t - longReq.t);
+    recordedProgress = fixture.messages
+      .filter((m) => m.method === 'notifications/progress' && m.pair === longReq.seq)
+      .map((m) => m.t - longReq.t);
     dir = mkdtempSync(join(tmpdir(), 'mcpscope-replay-timing-'));
     fixturePath = join(dir, 'concurrent.fixture.json');
     writeFileSync(fixturePath, JSON.stringify(fixture, null, 2));
@@ -319,7 +352,12 @@ describe('replay keeps the recorded timing', () => {
   });
 
   it('by default over stdio: the same', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'replay', fixturePath, '--stdio', '--quiet'], cwd: ROOT, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'replay', fixturePath, '--stdio', '--quiet'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
     expectRecordedPace(await concurrentCalls(transport, 'timing-replay-stdio'));
   });
 

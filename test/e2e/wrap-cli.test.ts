@@ -62,7 +62,11 @@ function tempDir(): string {
 }
 
 function cliWith(options: { nodeArgs?: string[] }, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PATH: pathDir } });
+  const r = spawnSync(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, PATH: pathDir },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 const cli = (...args: string[]) => cliWith({}, ...args);
@@ -86,7 +90,9 @@ describe('mcpscope wrap / unwrap', () => {
     expect(r.stderr).toContain(`${commandLine('node', [SCRIPT])} --target https://mcp.example.com/mcp --port 6481 --ui-port 7001`);
     expect(r.stderr).not.toContain('npx mcpscope');
     // The dry run shows the check of that command.
-    expect(r.stderr).toContain(`Checked: ${commandLine(NODE, [SCRIPT, '--version'])} from / with PATH=/usr/bin:/bin:/usr/sbin:/sbin printed ${packageVersion()}.`);
+    expect(r.stderr).toContain(
+      `Checked: ${commandLine(NODE, [SCRIPT, '--version'])} from / with PATH=/usr/bin:/bin:/usr/sbin:/sbin printed ${packageVersion()}.`,
+    );
     expect(readFileSync(file, 'utf8')).toBe(CLAUDE);
     expect(readdirSync(dir)).toEqual(['claude_desktop_config.json']);
   });
@@ -102,7 +108,17 @@ describe('mcpscope wrap / unwrap', () => {
     const wrapped = readFileSync(file, 'utf8');
     expect(wrapped).not.toBe(CLAUDE);
     expect(JSON.parse(wrapped).mcpServers.github.command).toBe(NODE);
-    expect(JSON.parse(wrapped).mcpServers.github.args).toEqual([SCRIPT, '--ui-port', '6480', '--', 'docker', 'run', '-i', '--rm', 'ghcr.io/github/github-mcp-server']);
+    expect(JSON.parse(wrapped).mcpServers.github.args).toEqual([
+      SCRIPT,
+      '--ui-port',
+      '6480',
+      '--',
+      'docker',
+      'run',
+      '-i',
+      '--rm',
+      'ghcr.io/github/github-mcp-server',
+    ]);
     const [bak] = backups(dir);
     expect(bak).toBeDefined();
     expect(readFileSync(join(dir, bak), 'utf8')).toBe(CLAUDE);
@@ -134,13 +150,16 @@ describe('mcpscope wrap / unwrap', () => {
   it('wraps a VS Code .vscode/mcp.json with comments, keeping them', () => {
     const dir = tempDir();
     const file = join(dir, 'mcp.json');
-    const text = '{\n  // local tools\n  "servers": {\n    "local": { "type": "stdio", "command": "node", "args": ["s.js"] },\n    "api": { "type": "http", "url": "http://localhost:3001/mcp" }, // my API\n  },\n}\n';
+    const text =
+      '{\n  // local tools\n  "servers": {\n    "local": { "type": "stdio", "command": "node", "args": ["s.js"] },\n    "api": { "type": "http", "url": "http://localhost:3001/mcp" }, // my API\n  },\n}\n';
     writeFileSync(file, text);
     expect(cli('wrap', file, '--write').code).toBe(0);
     const wrapped = readFileSync(file, 'utf8');
     expect(wrapped).toContain('// local tools');
     expect(wrapped).toContain('"api": { "type": "http", "url": "http://127.0.0.1:6481/mcp" }, // my API');
-    expect(wrapped).toContain(`"command": ${JSON.stringify(NODE)}, "args": [${JSON.stringify(SCRIPT)}, "--ui-port", "6480", "--", "node", "s.js"]`);
+    expect(wrapped).toContain(
+      `"command": ${JSON.stringify(NODE)}, "args": [${JSON.stringify(SCRIPT)}, "--ui-port", "6480", "--", "node", "s.js"]`,
+    );
     expect(cli('unwrap', file, '--write').code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
@@ -187,7 +206,9 @@ describe('mcpscope wrap / unwrap', () => {
     const dry = cliWith({ nodeArgs }, 'wrap', file);
     expect(dry.code).toBe(1);
     expect(JSON.parse(dry.stdout).mcpServers.files.command).toBe('/nonexistent/mcpscope-test/node');
-    expect(dry.stderr).toContain(`this command does not work: ${commandLine('/nonexistent/mcpscope-test/node', [SCRIPT, '--version'])} from / with PATH=`);
+    expect(dry.stderr).toContain(
+      `this command does not work: ${commandLine('/nonexistent/mcpscope-test/node', [SCRIPT, '--version'])} from / with PATH=`,
+    );
     expect(dry.stderr).toContain('/nonexistent/mcpscope-test/node does not exist');
     expect(dry.stderr).toContain('--write would refuse');
 
@@ -214,7 +235,10 @@ describe('mcpscope wrap / unwrap', () => {
     const w = cli('wrap', file, '--write');
     expect(w.code).toBe(0);
     const servers = JSON.parse(readFileSync(file, 'utf8')).mcpServers;
-    expect(servers.files).toEqual({ command: NODE, args: [SCRIPT, '--ui-port', '6480', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'] });
+    expect(servers.files).toEqual({
+      command: NODE,
+      args: [SCRIPT, '--ui-port', '6480', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'],
+    });
     expect(w.stderr).toMatch(/files: stdio: .* ran under `npx -y mcpscope`, now under /);
     expect(cli('wrap', file, '--write').stderr).toContain('Nothing to wrap');
 
@@ -224,24 +248,39 @@ describe('mcpscope wrap / unwrap', () => {
 });
 
 describe.skipIf(process.platform === 'win32')('the command wrap writes', () => {
-  it('is the installed mcpscope when the first one on PATH is this package, else this checkout\'s script; node by its PATH name when that is this node', () => {
+  it("is the installed mcpscope when the first one on PATH is this package, else this checkout's script; node by its PATH name when that is this node", () => {
     const dir = tempDir();
     // Nothing on PATH: this node's own path, and the script.
-    expect(resolveLauncher({ PATH: '' })).toEqual({ command: process.execPath, args: [SCRIPT], shell: commandLine('node', [SCRIPT]), installed: false });
+    expect(resolveLauncher({ PATH: '' })).toEqual({
+      command: process.execPath,
+      args: [SCRIPT],
+      shell: commandLine('node', [SCRIPT]),
+      installed: false,
+    });
 
     // `npm install -g .` puts a link to bin/mcpscope.js on PATH: wrap uses that link, by its path.
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     symlinkSync(BIN, join(bin, 'mcpscope'));
     symlinkSync(process.execPath, join(bin, 'node'));
-    expect(resolveLauncher({ PATH: `${bin}:/usr/bin:/bin` })).toEqual({ command: join(bin, 'node'), args: [join(bin, 'mcpscope')], shell: 'mcpscope', installed: true });
+    expect(resolveLauncher({ PATH: `${bin}:/usr/bin:/bin` })).toEqual({
+      command: join(bin, 'node'),
+      args: [join(bin, 'mcpscope')],
+      shell: 'mcpscope',
+      installed: true,
+    });
 
     // A `mcpscope` first on PATH that is something else (another copy): not ours, the script it is.
     const other = join(dir, 'other');
     mkdirSync(other);
     writeFileSync(join(other, 'mcpscope'), '#!/bin/sh\necho 9.9.9\n', { mode: 0o755 });
     writeFileSync(join(other, 'node'), '#!/bin/sh\n', { mode: 0o755 });
-    expect(resolveLauncher({ PATH: `${other}:${bin}` })).toEqual({ command: process.execPath, args: [SCRIPT], shell: commandLine('node', [SCRIPT]), installed: false });
+    expect(resolveLauncher({ PATH: `${other}:${bin}` })).toEqual({
+      command: process.execPath,
+      args: [SCRIPT],
+      shell: commandLine('node', [SCRIPT]),
+      installed: false,
+    });
   });
 
   it('is checked by running it with --version from / with a minimal PATH', () => {
@@ -255,19 +294,28 @@ describe.skipIf(process.platform === 'win32')('the command wrap writes', () => {
 
     const wrong = join(dir, 'wrong.mjs');
     writeFileSync(wrong, "console.log('9.9.9');\n");
-    expect(checkLauncher({ command: process.execPath, args: [wrong], shell: '' }).detail).toBe(`printed "9.9.9", not this mcpscope's version ${packageVersion()}`);
+    expect(checkLauncher({ command: process.execPath, args: [wrong], shell: '' }).detail).toBe(
+      `printed "9.9.9", not this mcpscope's version ${packageVersion()}`,
+    );
 
     const failing = join(dir, 'failing.mjs');
     writeFileSync(failing, "process.stderr.write('mcpscope: the compiled CLI is missing');\nprocess.exit(1);\n");
-    expect(checkLauncher({ command: process.execPath, args: [failing], shell: '' }).detail).toBe('exited with code 1: mcpscope: the compiled CLI is missing');
+    expect(checkLauncher({ command: process.execPath, args: [failing], shell: '' }).detail).toBe(
+      'exited with code 1: mcpscope: the compiled CLI is missing',
+    );
 
     const hanging = join(dir, 'hanging.mjs');
     writeFileSync(hanging, 'setTimeout(() => {}, 60_000);\n');
-    expect(checkLauncher({ command: process.execPath, args: [hanging], shell: '' }, { timeoutMs: 500 }).detail).toBe('it did not finish within 0.5 s');
+    expect(checkLauncher({ command: process.execPath, args: [hanging], shell: '' }, { timeoutMs: 500 }).detail).toBe(
+      'it did not finish within 0.5 s',
+    );
 
     // It runs where a desktop app would start it: from /, and with PATH reduced to the system's.
     const where = join(dir, 'where.mjs');
-    writeFileSync(where, `console.log(process.cwd() === '/' && process.env.PATH === '/usr/bin:/bin:/usr/sbin:/sbin' ? ${JSON.stringify(packageVersion())} : 'elsewhere');\n`);
+    writeFileSync(
+      where,
+      `console.log(process.cwd() === '/' && process.env.PATH === '/usr/bin:/bin:/usr/sbin:/sbin' ? ${JSON.stringify(packageVersion())} : 'elsewhere');\n`,
+    );
     expect(checkLauncher({ command: process.execPath, args: [where], shell: '' }).ok).toBe(true);
   });
 });

@@ -16,7 +16,10 @@ export interface BothModes {
 }
 
 /** `handle` answers every request the upstream gets (its path is the key tests use). */
-export async function startBothModes(handle: (req: IncomingMessage, res: ServerResponse) => void, setup?: (upstream: Server) => void): Promise<BothModes> {
+export async function startBothModes(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  setup?: (upstream: Server) => void,
+): Promise<BothModes> {
   const upstream = createServer(handle);
   setup?.(upstream);
   upstream.listen(0, '127.0.0.1');

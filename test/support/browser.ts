@@ -13,7 +13,9 @@ export function hasChromium(): boolean {
 
 export async function launchBrowser(): Promise<Browser> {
   if (!hasChromium()) {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium), or set MCPSCOPE_CHROMIUM.`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium), or set MCPSCOPE_CHROMIUM.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,

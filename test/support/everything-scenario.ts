@@ -40,15 +40,32 @@ export async function everythingScenario(url: string, o: ScenarioOptions) {
     const order: string[] = [];
     const progress: Progress[] = [];
     const longCall = client
-      .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: LONG_STEPS } }, undefined, { onprogress: (p) => progress.push(p) })
+      .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: LONG_STEPS } }, undefined, {
+        onprogress: (p) => progress.push(p),
+      })
       .then((r) => (order.push('long'), r));
     const fastCall = client.callTool({ name: 'echo', arguments: { message: 'fast' } }).then((r) => (order.push('fast'), r));
     const [long, fast] = await Promise.all([longCall, fastCall]);
-    const sampled = o.sampling ? await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say something', maxTokens: 7 } }) : undefined;
+    const sampled = o.sampling
+      ? await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say something', maxTokens: 7 } })
+      : undefined;
     const prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
     const resources = (await client.listResources()).resources.map((r) => r.uri).sort();
     const ping = await client.ping();
-    return { server: client.getServerVersion(), tools, echo, sum, long, fast, completionOrder: order, progress: progress.map((p) => p.progress), sampled, prompts, resources, ping };
+    return {
+      server: client.getServerVersion(),
+      tools,
+      echo,
+      sum,
+      long,
+      fast,
+      completionOrder: order,
+      progress: progress.map((p) => p.progress),
+      sampled,
+      prompts,
+      resources,
+      ping,
+    };
   } finally {
     if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
     await client.close();

@@ -34,13 +34,18 @@ export function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: numb
 
 /** Waits for the closed session of `clientName` recorded through `scope` and exports it as a fixture. */
 export async function fixtureOf(scope: Mcpscope, clientName: string): Promise<Fixture> {
-  const session = await scope.waitFor((s) => [...s.sessions.values()].find((x: SessionInfo) => x.clientInfo?.name === clientName && x.status === 'closed'));
+  const session = await scope.waitFor((s) =>
+    [...s.sessions.values()].find((x: SessionInfo) => x.clientInfo?.name === clientName && x.status === 'closed'),
+  );
   return exportFixture(scope.store, session.id);
 }
 
 /** Starts `mcpscope replay <args> --port 0 --quiet` and resolves with its URL and a stop function (resolving with its exit code). */
 export async function startReplayCli(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'replay', ...args, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'replay', ...args, '--port', '0', '--quiet'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -3,7 +3,10 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 
-export const FIXTURE_SCHEMA = JSON.parse(readFileSync(new URL('../../docs/fixture.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+export const FIXTURE_SCHEMA = JSON.parse(readFileSync(new URL('../../docs/fixture.schema.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 /** RFC 3339 date-time (what `format: "date-time"` means), checked without an extra dependency. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;

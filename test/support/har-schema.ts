@@ -89,7 +89,12 @@ export const HAR_12_SCHEMA = {
           items: {
             type: 'object',
             required: ['time', 'type', 'id', 'data'],
-            properties: { time: { type: 'number', minimum: 0 }, type: { type: 'string', minLength: 1 }, id: { type: 'string' }, data: { type: 'string' } },
+            properties: {
+              time: { type: 'number', minimum: 0 },
+              type: { type: 'string', minLength: 1 },
+              id: { type: 'string' },
+              data: { type: 'string' },
+            },
           },
         },
       },

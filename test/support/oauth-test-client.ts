@@ -76,7 +76,11 @@ export class TestOAuthClient implements OAuthClientProvider {
 }
 
 /** Connects with OAuth; `fetchFn` is the transport's fetch (a proxy's, say). */
-export async function connectWithOAuth(url: string, oauth: TestOAuthClient, o: { clientName?: string; fetchFn?: FetchLike } = {}): Promise<Client> {
+export async function connectWithOAuth(
+  url: string,
+  oauth: TestOAuthClient,
+  o: { clientName?: string; fetchFn?: FetchLike } = {},
+): Promise<Client> {
   const attempt = async (): Promise<Client | undefined> => {
     const client = new Client({ name: o.clientName ?? 'oauth-e2e', version: '1.0.0' }, { capabilities: {} });
     const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: oauth, ...(o.fetchFn ? { fetch: o.fetchFn } : {}) });

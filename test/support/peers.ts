@@ -131,7 +131,11 @@ export async function startEverythingServer(mode: 'streamableHttp' | 'sse', opti
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       cleanup();
-      reject(new Error(`server-everything (${mode}) exited before listening (code ${code}, signal ${signal}).\nstderr:\n${stderr()}\nstdout:\n${stdout()}`));
+      reject(
+        new Error(
+          `server-everything (${mode}) exited before listening (code ${code}, signal ${signal}).\nstderr:\n${stderr()}\nstdout:\n${stdout()}`,
+        ),
+      );
     };
     const onError = (error: Error) => {
       cleanup();
@@ -139,7 +143,11 @@ export async function startEverythingServer(mode: 'streamableHttp' | 'sse', opti
     };
     timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`server-everything (${mode}) did not report a listening port within ${timeoutMs} ms.\nstderr:\n${stderr()}\nstdout:\n${stdout()}`));
+      reject(
+        new Error(
+          `server-everything (${mode}) did not report a listening port within ${timeoutMs} ms.\nstderr:\n${stderr()}\nstdout:\n${stdout()}`,
+        ),
+      );
     }, timeoutMs);
     child.stderr?.on('data', onData);
     child.once('exit', onExit);

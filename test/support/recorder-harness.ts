@@ -40,12 +40,24 @@ export class Wire {
   }
   request(xid: string, method: string, url: string, headers: HeaderMap = {}): WireRecord {
     const u = new URL(url, TARGET);
-    return { t: 'request', xid, ts: this.ts(), method, url, upstreamUrl: `http://upstream.test${u.pathname}${u.search}`, headers, proxyOrigin: ORIGIN, target: TARGET };
+    return {
+      t: 'request',
+      xid,
+      ts: this.ts(),
+      method,
+      url,
+      upstreamUrl: `http://upstream.test${u.pathname}${u.search}`,
+      headers,
+      proxyOrigin: ORIGIN,
+      target: TARGET,
+    };
   }
   /** A request head, its body (split at `cuts`) and its end. */
   send(xid: string, method: string, url: string, headers: HeaderMap, body?: string | Uint8Array, cuts: number[] = []): WireRecord[] {
     const recs = [this.request(xid, method, url, headers)];
-    if (body !== undefined) for (const chunk of pieces(typeof body === 'string' ? enc(body) : body, cuts)) recs.push({ t: 'request-chunk', xid, ts: this.ts(), chunk });
+    if (body !== undefined)
+      for (const chunk of pieces(typeof body === 'string' ? enc(body) : body, cuts))
+        recs.push({ t: 'request-chunk', xid, ts: this.ts(), chunk });
     recs.push({ t: 'request-end', xid, ts: this.ts() });
     return recs;
   }
@@ -66,7 +78,11 @@ export class Wire {
 
 export function setup(options: { maxBodyBytes?: number; maxRawBytes?: number; showSecrets?: boolean } = {}) {
   const store = new EventStore();
-  const recorder = new Recorder({ store, redactor: createRedactor({ extraSecrets: [PROXY_TOKEN], showSecrets: options.showSecrets }), ...options });
+  const recorder = new Recorder({
+    store,
+    redactor: createRedactor({ extraSecrets: [PROXY_TOKEN], showSecrets: options.showSecrets }),
+    ...options,
+  });
   const committed: McpscopeEvent[][] = [];
   store.subscribe((b) => committed.push([...b]));
   const w = new Wire();

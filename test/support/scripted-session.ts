@@ -18,7 +18,15 @@ import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 
 export const SCRIPTED_TOKEN = 'scripted-proxy-token-0123456789';
-export const SCRIPTED_SECRETS = ['sk-live-secret-value', 'abc123xyz', 'ver1fier', 'shh-secret', 'at-SECRET-access', 'rt-SECRET-refresh', SCRIPTED_TOKEN];
+export const SCRIPTED_SECRETS = [
+  'sk-live-secret-value',
+  'abc123xyz',
+  'ver1fier',
+  'shh-secret',
+  'at-SECRET-access',
+  'rt-SECRET-refresh',
+  SCRIPTED_TOKEN,
+];
 /** 2026-01-15T09:30:00.000Z */
 export const SCRIPTED_START = Date.UTC(2026, 0, 15, 9, 30, 0);
 const UPSTREAM = 'http://127.0.0.1:3001';
@@ -93,28 +101,61 @@ export function recordScriptedCapture(options: { showSecrets?: boolean } = {}): 
       'POST',
       '/mcp',
       { ...base, authorization: 'Bearer sk-live-secret-value', 'x-debug-token': SCRIPTED_TOKEN, 'user-agent': 'scripted-client/1.0' },
-      json({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'scripted-client', version: '1.0.0' } } }),
+      json({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: { sampling: {} },
+          clientInfo: { name: 'scripted-client', version: '1.0.0' },
+        },
+      }),
     ),
     ...w.reply(
       x1,
       200,
       { 'content-type': 'application/json', 'mcp-session-id': mcpSid },
-      json({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted-server', version: '2.0.0' } } }),
+      json({
+        jsonrpc: '2.0',
+        id: 0,
+        result: {
+          protocolVersion: '2025-06-18',
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'scripted-server', version: '2.0.0' },
+        },
+      }),
     ),
   ]);
   // notifications/initialized → 202
   const x2 = w.xid();
-  feed([...w.send(x2, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', method: 'notifications/initialized' })), ...w.reply(x2, 202, { 'content-type': 'text/plain' }, 'Accepted')]);
+  feed([
+    ...w.send(x2, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', method: 'notifications/initialized' })),
+    ...w.reply(x2, 202, { 'content-type': 'text/plain' }, 'Accepted'),
+  ]);
   // a batch: tools/list and ping, answered by a JSON batch
   const x3 = w.xid();
   feed([
-    ...w.send(x3, 'POST', '/mcp?debug=1', sh, json([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'ping' }])),
+    ...w.send(
+      x3,
+      'POST',
+      '/mcp?debug=1',
+      sh,
+      json([
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+      ]),
+    ),
     ...w.reply(
       x3,
       200,
       { 'content-type': 'application/json' },
       json([
-        { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] },
+        },
         { jsonrpc: '2.0', id: 2, result: {} },
       ]),
     ),
@@ -122,20 +163,61 @@ export function recordScriptedCapture(options: { showSecrets?: boolean } = {}): 
   // tools/call on an SSE stream: priming, progress, sampling request, (client reply), result
   const x4 = w.xid();
   feed([
-    ...w.send(x4, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: `hi ${SCRIPTED_TOKEN}` }, _meta: { progressToken: 7 } } })),
+    ...w.send(
+      x4,
+      'POST',
+      '/mcp',
+      sh,
+      json({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: `hi ${SCRIPTED_TOKEN}` }, _meta: { progressToken: 7 } },
+      }),
+    ),
     w.head(x4, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }),
     w.chunk(x4, 'id: e0\nretry: 1000\ndata:\n\n'),
-    w.chunk(x4, sse(`id: e1\ndata: ${json({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1, total: 2, message: 'half' } })}`)),
-    w.chunk(x4, sse(`id: e2\nevent: message\ndata: ${json({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } })}`)),
+    w.chunk(
+      x4,
+      sse(
+        `id: e1\ndata: ${json({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1, total: 2, message: 'half' } })}`,
+      ),
+    ),
+    w.chunk(
+      x4,
+      sse(
+        `id: e2\nevent: message\ndata: ${json({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } })}`,
+      ),
+    ),
   ]);
   const x5 = w.xid();
-  feed([...w.send(x5, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 0, result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } })), ...w.reply(x5, 202, {})]);
-  feed([w.chunk(x4, sse(`id: e3\ndata: ${json({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: `hi ${SCRIPTED_TOKEN}` }] } })}`)), w.end(x4)]);
+  feed([
+    ...w.send(
+      x5,
+      'POST',
+      '/mcp',
+      sh,
+      json({ jsonrpc: '2.0', id: 0, result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } }),
+    ),
+    ...w.reply(x5, 202, {}),
+  ]);
+  feed([
+    w.chunk(
+      x4,
+      sse(`id: e3\ndata: ${json({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: `hi ${SCRIPTED_TOKEN}` }] } })}`),
+    ),
+    w.end(x4),
+  ]);
   // a call with bad params → JSON-RPC error
   const x6 = w.xid();
   feed([
     ...w.send(x6, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {} } })),
-    ...w.reply(x6, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Unknown tool: nope' } })),
+    ...w.reply(
+      x6,
+      200,
+      { 'content-type': 'application/json' },
+      json({ jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Unknown tool: nope' } }),
+    ),
   ]);
   // the standalone GET stream: keep-alive, list_changed; DELETE ends the session and the stream
   const x7 = w.xid();
@@ -151,16 +233,38 @@ export function recordScriptedCapture(options: { showSecrets?: boolean } = {}): 
   // OAuth token exchange (no MCP session): form body and token response full of secrets.
   const x9 = w.xid();
   feed([
-    ...w.send(x9, 'POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=authorization_code&code=abc123xyz&code_verifier=ver1fier&client_secret=shh-secret'),
-    ...w.reply(x9, 200, { 'content-type': 'application/json' }, json({ access_token: 'at-SECRET-access', refresh_token: 'rt-SECRET-refresh', token_type: 'Bearer', expires_in: 3600 })),
+    ...w.send(
+      x9,
+      'POST',
+      '/token',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'grant_type=authorization_code&code=abc123xyz&code_verifier=ver1fier&client_secret=shh-secret',
+    ),
+    ...w.reply(
+      x9,
+      200,
+      { 'content-type': 'application/json' },
+      json({ access_token: 'at-SECRET-access', refresh_token: 'rt-SECRET-refresh', token_type: 'Bearer', expires_in: 3600 }),
+    ),
   ]);
 
   // Legacy HTTP+SSE session: GET /sse (endpoint event, rewritten by the proxy), a POST answered on the stream.
   const x10 = w.xid();
   const legacyTarget = `${UPSTREAM}/sse`;
-  feed([...w.send(x10, 'GET', '/sse', { accept: 'text/event-stream' }, undefined, legacyTarget), w.head(x10, 200, { 'content-type': 'text/event-stream' })]);
   feed([
-    { t: 'modification', xid: x10, ts: w.ts(1), what: 'endpoint-rewrite', before: `${UPSTREAM}/message?sessionId=L1`, after: `${PROXY_ORIGIN}/message?sessionId=L1`, text: 'The endpoint named the upstream origin; mcpscope pointed it at the proxy.' },
+    ...w.send(x10, 'GET', '/sse', { accept: 'text/event-stream' }, undefined, legacyTarget),
+    w.head(x10, 200, { 'content-type': 'text/event-stream' }),
+  ]);
+  feed([
+    {
+      t: 'modification',
+      xid: x10,
+      ts: w.ts(1),
+      what: 'endpoint-rewrite',
+      before: `${UPSTREAM}/message?sessionId=L1`,
+      after: `${PROXY_ORIGIN}/message?sessionId=L1`,
+      text: 'The endpoint named the upstream origin; mcpscope pointed it at the proxy.',
+    },
     w.chunk(x10, sse(`event: endpoint\ndata: ${UPSTREAM}/message?sessionId=L1`)),
   ]);
   const x11 = w.xid();
@@ -170,13 +274,23 @@ export function recordScriptedCapture(options: { showSecrets?: boolean } = {}): 
       'POST',
       '/message?sessionId=L1',
       { 'content-type': 'application/json' },
-      json({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'legacy-client', version: '0.1' } } }),
+      json({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'legacy-client', version: '0.1' } },
+      }),
       legacyTarget,
     ),
     ...w.reply(x11, 202, { 'content-type': 'text/plain' }, 'Accepted'),
   ]);
   feed([
-    w.chunk(x10, sse(`event: message\ndata: ${json({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'legacy-server', version: '0.9' } } })}`)),
+    w.chunk(
+      x10,
+      sse(
+        `event: message\ndata: ${json({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'legacy-server', version: '0.9' } } })}`,
+      ),
+    ),
     w.chunk(x10, sse('event: heartbeat\ndata: tick')),
     w.end(x10),
   ]);

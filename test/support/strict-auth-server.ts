@@ -127,12 +127,23 @@ export async function startStrictOAuthWorld(): Promise<StrictOAuthWorld> {
     }
     if (req.method === 'POST' && url.pathname === '/register') {
       const meta = JSON.parse(await readBody(req)) as { redirect_uris?: string[]; token_endpoint_auth_method?: string };
-      if (!Array.isArray(meta.redirect_uris) || meta.redirect_uris.length === 0) return fail({ endpoint: 'register' }, 400, 'invalid_redirect_uri', 'redirect_uris is required');
+      if (!Array.isArray(meta.redirect_uris) || meta.redirect_uris.length === 0)
+        return fail({ endpoint: 'register' }, 400, 'invalid_redirect_uri', 'redirect_uris is required');
       const clientId = `client-${random()}`;
-      const client: Client = { secret: random(), redirectUris: meta.redirect_uris, authMethod: meta.token_endpoint_auth_method ?? 'client_secret_basic' };
+      const client: Client = {
+        secret: random(),
+        redirectUris: meta.redirect_uris,
+        authMethod: meta.token_endpoint_auth_method ?? 'client_secret_basic',
+      };
       clients.set(clientId, client);
       asLog.push({ endpoint: 'register', status: 201 });
-      return json(res, 201, { ...meta, client_id: clientId, client_secret: client.secret, client_id_issued_at: Math.floor(Date.now() / 1000), token_endpoint_auth_method: client.authMethod });
+      return json(res, 201, {
+        ...meta,
+        client_id: clientId,
+        client_secret: client.secret,
+        client_id_issued_at: Math.floor(Date.now() / 1000),
+        token_endpoint_auth_method: client.authMethod,
+      });
     }
     if (req.method === 'GET' && url.pathname === '/authorize') {
       const q = url.searchParams;
@@ -140,12 +151,20 @@ export async function startStrictOAuthWorld(): Promise<StrictOAuthWorld> {
       const entry = { endpoint: 'authorize' as const, resource };
       const client = clients.get(q.get('client_id') ?? '');
       const redirectUri = q.get('redirect_uri') ?? '';
-      if (!client || !client.redirectUris.includes(redirectUri)) return fail(entry, 400, 'invalid_request', 'unknown client or redirect_uri');
-      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return fail(entry, 400, 'invalid_request', 'authorization code with PKCE S256 only');
+      if (!client || !client.redirectUris.includes(redirectUri))
+        return fail(entry, 400, 'invalid_request', 'unknown client or redirect_uri');
+      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge'))
+        return fail(entry, 400, 'invalid_request', 'authorization code with PKCE S256 only');
       // RFC 8707 §2: this authorization server serves exactly one resource, the MCP server.
       if (resource !== serverUrl) return fail(entry, 400, 'invalid_target', `resource ${JSON.stringify(resource)} is not ${serverUrl}`);
       const code = random();
-      codes.set(code, { clientId: q.get('client_id')!, redirectUri, challenge: q.get('code_challenge')!, resource, scope: q.get('scope') ?? '' });
+      codes.set(code, {
+        clientId: q.get('client_id')!,
+        redirectUri,
+        challenge: q.get('code_challenge')!,
+        resource,
+        scope: q.get('scope') ?? '',
+      });
       const location = new URL(redirectUri);
       location.searchParams.set('code', code);
       if (q.get('state') !== null) location.searchParams.set('state', q.get('state')!);
@@ -165,10 +184,12 @@ export async function startStrictOAuthWorld(): Promise<StrictOAuthWorld> {
       if (!client || client.secret !== secret) return fail(entry, 401, 'invalid_client', 'client authentication failed');
       if (form.get('grant_type') !== 'authorization_code') return fail(entry, 400, 'unsupported_grant_type', 'authorization_code only');
       const code = codes.get(form.get('code') ?? '');
-      if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri')) return fail(entry, 400, 'invalid_grant', 'unknown code');
+      if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri'))
+        return fail(entry, 400, 'invalid_grant', 'unknown code');
       if (s256(form.get('code_verifier') ?? '') !== code.challenge) return fail(entry, 400, 'invalid_grant', 'PKCE verification failed');
       // RFC 8707 §2.2: the token request names the resource too, and it must be the one authorized.
-      if (resource !== serverUrl || resource !== code.resource) return fail(entry, 400, 'invalid_target', `resource ${JSON.stringify(resource)} is not ${serverUrl}`);
+      if (resource !== serverUrl || resource !== code.resource)
+        return fail(entry, 400, 'invalid_target', `resource ${JSON.stringify(resource)} is not ${serverUrl}`);
       codes.delete(form.get('code')!);
       const token = random();
       tokens.set(token, { aud: resource, scope: code.scope, exp: Date.now() + 3_600_000, clientId });
@@ -181,7 +202,12 @@ export async function startStrictOAuthWorld(): Promise<StrictOAuthWorld> {
   const rs = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', serverOrigin);
     if (req.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource/mcp') {
-      return json(res, 200, { resource: serverUrl, authorization_servers: [asOrigin], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] });
+      return json(res, 200, {
+        resource: serverUrl,
+        authorization_servers: [asOrigin],
+        scopes_supported: ['mcp:tools'],
+        bearer_methods_supported: ['header'],
+      });
     }
     if (url.pathname !== '/mcp') return json(res, 404, { error: 'not_found' });
     const challenge = `resource_metadata="${serverOrigin}/.well-known/oauth-protected-resource/mcp"`;
@@ -196,7 +222,8 @@ export async function startStrictOAuthWorld(): Promise<StrictOAuthWorld> {
     if (!bearer) return refuse(undefined, 'no bearer token');
     const token = tokens.get(bearer[1]);
     if (!token || token.exp < Date.now()) return refuse('invalid_token', 'unknown or expired token');
-    if (token.aud !== serverUrl) return refuse('invalid_token', `the token's audience ${token.aud} is not this server (${serverUrl})`, token.aud);
+    if (token.aud !== serverUrl)
+      return refuse('invalid_token', `the token's audience ${token.aud} is not this server (${serverUrl})`, token.aud);
     rsLog.push({ method: req.method ?? '', status: req.method === 'POST' ? 200 : 405, aud: token.aud });
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' });
@@ -209,11 +236,23 @@ export async function startStrictOAuthWorld(): Promise<StrictOAuthWorld> {
     } catch {
       return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
-    const auth: AuthInfo = { token: bearer[1], clientId: token.clientId, scopes: token.scope.split(' ').filter(Boolean), expiresAt: Math.floor(token.exp / 1000), resource: new URL(token.aud) };
+    const auth: AuthInfo = {
+      token: bearer[1],
+      clientId: token.clientId,
+      scopes: token.scope.split(' ').filter(Boolean),
+      expiresAt: Math.floor(token.exp / 1000),
+      resource: new URL(token.aud),
+    };
     const mcp = new McpServer({ name: 'strict-audience-server', version: '1.0.0' });
-    mcp.registerTool('whoami', { description: 'Names the OAuth client and the token audience', inputSchema: { greeting: z.string() } }, async ({ greeting }, extra) => ({
-      content: [{ type: 'text', text: `${greeting}, ${extra.authInfo?.clientId ?? 'nobody'} (aud ${extra.authInfo?.resource?.href ?? '?'})` }],
-    }));
+    mcp.registerTool(
+      'whoami',
+      { description: 'Names the OAuth client and the token audience', inputSchema: { greeting: z.string() } },
+      async ({ greeting }, extra) => ({
+        content: [
+          { type: 'text', text: `${greeting}, ${extra.authInfo?.clientId ?? 'nobody'} (aud ${extra.authInfo?.resource?.href ?? '?'})` },
+        ],
+      }),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

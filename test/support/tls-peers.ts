@@ -10,7 +10,13 @@
 import { EventEmitter, once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -116,18 +122,27 @@ export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean
         servers.set(id, mcp);
       },
     });
-    mcp.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
-    mcp.registerTool('echo', { inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }));
+    mcp.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }));
+    mcp.registerTool('echo', { inputSchema: { message: z.string() } }, async ({ message }) => ({
+      content: [{ type: 'text', text: `echo: ${message}` }],
+    }));
     mcp.registerTool('slow', { inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
       const token = extra._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+      if (token !== undefined)
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
       await new Promise((r) => setTimeout(r, ms));
       return { content: [{ type: 'text', text: `slept ${ms}` }] };
     });
     mcp.registerTool('progress-then-wait', {}, async (extra) => {
       const held = (gate = deferred());
       const token = extra._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2, message: 'waiting for the test' } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 1, total: 2, message: 'waiting for the test' },
+        });
       await held.promise;
       return { content: [{ type: 'text', text: 'released' }] };
     });
@@ -152,7 +167,8 @@ export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean
     }
     const rpcMethod = (body as { method?: string } | undefined)?.method;
     res.on('close', () => {
-      if (!res.writableFinished) events.emit('closed-early', { method: req.method ?? '', url: req.url ?? '', rpcMethod } satisfies ClosedEarly);
+      if (!res.writableFinished)
+        events.emit('closed-early', { method: req.method ?? '', url: req.url ?? '', rpcMethod } satisfies ClosedEarly);
     });
     const sid = req.headers['mcp-session-id'];
     if (req.method === 'GET' && typeof sid === 'string') {
@@ -177,7 +193,9 @@ export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean
     }
     await t.handleRequest(req, res, body);
   };
-  const server: Server = options.tls ? createHttpsServer({ key: options.tls.keyPem, cert: options.tls.certPem }, (q, s) => void handler(q, s)) : createHttpServer((q, s) => void handler(q, s));
+  const server: Server = options.tls
+    ? createHttpsServer({ key: options.tls.keyPem, cert: options.tls.certPem }, (q, s) => void handler(q, s))
+    : createHttpServer((q, s) => void handler(q, s));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
@@ -215,7 +233,9 @@ export function connectThrough(proxyOrigin: string, authority: string): Promise<
   const u = new URL(proxyOrigin);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: u.hostname, port: Number(u.port), method: 'CONNECT', path: authority, headers: { host: authority } });
-    req.once('connect', (res: IncomingMessage, socket: Socket, head: Buffer) => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket, head }));
+    req.once('connect', (res: IncomingMessage, socket: Socket, head: Buffer) =>
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, socket, head }),
+    );
     req.once('error', reject);
     req.end();
   });
@@ -248,7 +268,8 @@ export interface ClientFetch {
 }
 
 function fetchVia(dispatcher: Dispatcher): ClientFetch {
-  const fetch = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
+  const fetch = ((url: string | URL, init?: RequestInit) =>
+    undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
   return { dispatcher, fetch, close: () => dispatcher.close() };
 }
 
@@ -258,7 +279,9 @@ function fetchVia(dispatcher: Dispatcher): ClientFetch {
  * CA the client trusts for the server's (or mcpscope's) certificate, else Node's roots.
  */
 export function viaProxy(proxyOrigin: string, o: { tunnel?: boolean; ca?: string } = {}): ClientFetch {
-  return fetchVia(new ProxyAgent({ uri: proxyOrigin, proxyTunnel: o.tunnel ?? true, ...(o.ca !== undefined ? { requestTls: { ca: o.ca } } : {}) }));
+  return fetchVia(
+    new ProxyAgent({ uri: proxyOrigin, proxyTunnel: o.tunnel ?? true, ...(o.ca !== undefined ? { requestTls: { ca: o.ca } } : {}) }),
+  );
 }
 
 /** A client connecting directly, trusting `ca` (or Node's roots). */

@@ -15,7 +15,6 @@ import { importCaptureText } from '../../ui/src/state/import-client';
 import { App } from '../../ui/src/App';
 import { TimelineStore } from '../../ui/src/state/store';
 
-
 /** What test/support/ui-no-network.ts (the setup file vitest.config.ts names) rejects with. */
 const NO_NETWORK_MESSAGE = 'UI tests do not use the network';
 
@@ -66,7 +65,16 @@ describe('the one API base', () => {
     await importCaptureText('{}');
     await apiFetch('/api/sessions');
     const urls = calls.map((c) => `${c.method} ${c.url}`);
-    expect(urls).toEqual(expect.arrayContaining(['GET api/faults', 'POST api/faults', 'POST api/clear', 'POST api/import', 'GET api/sessions', 'GET api/stats']));
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        'GET api/faults',
+        'POST api/faults',
+        'POST api/clear',
+        'POST api/import',
+        'GET api/sessions',
+        'GET api/stats',
+      ]),
+    );
     expect(calls.filter((c) => !c.url.startsWith(API_BASE))).toEqual([]);
     expect(calls.every((c) => c.credentials === 'same-origin')).toBe(true);
     expect(exportHref('s1', 'har')).toBe('api/sessions/s1/export?format=har');
@@ -82,7 +90,10 @@ describe('UI tests and the network', () => {
   });
 
   it('comes back after a test stubbed fetch and unstubbed it', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('stubbed')));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('stubbed')),
+    );
     expect(await (await fetch('api/x')).text()).toBe('stubbed');
     vi.unstubAllGlobals();
     await expect(fetch('api/x')).rejects.toThrow(NO_NETWORK_MESSAGE);

@@ -18,7 +18,6 @@ import { JsonView } from '../../ui/src/components/JsonView';
 import { App } from '../../ui/src/App';
 import { stripTokenFromUrl } from '../../ui/src/url-state';
 
-
 // ---------------------------------------------------------------------------------------------
 // A tiny event builder (seq/ts stamped like the recorder does).
 
@@ -98,10 +97,22 @@ class Events {
   }
 
   /** A client request and (optionally) its answer after `latency` ms. */
-  call(method: string, id: number, opts: { name?: string; exchangeId?: string; latency?: number; result?: unknown; answer?: boolean } = {}): { req: MessageEvent; res?: MessageEvent } {
+  call(
+    method: string,
+    id: number,
+    opts: { name?: string; exchangeId?: string; latency?: number; result?: unknown; answer?: boolean } = {},
+  ): { req: MessageEvent; res?: MessageEvent } {
     const exchangeId = opts.exchangeId ?? `x${id}`;
     const params = opts.name ? { name: opts.name, arguments: {} } : {};
-    const req = this.message({ dir: 'c2s', kind: 'request', exchangeId, id, method, name: opts.name, jsonrpc: { jsonrpc: '2.0', id, method, params } });
+    const req = this.message({
+      dir: 'c2s',
+      kind: 'request',
+      exchangeId,
+      id,
+      method,
+      name: opts.name,
+      jsonrpc: { jsonrpc: '2.0', id, method, params },
+    });
     if (opts.answer === false) return { req };
     const latency = opts.latency ?? 5;
     const res = this.message(
@@ -206,7 +217,15 @@ describe('Timeline', () => {
   it('nests a server→client request under the call whose stream carried it', async () => {
     const ev = new Events();
     ev.session('s1');
-    const ask = ev.message({ dir: 'c2s', kind: 'request', exchangeId: 'x1', id: 1, method: 'tools/call', name: 'ask_llm', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask_llm' } } });
+    const ask = ev.message({
+      dir: 'c2s',
+      kind: 'request',
+      exchangeId: 'x1',
+      id: 1,
+      method: 'tools/call',
+      name: 'ask_llm',
+      jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask_llm' } },
+    });
     const sampling = ev.message({
       dir: 's2c',
       kind: 'request',
@@ -254,7 +273,11 @@ describe('Timeline', () => {
         pair: req.seq,
         progressToken: 7,
         progress: { progress: p, total: 4, message: `step ${p} of 4` },
-        jsonrpc: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: p, total: 4, message: `step ${p} of 4` } },
+        jsonrpc: {
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: 7, progress: p, total: 4, message: `step ${p} of 4` },
+        },
       });
     }
     const store = new TimelineStore();
@@ -277,7 +300,12 @@ describe('DetailPane', () => {
     const ev = new Events();
     ev.session('s1');
     ev.exchange('x5');
-    const { req } = ev.call('tools/call', 5, { name: 'slow_task', exchangeId: 'x5', latency: 1210, result: { content: [{ type: 'text', text: 'done after 4 steps' }] } });
+    const { req } = ev.call('tools/call', 5, {
+      name: 'slow_task',
+      exchangeId: 'x5',
+      latency: 1210,
+      result: { content: [{ type: 'text', text: 'done after 4 steps' }] },
+    });
     const store = new TimelineStore();
     store.ingest(ev.list);
     const row = store.row(`c${req.seq}`) as Row;
@@ -304,7 +332,14 @@ describe('DetailPane', () => {
 
   it('shows a plain HTTP exchange (not MCP): its row with method, path, status and hint; its detail with the redacted bodies', async () => {
     const ev = new Events();
-    ev.session('s2', { transport: 'http', target: 'http://127.0.0.1:3001', clientInfo: undefined, serverInfo: undefined, protocolVersion: undefined, grouping: 'HTTP traffic to http://127.0.0.1:3001' });
+    ev.session('s2', {
+      transport: 'http',
+      target: 'http://127.0.0.1:3001',
+      clientInfo: undefined,
+      serverInfo: undefined,
+      protocolVersion: undefined,
+      grouping: 'HTTP traffic to http://127.0.0.1:3001',
+    });
     ev.exchange('x7', {
       sessionId: 's2',
       url: '/token',
@@ -319,7 +354,11 @@ describe('DetailPane', () => {
       requestPreview: 'grant_type=refresh_token&refresh_token=[redacted]',
       responsePreview: '{"error":"invalid_grant"}',
       hints: [
-        { level: 'info', code: 'oauth-token-request', text: 'Token request (grant_type=refresh_token: a refresh token is traded for a new access token).' },
+        {
+          level: 'info',
+          code: 'oauth-token-request',
+          text: 'Token request (grant_type=refresh_token: a refresh token is traded for a new access token).',
+        },
         { level: 'warn', code: 'oauth-token-error', text: 'Token request refused with invalid_grant.' },
       ],
     });
@@ -347,7 +386,14 @@ describe('DetailPane', () => {
 
   it('lists an http bucket as plain HTTP traffic to its origin, with exchanges instead of MCP counts', async () => {
     const ev = new Events();
-    ev.session('s2', { transport: 'http', target: 'http://127.0.0.1:3001', clientInfo: undefined, serverInfo: undefined, protocolVersion: undefined, counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 6 } });
+    ev.session('s2', {
+      transport: 'http',
+      target: 'http://127.0.0.1:3001',
+      clientInfo: undefined,
+      serverInfo: undefined,
+      protocolVersion: undefined,
+      counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 6 },
+    });
     const store = new TimelineStore();
     store.ingest(ev.list);
     await render(<SessionList sessions={store.sessionList()} selected="" onSelect={noop} totals={{ messages: 0, errors: 0 }} />);

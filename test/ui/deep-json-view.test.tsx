@@ -31,8 +31,26 @@ function deepSessions(rawOnly: boolean) {
   const b = new EventBuilder();
   for (const sid of ['s1', 's2']) {
     b.session(sid);
-    const req = b.message({ sessionId: sid, dir: 'c2s', kind: 'request', carrier: 'stdio', id: 1, method: 'tools/call', name: 'deep', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'deep' } } });
-    const res = b.message({ sessionId: sid, dir: 's2c', kind: 'response', carrier: 'stdio', id: 1, pair: req.seq, noRaw: true, jsonrpc: { jsonrpc: '2.0', id: 1, result: {} } });
+    const req = b.message({
+      sessionId: sid,
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'stdio',
+      id: 1,
+      method: 'tools/call',
+      name: 'deep',
+      jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'deep' } },
+    });
+    const res = b.message({
+      sessionId: sid,
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'stdio',
+      id: 1,
+      pair: req.seq,
+      noRaw: true,
+      jsonrpc: { jsonrpc: '2.0', id: 1, result: {} },
+    });
     if (sid === 's1') {
       const text = `{"jsonrpc":"2.0","id":1,"result":{"deep":${deepArrays()}}}`;
       if (rawOnly) {
@@ -81,7 +99,18 @@ describe('a message nested 10,000 levels deep', () => {
   it('DiffView compares it (parsed in the browser from `raw`, as fromFeed does) with a shallow answer and writes the change', async () => {
     const store = deepSessions(true);
     expect(diffSessions(store, 's1', 's2')[0].changes[0].text).toBe(`result.deep: ${'['.repeat(79)}… → 1`);
-    await dom.render(<DiffView store={store} version={store.version} sessions={store.sessionList()} left="s1" right="s2" onChange={noop} onOpenCall={noop} onExit={noop} />);
+    await dom.render(
+      <DiffView
+        store={store}
+        version={store.version}
+        sessions={store.sessionList()}
+        left="s1"
+        right="s2"
+        onChange={noop}
+        onOpenCall={noop}
+        onExit={noop}
+      />,
+    );
     const row = dom.$('diff-row')!;
     expect(row.dataset.diff).toBe('changed');
     expect(row.querySelector('.dc-before')!.textContent).toBe(`${'['.repeat(159)}…`);

@@ -54,7 +54,8 @@ export function stubApi(answers: Record<string, unknown> = {}): string[] {
   const stub = vi.fn(async (input: string, init: RequestInit = {}) => {
     urls.push(`${init.method ?? 'GET'} ${input}`);
     const answer = answers[input];
-    if (answer === undefined || typeof answer === 'number') return new Response('{"error":"not found"}', { status: typeof answer === 'number' ? answer : 404 });
+    if (answer === undefined || typeof answer === 'number')
+      return new Response('{"error":"not found"}', { status: typeof answer === 'number' ? answer : 404 });
     return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
   });
   vi.stubGlobal('fetch', stub);

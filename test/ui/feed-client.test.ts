@@ -3,7 +3,14 @@
  * real socket is covered by the E2E suite).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BACKOFF_MAX_MS, FeedClient, INGEST_BUDGET_MS, INGEST_SLICE, MAX_HELD_EVENTS, SNAPSHOT_NOTIFY_MS } from '../../ui/src/state/feed-client';
+import {
+  BACKOFF_MAX_MS,
+  FeedClient,
+  INGEST_BUDGET_MS,
+  INGEST_SLICE,
+  MAX_HELD_EVENTS,
+  SNAPSHOT_NOTIFY_MS,
+} from '../../ui/src/state/feed-client';
 import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type FeedStatus } from '../../ui/src/state/types';
 import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events';
@@ -42,7 +49,15 @@ class FakeWebSocket {
   }
 }
 
-const hello = (firstSeq: number, lastSeq: number, instance = 'boot-1'): FeedMessage => ({ type: 'hello', schemaVersion: 1, version: '0.1.0', showSecrets: false, instance, firstSeq, lastSeq });
+const hello = (firstSeq: number, lastSeq: number, instance = 'boot-1'): FeedMessage => ({
+  type: 'hello',
+  schemaVersion: 1,
+  version: '0.1.0',
+  showSecrets: false,
+  instance,
+  firstSeq,
+  lastSeq,
+});
 
 interface Harness {
   store: TimelineStore;
@@ -180,7 +195,14 @@ describe('FeedClient: ingest budget and snapshot notifications', () => {
     expect(h.store.stats.events).toBe(events.length);
     expect(h.client.held).toBe(0);
     expect(listener).toHaveBeenCalledTimes(2);
-    expect(slices.mock.calls.map(([batch]) => batch.length)).toEqual([INGEST_SLICE, INGEST_SLICE, INGEST_SLICE, INGEST_SLICE, INGEST_SLICE, 7]);
+    expect(slices.mock.calls.map(([batch]) => batch.length)).toEqual([
+      INGEST_SLICE,
+      INGEST_SLICE,
+      INGEST_SLICE,
+      INGEST_SLICE,
+      INGEST_SLICE,
+      7,
+    ]);
     expect(slices.mock.calls.flatMap(([batch]) => batch.map((e) => e.seq))).toEqual(events.map((e) => e.seq));
     // Nothing left: no more frames.
     expect(h.frames).toHaveLength(0);
@@ -320,7 +342,15 @@ describe('FeedClient: reconnecting', () => {
     // The new mcpscope has seen only a few events.
     const b = new EventBuilder(1, Date.now());
     b.session('s1');
-    b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 0, method: 'initialize', jsonrpc: { jsonrpc: '2.0', id: 0, method: 'initialize' } });
+    b.message({
+      exchangeId: 'x1',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 0,
+      method: 'initialize',
+      jsonrpc: { jsonrpc: '2.0', id: 0, method: 'initialize' },
+    });
     reconnect.serverSends(hello(1, b.events.length));
     expect(reconnect.closed).toBe(true);
     expect(h.store.stats.events).toBe(0);

@@ -74,7 +74,9 @@ describe('rowMatches', () => {
 
   it('errors only: JSON-RPC errors, tool errors, protocol mistakes and problems', () => {
     const { store, seq } = setup();
-    expect(keys(store, { errorsOnly: true }).sort()).toEqual([`c${seq.crash}`, `c${seq.flaky}`, `o${seq.orphan}`, `p${seq.problem}`].sort());
+    expect(keys(store, { errorsOnly: true }).sort()).toEqual(
+      [`c${seq.crash}`, `c${seq.flaky}`, `o${seq.orphan}`, `p${seq.problem}`].sort(),
+    );
   });
 
   it('minimum latency: answered calls by latency, pending ones by the time waited so far', () => {
@@ -108,7 +110,18 @@ describe('rowMatches', () => {
   it('searches messages without raw text through their JSON, stringified once per message', () => {
     const b = new EventBuilder();
     b.session('s1');
-    for (let i = 0; i < 50; i++) b.message({ exchangeId: `x${i}`, dir: 'c2s', kind: 'request', carrier: 'post-body', id: i, method: 'tools/call', name: 't', noRaw: true, jsonrpc: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 't', arguments: { word: i === 7 ? 'Needle' : 'hay' } } } });
+    for (let i = 0; i < 50; i++)
+      b.message({
+        exchangeId: `x${i}`,
+        dir: 'c2s',
+        kind: 'request',
+        carrier: 'post-body',
+        id: i,
+        method: 'tools/call',
+        name: 't',
+        noRaw: true,
+        jsonrpc: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 't', arguments: { word: i === 7 ? 'Needle' : 'hay' } } },
+      });
     const store = new TimelineStore();
     store.ingest(b.events);
     const spy = vi.spyOn(JSON, 'stringify');
@@ -141,15 +154,29 @@ describe('filters in the URL', () => {
   });
 
   it('writes the documented parameters', () => {
-    expect(filtersToSearch({ ...EMPTY_FILTERS, session: 's1', method: 'tools/', errorsOnly: true, minLatencyMs: 100, text: 'foo' })).toBe('?session=s1&method=tools%2F&errors=1&minms=100&q=foo');
+    expect(filtersToSearch({ ...EMPTY_FILTERS, session: 's1', method: 'tools/', errorsOnly: true, minLatencyMs: 100, text: 'foo' })).toBe(
+      '?session=s1&method=tools%2F&errors=1&minms=100&q=foo',
+    );
     expect(filtersToSearch(EMPTY_FILTERS)).toBe('');
     expect(filtersToSearch({ ...EMPTY_FILTERS, dir: 's2c', kind: 'error' })).toBe('?dir=s2c&kind=error');
   });
 
   it('reads them back', () => {
-    expect(filtersFromSearch('?session=s1&method=tools%2F&errors=1&minms=100&q=foo')).toEqual({ ...EMPTY_FILTERS, session: 's1', method: 'tools/', errorsOnly: true, minLatencyMs: 100, text: 'foo' });
+    expect(filtersFromSearch('?session=s1&method=tools%2F&errors=1&minms=100&q=foo')).toEqual({
+      ...EMPTY_FILTERS,
+      session: 's1',
+      method: 'tools/',
+      errorsOnly: true,
+      minLatencyMs: 100,
+      text: 'foo',
+    });
     expect(filtersFromSearch('')).toEqual(EMPTY_FILTERS);
-    expect(filtersFromSearch('dir=c2s&kind=notification&errors=true')).toEqual({ ...EMPTY_FILTERS, dir: 'c2s', kind: 'notification', errorsOnly: true });
+    expect(filtersFromSearch('dir=c2s&kind=notification&errors=true')).toEqual({
+      ...EMPTY_FILTERS,
+      dir: 'c2s',
+      kind: 'notification',
+      errorsOnly: true,
+    });
   });
 
   it('ignores the token and unknown or invalid parameters', () => {
@@ -172,7 +199,8 @@ describe('filters in the URL', () => {
       fc.property(arbFilters, fc.constantFrom('', '?token=abc', 'token=x&other=1'), (f, base) => {
         const search = filtersToSearch(f, base);
         expect(filtersFromSearch(search)).toEqual(f);
-        if (base.includes('token')) expect(new URLSearchParams(search).get('token')).toBe(new URLSearchParams(base.replace(/^\?/, '')).get('token'));
+        if (base.includes('token'))
+          expect(new URLSearchParams(search).get('token')).toBe(new URLSearchParams(base.replace(/^\?/, '')).get('token'));
       }),
     );
   });

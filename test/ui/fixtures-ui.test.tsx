@@ -15,7 +15,6 @@ import { describeImport, importCaptureFile, importCaptureText } from '../../ui/s
 import { EMPTY_FILTERS, type SessionInfo } from '../../ui/src/state/types';
 import { EventBuilder } from './fixtures';
 
-
 const dom = mountPoint();
 
 async function render(el: ReactElement) {
@@ -32,8 +31,27 @@ function echoSessions(b = new EventBuilder()) {
     ['s2', 'bravo'],
   ] as const) {
     b.session(sid, { clientInfo: { name: `client-${sid}` } });
-    const req = b.message({ sessionId: sid, dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/call', name: 'echo', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text } } } });
-    b.message({ sessionId: sid, dir: 's2c', kind: 'response', carrier: 'post-json', id: 1, method: 'tools/call', name: 'echo', pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `Echo: ${text}` }] } } });
+    const req = b.message({
+      sessionId: sid,
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 1,
+      method: 'tools/call',
+      name: 'echo',
+      jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text } } },
+    });
+    b.message({
+      sessionId: sid,
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-json',
+      id: 1,
+      method: 'tools/call',
+      name: 'echo',
+      pair: req.seq,
+      jsonrpc: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `Echo: ${text}` }] } },
+    });
   }
   return b;
 }
@@ -101,8 +119,19 @@ describe('import client', () => {
 
   it("passes on the server's plain-words error, and Fastify's", async () => {
     const refuse = (status: number, body: unknown) => (async () => jsonResponse(status, body)) as unknown as typeof fetch;
-    expect(await importCaptureText('hello', refuse(400, { error: 'This is not JSON or NDJSON. mcpscope can open a fixture…' }))).toEqual({ ok: false, error: 'This is not JSON or NDJSON. mcpscope can open a fixture…' });
-    const tooLarge = await importCaptureText('x', refuse(413, { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', error: 'Payload Too Large', message: 'Request body is too large' }));
+    expect(await importCaptureText('hello', refuse(400, { error: 'This is not JSON or NDJSON. mcpscope can open a fixture…' }))).toEqual({
+      ok: false,
+      error: 'This is not JSON or NDJSON. mcpscope can open a fixture…',
+    });
+    const tooLarge = await importCaptureText(
+      'x',
+      refuse(413, {
+        statusCode: 413,
+        code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+        error: 'Payload Too Large',
+        message: 'Request body is too large',
+      }),
+    );
     expect(tooLarge).toEqual({ ok: false, error: 'The file is too large for mcpscope to import (Request body is too large).' });
     const down = await importCaptureText('x', (async () => {
       throw new TypeError('Failed to fetch');
@@ -225,13 +254,22 @@ describe('App: dropping a capture', () => {
     more.session('s1-i1', { clientInfo: { name: 'imported-client' } });
     await act(async () => store.ingest(more.events));
     expect(new URLSearchParams(location.search).get('session')).toBe('s1-i1');
-    expect(dom.container.querySelector('[data-testid="session-item"][data-session-id="s1-i1"]')!.getAttribute('aria-selected')).toBe('true');
+    expect(dom.container.querySelector('[data-testid="session-item"][data-session-id="s1-i1"]')!.getAttribute('aria-selected')).toBe(
+      'true',
+    );
   });
 
   it("shows the server's error and selects nothing", async () => {
     const store = new TimelineStore();
     store.ingest(echoSessions().events);
-    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse(400, { error: 'This JSON is not an mcpscope capture (no "format": "mcpscope-fixture", no log.entries, not an event).' })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () =>
+        jsonResponse(400, {
+          error: 'This JSON is not an mcpscope capture (no "format": "mcpscope-fixture", no log.entries, not an event).',
+        }),
+      ),
+    );
     await render(<App store={store} />);
     await act(async () => {
       drop([new File(['{"hello":1}'], 'other.json')]).fire('drop');

@@ -139,7 +139,13 @@ export class EventBuilder {
   }
 
   sse(exchangeId: string, what: SseFrameEvent['what'], init: Partial<SseFrameEvent> = {}): SseFrameEvent {
-    const raw = init.raw ?? (what === 'comment' ? `: ${init.comment ?? 'ping'}\n\n` : what === 'priming' ? `id: ${init.eventId ?? ''}\ndata: \n\n` : `data: ${init.data ?? ''}\n\n`);
+    const raw =
+      init.raw ??
+      (what === 'comment'
+        ? `: ${init.comment ?? 'ping'}\n\n`
+        : what === 'priming'
+          ? `id: ${init.eventId ?? ''}\ndata: \n\n`
+          : `data: ${init.data ?? ''}\n\n`);
     const e: SseFrameEvent = {
       type: 'sse',
       ...this.stamp(init.ts !== undefined ? 0 : 1),
@@ -224,85 +230,367 @@ export function scenario(b = new EventBuilder()): Scenario {
 
   // initialize (POST answered on an SSE stream)
   let x1 = b.exchange('x1', 's1');
-  const initialize = b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 0, method: 'initialize', jsonrpc: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'fixture-client', version: '1.0.0' } } } });
+  const initialize = b.message({
+    exchangeId: 'x1',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 0,
+    method: 'initialize',
+    jsonrpc: {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'fixture-client', version: '1.0.0' } },
+    },
+  });
   x1 = b.update(x1, { status: 200, carrier: 'post-sse', responseType: 'text/event-stream', respondedAt: b.ts + 2 });
   b.sse('x1', 'priming', { eventId: '0', retry: 3000 });
-  const initializeResult = b.message({ exchangeId: 'x1', dir: 's2c', kind: 'response', carrier: 'post-sse', id: 0, method: 'initialize', pair: initialize.seq, after: 3, jsonrpc: { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'fixture-server', version: '2.0.0' } } } });
+  const initializeResult = b.message({
+    exchangeId: 'x1',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-sse',
+    id: 0,
+    method: 'initialize',
+    pair: initialize.seq,
+    after: 3,
+    jsonrpc: {
+      jsonrpc: '2.0',
+      id: 0,
+      result: {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {}, logging: {} },
+        serverInfo: { name: 'fixture-server', version: '2.0.0' },
+      },
+    },
+  });
   b.update(x1, { endedAt: b.ts });
-  b.session('s1', { protocolVersion: '2025-11-25', serverInfo: { name: 'fixture-server', version: '2.0.0' }, clientInfo: { name: 'fixture-client', version: '1.0.0' }, mcpSessionId: 'abc' });
+  b.session('s1', {
+    protocolVersion: '2025-11-25',
+    serverInfo: { name: 'fixture-server', version: '2.0.0' },
+    clientInfo: { name: 'fixture-client', version: '1.0.0' },
+    mcpSessionId: 'abc',
+  });
 
   b.exchange('x2', 's1', { status: 202 });
-  const initialized = b.message({ exchangeId: 'x2', dir: 'c2s', kind: 'notification', carrier: 'post-body', method: 'notifications/initialized', jsonrpc: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+  const initialized = b.message({
+    exchangeId: 'x2',
+    dir: 'c2s',
+    kind: 'notification',
+    carrier: 'post-body',
+    method: 'notifications/initialized',
+    jsonrpc: { jsonrpc: '2.0', method: 'notifications/initialized' },
+  });
 
   // The standalone GET stream: priming, keep-alive.
-  b.exchange('x3', 's1', { method: 'GET', status: 200, carrier: 'get-sse', responseType: 'text/event-stream', requestHeaders: { host: '127.0.0.1:6481', accept: 'text/event-stream' } });
+  b.exchange('x3', 's1', {
+    method: 'GET',
+    status: 200,
+    carrier: 'get-sse',
+    responseType: 'text/event-stream',
+    requestHeaders: { host: '127.0.0.1:6481', accept: 'text/event-stream' },
+  });
   b.sse('x3', 'priming', { eventId: '100' });
   b.sse('x3', 'comment', { comment: 'ping' });
 
   // tools/call slow_task with progress.
   b.exchange('x4', 's1', { status: 200, carrier: 'post-sse', responseType: 'text/event-stream' });
-  const slowTask = b.message({ exchangeId: 'x4', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/call', name: 'slow_task', progressToken: 'p1', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_task', arguments: { steps: 4 }, _meta: { progressToken: 'p1' } } } });
+  const slowTask = b.message({
+    exchangeId: 'x4',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 1,
+    method: 'tools/call',
+    name: 'slow_task',
+    progressToken: 'p1',
+    jsonrpc: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow_task', arguments: { steps: 4 }, _meta: { progressToken: 'p1' } },
+    },
+  });
   b.sse('x4', 'priming', { eventId: '200' });
   const progress: number[] = [];
   const progressMsg = (i: number) =>
-    b.message({ exchangeId: 'x4', dir: 's2c', kind: 'notification', carrier: 'post-sse', method: 'notifications/progress', pair: slowTask.seq, parent: slowTask.seq, progressToken: 'p1', progress: { progress: i, total: 4, message: `step ${i} of 4` }, after: 100, jsonrpc: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p1', progress: i, total: 4, message: `step ${i} of 4` } } }).seq;
+    b.message({
+      exchangeId: 'x4',
+      dir: 's2c',
+      kind: 'notification',
+      carrier: 'post-sse',
+      method: 'notifications/progress',
+      pair: slowTask.seq,
+      parent: slowTask.seq,
+      progressToken: 'p1',
+      progress: { progress: i, total: 4, message: `step ${i} of 4` },
+      after: 100,
+      jsonrpc: {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'p1', progress: i, total: 4, message: `step ${i} of 4` },
+      },
+    }).seq;
   progress.push(progressMsg(1));
-  const slowLog = b.message({ exchangeId: 'x4', dir: 's2c', kind: 'notification', carrier: 'post-sse', method: 'notifications/message', parent: slowTask.seq, jsonrpc: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'slow_task', data: 'finished step 1/4' } } }).seq;
+  const slowLog = b.message({
+    exchangeId: 'x4',
+    dir: 's2c',
+    kind: 'notification',
+    carrier: 'post-sse',
+    method: 'notifications/message',
+    parent: slowTask.seq,
+    jsonrpc: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'slow_task', data: 'finished step 1/4' } },
+  }).seq;
 
   // A fast call that overtakes it.
   b.exchange('x5', 's1', { status: 200, carrier: 'post-json', responseType: 'application/json' });
-  const add = b.message({ exchangeId: 'x5', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 2, method: 'tools/call', name: 'add', jsonrpc: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } } });
-  const addResult = b.message({ exchangeId: 'x5', dir: 's2c', kind: 'response', carrier: 'post-json', id: 2, method: 'tools/call', name: 'add', pair: add.seq, after: 4, jsonrpc: { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '5' }] } } });
+  const add = b.message({
+    exchangeId: 'x5',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 2,
+    method: 'tools/call',
+    name: 'add',
+    jsonrpc: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+  });
+  const addResult = b.message({
+    exchangeId: 'x5',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-json',
+    id: 2,
+    method: 'tools/call',
+    name: 'add',
+    pair: add.seq,
+    after: 4,
+    jsonrpc: { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '5' }] } },
+  });
 
   progress.push(progressMsg(2));
   // The server asks the client for a completion, on slow_task's stream.
-  const sampling = b.message({ exchangeId: 'x4', dir: 's2c', kind: 'request', carrier: 'post-sse', id: 0, method: 'sampling/createMessage', parent: slowTask.seq, jsonrpc: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize step 2' } }], maxTokens: 50 } } });
+  const sampling = b.message({
+    exchangeId: 'x4',
+    dir: 's2c',
+    kind: 'request',
+    carrier: 'post-sse',
+    id: 0,
+    method: 'sampling/createMessage',
+    parent: slowTask.seq,
+    jsonrpc: {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'sampling/createMessage',
+      params: { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize step 2' } }], maxTokens: 50 },
+    },
+  });
   b.exchange('x6', 's1', { status: 202 });
-  const samplingAnswer = b.message({ exchangeId: 'x6', dir: 'c2s', kind: 'response', carrier: 'post-body', id: 0, method: 'sampling/createMessage', pair: sampling.seq, parent: slowTask.seq, after: 30, jsonrpc: { jsonrpc: '2.0', id: 0, result: { role: 'assistant', content: { type: 'text', text: 'Step 2 summarized.' }, model: 'fixture-model' } } });
+  const samplingAnswer = b.message({
+    exchangeId: 'x6',
+    dir: 'c2s',
+    kind: 'response',
+    carrier: 'post-body',
+    id: 0,
+    method: 'sampling/createMessage',
+    pair: sampling.seq,
+    parent: slowTask.seq,
+    after: 30,
+    jsonrpc: {
+      jsonrpc: '2.0',
+      id: 0,
+      result: { role: 'assistant', content: { type: 'text', text: 'Step 2 summarized.' }, model: 'fixture-model' },
+    },
+  });
   progress.push(progressMsg(3));
   b.sse('x4', 'comment', { comment: 'keep-alive' });
   progress.push(progressMsg(4));
-  const slowTaskResult = b.message({ exchangeId: 'x4', dir: 's2c', kind: 'response', carrier: 'post-sse', id: 1, method: 'tools/call', name: 'slow_task', pair: slowTask.seq, after: 20, jsonrpc: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'slow task done' }] } } });
+  const slowTaskResult = b.message({
+    exchangeId: 'x4',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-sse',
+    id: 1,
+    method: 'tools/call',
+    name: 'slow_task',
+    pair: slowTask.seq,
+    after: 20,
+    jsonrpc: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'slow task done' }] } },
+  });
 
   // A call the client cancels.
   b.exchange('x7', 's1', { status: 200, carrier: 'post-sse', responseType: 'text/event-stream' });
-  const longJob = b.message({ exchangeId: 'x7', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 3, method: 'tools/call', name: 'long_job', jsonrpc: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'long_job', arguments: {} } } });
+  const longJob = b.message({
+    exchangeId: 'x7',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 3,
+    method: 'tools/call',
+    name: 'long_job',
+    jsonrpc: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'long_job', arguments: {} } },
+  });
   b.exchange('x8', 's1', { status: 202 });
-  const cancel = b.message({ exchangeId: 'x8', dir: 'c2s', kind: 'notification', carrier: 'post-body', method: 'notifications/cancelled', name: 'long_job', pair: longJob.seq, after: 50, jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'user pressed cancel' } } });
+  const cancel = b.message({
+    exchangeId: 'x8',
+    dir: 'c2s',
+    kind: 'notification',
+    carrier: 'post-body',
+    method: 'notifications/cancelled',
+    name: 'long_job',
+    pair: longJob.seq,
+    after: 50,
+    jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'user pressed cancel' } },
+  });
 
   // A response nobody asked for.
   b.exchange('x9', 's1', { status: 200, carrier: 'post-json' });
-  const orphan = b.message({ exchangeId: 'x9', dir: 's2c', kind: 'response', carrier: 'post-json', id: 99, jsonrpc: { jsonrpc: '2.0', id: 99, result: {} }, hints: [{ level: 'error', code: 'unknown-id', text: 'Response to id 99, but no client request with that id was seen.' }] });
+  const orphan = b.message({
+    exchangeId: 'x9',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-json',
+    id: 99,
+    jsonrpc: { jsonrpc: '2.0', id: 99, result: {} },
+    hints: [{ level: 'error', code: 'unknown-id', text: 'Response to id 99, but no client request with that id was seen.' }],
+  });
 
   // A tool error and a JSON-RPC error.
   b.exchange('x10', 's1', { status: 200, carrier: 'post-json' });
-  const flaky = b.message({ exchangeId: 'x10', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 4, method: 'tools/call', name: 'flaky', jsonrpc: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'flaky', arguments: {} } } });
-  const flakyResult = b.message({ exchangeId: 'x10', dir: 's2c', kind: 'response', carrier: 'post-json', id: 4, method: 'tools/call', name: 'flaky', pair: flaky.seq, isError: true, after: 8, jsonrpc: { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'Flaky failure: try again' }], isError: true } } });
+  const flaky = b.message({
+    exchangeId: 'x10',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 4,
+    method: 'tools/call',
+    name: 'flaky',
+    jsonrpc: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'flaky', arguments: {} } },
+  });
+  const flakyResult = b.message({
+    exchangeId: 'x10',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-json',
+    id: 4,
+    method: 'tools/call',
+    name: 'flaky',
+    pair: flaky.seq,
+    isError: true,
+    after: 8,
+    jsonrpc: { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'Flaky failure: try again' }], isError: true } },
+  });
   b.exchange('x11', 's1', { status: 200, carrier: 'post-json' });
-  const crash = b.message({ exchangeId: 'x11', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 5, method: 'tools/call', name: 'crash', jsonrpc: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'crash', arguments: {} } } });
-  const crashError = b.message({ exchangeId: 'x11', dir: 's2c', kind: 'error', carrier: 'post-json', id: 5, method: 'tools/call', name: 'crash', pair: crash.seq, after: 2, error: { code: -32603, message: 'boom', meaning: 'Internal error' }, jsonrpc: { jsonrpc: '2.0', id: 5, error: { code: -32603, message: 'boom' } } });
+  const crash = b.message({
+    exchangeId: 'x11',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 5,
+    method: 'tools/call',
+    name: 'crash',
+    jsonrpc: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'crash', arguments: {} } },
+  });
+  const crashError = b.message({
+    exchangeId: 'x11',
+    dir: 's2c',
+    kind: 'error',
+    carrier: 'post-json',
+    id: 5,
+    method: 'tools/call',
+    name: 'crash',
+    pair: crash.seq,
+    after: 2,
+    error: { code: -32603, message: 'boom', meaning: 'Internal error' },
+    jsonrpc: { jsonrpc: '2.0', id: 5, error: { code: -32603, message: 'boom' } },
+  });
 
   // A call that never gets an answer.
   b.exchange('x12', 's1');
-  const hang = b.message({ exchangeId: 'x12', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 6, method: 'tools/call', name: 'hang', jsonrpc: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'hang', arguments: {} } } });
+  const hang = b.message({
+    exchangeId: 'x12',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 6,
+    method: 'tools/call',
+    name: 'hang',
+    jsonrpc: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'hang', arguments: {} } },
+  });
 
   // A notification on the GET stream, then the stream is resumed and replays it.
-  const listChanged = b.message({ exchangeId: 'x3', dir: 's2c', kind: 'notification', carrier: 'get-sse', method: 'notifications/tools/list_changed', jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } });
-  b.exchange('x13', 's1', { method: 'GET', status: 200, carrier: 'get-sse', responseType: 'text/event-stream', resumes: 'x3', lastEventId: '100' });
-  const replay = b.message({ exchangeId: 'x13', dir: 's2c', kind: 'notification', carrier: 'get-sse', method: 'notifications/tools/list_changed', replayOf: listChanged.seq, jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, hints: [{ level: 'info', code: 'replayed', text: 'Replayed after a reconnect.' }] });
+  const listChanged = b.message({
+    exchangeId: 'x3',
+    dir: 's2c',
+    kind: 'notification',
+    carrier: 'get-sse',
+    method: 'notifications/tools/list_changed',
+    jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+  });
+  b.exchange('x13', 's1', {
+    method: 'GET',
+    status: 200,
+    carrier: 'get-sse',
+    responseType: 'text/event-stream',
+    resumes: 'x3',
+    lastEventId: '100',
+  });
+  const replay = b.message({
+    exchangeId: 'x13',
+    dir: 's2c',
+    kind: 'notification',
+    carrier: 'get-sse',
+    method: 'notifications/tools/list_changed',
+    replayOf: listChanged.seq,
+    jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+    hints: [{ level: 'info', code: 'replayed', text: 'Replayed after a reconnect.' }],
+  });
 
   // Something that is not JSON-RPC.
   b.exchange('x14', 's1', { status: 200, carrier: 'post-sse', responseType: 'text/event-stream' });
-  const problem = b.problem({ sessionId: 's1', exchangeId: 'x14', code: 'invalid-json', text: 'An SSE data line was not valid JSON.', raw: '{"jsonrpc":' }).seq;
+  const problem = b.problem({
+    sessionId: 's1',
+    exchangeId: 'x14',
+    code: 'invalid-json',
+    text: 'An SSE data line was not valid JSON.',
+    raw: '{"jsonrpc":',
+  }).seq;
 
   // A legacy HTTP+SSE session: endpoint event (rewritten), request on a POST, answer on the stream.
   b.session('s2', { transport: 'legacy-sse', target: 'http://127.0.0.1:4000/sse', endpoint: '/messages?sessionId=L1' });
   b.exchange('x20', 's2', { method: 'GET', url: '/sse', status: 200, carrier: 'legacy-sse', responseType: 'text/event-stream' });
   b.sse('x20', 'endpoint', { sessionId: 's2', eventType: 'endpoint', data: '/messages?sessionId=L1' });
-  b.modification('x20', 'endpoint-rewrite', 'http://127.0.0.1:4000/messages?sessionId=L1', '/messages?sessionId=L1', 'The absolute endpoint URL was rewritten to go through the proxy.', 's2');
+  b.modification(
+    'x20',
+    'endpoint-rewrite',
+    'http://127.0.0.1:4000/messages?sessionId=L1',
+    '/messages?sessionId=L1',
+    'The absolute endpoint URL was rewritten to go through the proxy.',
+    's2',
+  );
   b.exchange('x21', 's2', { url: '/messages?sessionId=L1', status: 202 });
-  const legacyRequest = b.message({ sessionId: 's2', exchangeId: 'x21', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/list', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
-  const legacyResponse = b.message({ sessionId: 's2', exchangeId: 'x20', dir: 's2c', kind: 'response', carrier: 'legacy-sse', id: 1, method: 'tools/list', pair: legacyRequest.seq, after: 7, jsonrpc: { jsonrpc: '2.0', id: 1, result: { tools: [] } } });
+  const legacyRequest = b.message({
+    sessionId: 's2',
+    exchangeId: 'x21',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 1,
+    method: 'tools/list',
+    jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  });
+  const legacyResponse = b.message({
+    sessionId: 's2',
+    exchangeId: 'x20',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'legacy-sse',
+    id: 1,
+    method: 'tools/list',
+    pair: legacyRequest.seq,
+    after: 7,
+    jsonrpc: { jsonrpc: '2.0', id: 1, result: { tools: [] } },
+  });
   b.log('Session s2 was first seen mid-way.', 's2');
 
   return {

@@ -165,18 +165,33 @@ describe('shellQuote and curlFor', () => {
     expect(words).toContain('http://127.0.0.1:6481/mcp?x=1');
     expect(words).not.toContain('-X');
     const headers = words.filter((_, i) => words[i - 1] === '-H');
-    expect(headers).toEqual(['content-type: application/json', 'accept: application/json, text/event-stream', 'mcp-session-id: abc', 'authorization: Bearer [redacted]']);
+    expect(headers).toEqual([
+      'content-type: application/json',
+      'accept: application/json, text/event-stream',
+      'mcp-session-id: abc',
+      'authorization: Bearer [redacted]',
+    ]);
     expect(words[words.indexOf('--data-raw') + 1]).toBe(body);
   });
 
   it('omits -N and the redaction note when they do not apply, and keeps other methods', () => {
-    const plain = curlFor(exchange({ requestHeaders: { accept: 'application/json' }, responseType: 'application/json', carrier: 'post-json' }), '{}', 'http://127.0.0.1:6481');
+    const plain = curlFor(
+      exchange({ requestHeaders: { accept: 'application/json' }, responseType: 'application/json', carrier: 'post-json' }),
+      '{}',
+      'http://127.0.0.1:6481',
+    );
     expect(plain.startsWith('curl ')).toBe(true);
     expect(shellWords(plain)).not.toContain('-N');
     const del = shellWords(curlFor(exchange({ method: 'DELETE', requestHeaders: { 'mcp-session-id': 'abc' } }), undefined, 'http://h:1'));
     expect(del.slice(0, 3)).toEqual(['curl', '-X', 'DELETE']);
     expect(del).not.toContain('--data-raw');
-    const get = shellWords(curlFor(exchange({ method: 'GET', url: '/mcp', requestHeaders: { accept: 'text/event-stream', 'x-multi': ['a', 'b'] } }), undefined, 'http://h:1'));
+    const get = shellWords(
+      curlFor(
+        exchange({ method: 'GET', url: '/mcp', requestHeaders: { accept: 'text/event-stream', 'x-multi': ['a', 'b'] } }),
+        undefined,
+        'http://h:1',
+      ),
+    );
     expect(get).toEqual(['curl', '-N', 'http://h:1/mcp', '-H', 'accept: text/event-stream', '-H', 'x-multi: a', '-H', 'x-multi: b']);
   });
 });

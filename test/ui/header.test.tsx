@@ -107,7 +107,10 @@ describe('App: live or capture, as the server says (api/info)', () => {
   });
 
   it('shows the live controls when the server is live, or too old to have api/info', async () => {
-    const live = stubApi({ 'api/info': { mode: 'live', version: '0.1.0' }, 'api/stats': { events: 0, evictedEvents: 0, evictedSessions: 0, maxEvents: 10, maxBytes: 1 } });
+    const live = stubApi({
+      'api/info': { mode: 'live', version: '0.1.0' },
+      'api/stats': { events: 0, evictedEvents: 0, evictedSessions: 0, maxEvents: 10, maxBytes: 1 },
+    });
     await render(<App store={new TimelineStore()} detectSource />);
     expect($('pause')).not.toBeNull();
     expect($('faults')).not.toBeNull();
@@ -136,7 +139,9 @@ describe('FaultsPanel where the API has no fault rules', () => {
 describe('Header counts', () => {
   it('says "1 session", "1 row", "1 message", "1 event" in the singular', async () => {
     stubApi({});
-    await render(header({ source: { mode: 'capture', file: 'a.json' }, sessionsCount: 1, stats: { rows: 1, messages: 1, events: 1, dropped: 0 } }));
+    await render(
+      header({ source: { mode: 'capture', file: 'a.json' }, sessionsCount: 1, stats: { rows: 1, messages: 1, events: 1, dropped: 0 } }),
+    );
     const text = dom.container.querySelector('.header-stats')!.textContent!;
     expect(text).toContain('1 session');
     expect(text).not.toMatch(/1 (sessions|rows|messages|events)/);

@@ -22,7 +22,6 @@ import { FilterBar } from '../../ui/src/components/FilterBar';
 import { DiffView } from '../../ui/src/components/DiffView';
 import { EventBuilder } from './fixtures';
 
-
 const dom = mountPoint();
 
 async function render(el: ReactElement): Promise<void> {
@@ -34,13 +33,49 @@ const COMMAND = "/usr/bin/node /srv/mcp/server.js --root '/home/me/my project'";
 
 /** A wrapped stdio server: initialize, two stderr lines (one before the first message), an mcpscope note. */
 function stdioSession(b = new EventBuilder()) {
-  b.session('s1', { transport: 'stdio', target: COMMAND, clientInfo: { name: 'claude-desktop', version: '1.0' }, serverInfo: { name: 'fs', version: '2.0' } });
+  b.session('s1', {
+    transport: 'stdio',
+    target: COMMAND,
+    clientInfo: { name: 'claude-desktop', version: '1.0' },
+    serverInfo: { name: 'fs', version: '2.0' },
+  });
   const note = b.log('Started the server process (pid 4242) in /srv/mcp.', 's1');
-  const first: LogEvent = { type: 'log', seq: ++b.seq, ts: (b.ts += 1), sessionId: 's1', source: 'stderr', text: 'Secure MCP Filesystem Server running on stdio' };
+  const first: LogEvent = {
+    type: 'log',
+    seq: ++b.seq,
+    ts: (b.ts += 1),
+    sessionId: 's1',
+    source: 'stderr',
+    text: 'Secure MCP Filesystem Server running on stdio',
+  };
   b.events.push(first);
-  const req = b.message({ sessionId: 's1', dir: 'c2s', kind: 'request', carrier: 'stdio', id: 1, method: 'tools/list', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
-  b.message({ sessionId: 's1', dir: 's2c', kind: 'response', carrier: 'stdio', id: 1, method: 'tools/list', pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 1, result: { tools: [] } } });
-  const second: LogEvent = { type: 'log', seq: ++b.seq, ts: (b.ts += 1), sessionId: 's1', source: 'stderr', text: 'warning: allowed directory /home/me does not exist' };
+  const req = b.message({
+    sessionId: 's1',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'stdio',
+    id: 1,
+    method: 'tools/list',
+    jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  });
+  b.message({
+    sessionId: 's1',
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'stdio',
+    id: 1,
+    method: 'tools/list',
+    pair: req.seq,
+    jsonrpc: { jsonrpc: '2.0', id: 1, result: { tools: [] } },
+  });
+  const second: LogEvent = {
+    type: 'log',
+    seq: ++b.seq,
+    ts: (b.ts += 1),
+    sessionId: 's1',
+    source: 'stderr',
+    text: 'warning: allowed directory /home/me does not exist',
+  };
   b.events.push(second);
   const store = new TimelineStore();
   store.ingest(b.events);
@@ -64,7 +99,8 @@ describe("a stdio server's stderr lines", () => {
   it('are picked by the kind filter (kind=log, in the URL too) and left out by the other kinds', () => {
     const { store, first, second, req } = stdioSession();
     expect(keys(store, { kind: 'log' })).toEqual([`l${first.seq}`, `l${second.seq}`]);
-    for (const kind of ['request', 'response', 'notification', 'error'] as const) expect(keys(store, { kind })).not.toContain(`l${first.seq}`);
+    for (const kind of ['request', 'response', 'notification', 'error'] as const)
+      expect(keys(store, { kind })).not.toContain(`l${first.seq}`);
     expect(keys(store, { kind: 'request' })).toEqual([`c${req.seq}`]);
     expect(filtersToSearch({ ...EMPTY_FILTERS, kind: 'log' })).toBe('?kind=log');
     expect(filtersFromSearch('?kind=log').kind).toBe('log');
@@ -100,9 +136,21 @@ describe("a stdio server's stderr lines", () => {
     expect(detail.querySelector('[data-testid="copy-curl"]')).toBeNull();
   });
 
-  it('can be chosen in the filter bar\'s kind menu', async () => {
+  it("can be chosen in the filter bar's kind menu", async () => {
     let next: Filters | undefined;
-    await render(<FilterBar filters={EMPTY_FILTERS} onChange={(f) => (next = f)} methods={() => []} shown={3} total={3} filtered={false} view="timeline" onView={noop} debounceMs={0} />);
+    await render(
+      <FilterBar
+        filters={EMPTY_FILTERS}
+        onChange={(f) => (next = f)}
+        methods={() => []}
+        shown={3}
+        total={3}
+        filtered={false}
+        view="timeline"
+        onView={noop}
+        debounceMs={0}
+      />,
+    );
     const select = dom.container.querySelector<HTMLSelectElement>('[data-testid="filter-kind"]')!;
     expect([...select.options].map((o) => o.value)).toContain('log');
     await act(async () => {
@@ -174,7 +222,18 @@ describe('counts in the right number', () => {
   });
 
   it('the filter bar says "1 row"', async () => {
-    await render(<FilterBar filters={EMPTY_FILTERS} onChange={noop} methods={() => []} shown={1} total={1} filtered={false} view="timeline" onView={noop} />);
+    await render(
+      <FilterBar
+        filters={EMPTY_FILTERS}
+        onChange={noop}
+        methods={() => []}
+        shown={1}
+        total={1}
+        filtered={false}
+        view="timeline"
+        onView={noop}
+      />,
+    );
     expect(dom.container.querySelector('[data-testid="row-count"]')!.textContent).toBe('1 row');
   });
 
@@ -182,10 +241,19 @@ describe('counts in the right number', () => {
     const b = new EventBuilder();
     b.session('s1');
     b.exchange('x1', 's1', { carrier: 'get-sse', method: 'GET', responseType: 'text/event-stream' });
-    const n = b.message({ exchangeId: 'x1', dir: 's2c', kind: 'notification', carrier: 'get-sse', method: 'notifications/tools/list_changed', jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } });
+    const n = b.message({
+      exchangeId: 'x1',
+      dir: 's2c',
+      kind: 'notification',
+      carrier: 'get-sse',
+      method: 'notifications/tools/list_changed',
+      jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+    });
     const store = new TimelineStore();
     store.ingest(b.events);
-    await render(<DetailPane store={store} row={store.row(`n${n.seq}`)!} version={store.version} onSelect={noop} onClose={noop} initialTab="stream" />);
+    await render(
+      <DetailPane store={store} row={store.row(`n${n.seq}`)!} version={store.version} onSelect={noop} onClose={noop} initialTab="stream" />,
+    );
     const text = dom.container.querySelector('[data-testid="detail"]')!.textContent!;
     expect(text).toContain('1 event');
     expect(text).not.toContain('1 events');
@@ -196,12 +264,42 @@ describe('counts in the right number', () => {
     for (const sid of ['s1', 's2']) {
       b.session(sid, { clientInfo: { name: 'c', version: '1' } });
       b.exchange(`x-${sid}`, sid);
-      const req = b.message({ sessionId: sid, exchangeId: `x-${sid}`, dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/list', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
-      b.message({ sessionId: sid, exchangeId: `x-${sid}`, dir: 's2c', kind: 'response', carrier: 'post-json', id: 1, method: 'tools/list', pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 1, result: { tools: [] } } });
+      const req = b.message({
+        sessionId: sid,
+        exchangeId: `x-${sid}`,
+        dir: 'c2s',
+        kind: 'request',
+        carrier: 'post-body',
+        id: 1,
+        method: 'tools/list',
+        jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      });
+      b.message({
+        sessionId: sid,
+        exchangeId: `x-${sid}`,
+        dir: 's2c',
+        kind: 'response',
+        carrier: 'post-json',
+        id: 1,
+        method: 'tools/list',
+        pair: req.seq,
+        jsonrpc: { jsonrpc: '2.0', id: 1, result: { tools: [] } },
+      });
     }
     const store = new TimelineStore();
     store.ingest(b.events);
-    await render(<DiffView store={store} version={store.version} sessions={store.sessionList()} left="s1" right="s2" onChange={noop} onOpenCall={noop} onExit={noop} />);
+    await render(
+      <DiffView
+        store={store}
+        version={store.version}
+        sessions={store.sessionList()}
+        left="s1"
+        right="s2"
+        onChange={noop}
+        onOpenCall={noop}
+        onExit={noop}
+      />,
+    );
     // "Differences only" is on by default when there are none to show? Tick it to get the empty state.
     const text = () => dom.container.querySelector('[data-testid="diff-view"]')!.textContent!;
     const toggle = dom.container.querySelector<HTMLInputElement>('.diff-toolbar input[type="checkbox"]');
@@ -216,11 +314,37 @@ describe('Copy cURL', () => {
     const b = new EventBuilder();
     b.session('s1');
     b.exchange('x5', 's1', { carrier: 'post-sse', responseType: 'text/event-stream', status: 200 });
-    const call = b.message({ exchangeId: 'x5', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 5, method: 'tools/call', name: 'ask', jsonrpc: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ask' } } });
+    const call = b.message({
+      exchangeId: 'x5',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 5,
+      method: 'tools/call',
+      name: 'ask',
+      jsonrpc: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ask' } },
+    });
     // The server's own request, on the POST's response stream (nested under the call).
-    const sampling = b.message({ exchangeId: 'x5', dir: 's2c', kind: 'request', carrier: 'post-sse', id: 0, method: 'sampling/createMessage', parent: call.seq, jsonrpc: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: {} } });
+    const sampling = b.message({
+      exchangeId: 'x5',
+      dir: 's2c',
+      kind: 'request',
+      carrier: 'post-sse',
+      id: 0,
+      method: 'sampling/createMessage',
+      parent: call.seq,
+      jsonrpc: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: {} },
+    });
     b.exchange('x6', 's1', { carrier: 'post-json', status: 202 });
-    b.message({ exchangeId: 'x6', dir: 'c2s', kind: 'response', carrier: 'post-body', id: 0, pair: sampling.seq, jsonrpc: { jsonrpc: '2.0', id: 0, result: { role: 'assistant' } } });
+    b.message({
+      exchangeId: 'x6',
+      dir: 'c2s',
+      kind: 'response',
+      carrier: 'post-body',
+      id: 0,
+      pair: sampling.seq,
+      jsonrpc: { jsonrpc: '2.0', id: 0, result: { role: 'assistant' } },
+    });
     const store = new TimelineStore();
     store.ingest(b.events);
     return { store, call, sampling };
@@ -231,13 +355,14 @@ describe('Copy cURL', () => {
     const row = store.row(`c${call.seq}`)!;
     expect(curlMessage(row)?.seq).toBe(call.seq);
     await render(<DetailPane store={store} row={row} version={store.version} onSelect={noop} onClose={noop} />);
-    const button = (label: string) => [...dom.container.querySelectorAll<HTMLButtonElement>('.detail-actions button')].find((el) => el.textContent === label);
+    const button = (label: string) =>
+      [...dom.container.querySelectorAll<HTMLButtonElement>('.detail-actions button')].find((el) => el.textContent === label);
     expect(button('Copy cURL')).toBeDefined();
     expect(button('Copy cURL')!.disabled).toBe(false);
     expect(button('Copy JSON')).toBeDefined();
   });
 
-  it('is not offered for a server→client request (it would POST the server\'s own request back to the server): Copy JSON is', async () => {
+  it("is not offered for a server→client request (it would POST the server's own request back to the server): Copy JSON is", async () => {
     const { store, sampling } = sseCall();
     const row = store.row(`c${sampling.seq}`)!;
     expect(row.type === 'call' && row.dir).toBe('s2c');
@@ -261,9 +386,32 @@ describe("the detail pane's jargon, said in plain words", () => {
   function call() {
     const b = new EventBuilder(1860);
     b.session('s1');
-    b.exchange('x257', 's1', { carrier: 'post-sse', responseType: 'text/event-stream', status: 200, responseHeaders: { 'content-type': 'text/event-stream' } });
-    const req = b.message({ exchangeId: 'x257', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 3, method: 'tools/call', name: 'add', jsonrpc: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'add' } } });
-    const res = b.message({ exchangeId: 'x257', dir: 's2c', kind: 'response', carrier: 'post-sse', id: 3, method: 'tools/call', pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 3, result: { content: [] } } });
+    b.exchange('x257', 's1', {
+      carrier: 'post-sse',
+      responseType: 'text/event-stream',
+      status: 200,
+      responseHeaders: { 'content-type': 'text/event-stream' },
+    });
+    const req = b.message({
+      exchangeId: 'x257',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 3,
+      method: 'tools/call',
+      name: 'add',
+      jsonrpc: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'add' } },
+    });
+    const res = b.message({
+      exchangeId: 'x257',
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-sse',
+      id: 3,
+      method: 'tools/call',
+      pair: req.seq,
+      jsonrpc: { jsonrpc: '2.0', id: 3, result: { content: [] } },
+    });
     const store = new TimelineStore();
     store.ingest(b.events);
     return { store, req, res };
@@ -292,7 +440,9 @@ describe("the detail pane's jargon, said in plain words", () => {
 
   it('the HTTP tab says how the messages travelled instead of "Carrier"', async () => {
     const { store, req } = call();
-    await render(<DetailPane store={store} row={store.row(`c${req.seq}`)!} version={store.version} onSelect={noop} onClose={noop} initialTab="http" />);
+    await render(
+      <DetailPane store={store} row={store.row(`c${req.seq}`)!} version={store.version} onSelect={noop} onClose={noop} initialTab="http" />,
+    );
     const detail = dom.container.querySelector('[data-testid="detail"]')!;
     const labels = [...detail.querySelectorAll('dt')].map((d) => d.textContent);
     expect(labels).not.toContain('Carrier');

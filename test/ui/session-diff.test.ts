@@ -65,10 +65,22 @@ function sessionWriter(b: EventBuilder, sessionId: string, startId = 0) {
   return { request, answer, fail, call };
 }
 
-const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'diff-client', version: '1.0.0' } };
-const initResult = (version: string) => ({ protocolVersion: '2025-11-25', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'demo', version } });
+const INIT_PARAMS = {
+  protocolVersion: '2025-11-25',
+  capabilities: { sampling: {} },
+  clientInfo: { name: 'diff-client', version: '1.0.0' },
+};
+const initResult = (version: string) => ({
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: { listChanged: true } },
+  serverInfo: { name: 'demo', version },
+});
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
-const echoTool = (type: string) => ({ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type } }, required: ['text'] } });
+const echoTool = (type: string) => ({
+  name: 'echo',
+  description: 'Echoes',
+  inputSchema: { type: 'object', properties: { text: { type } }, required: ['text'] },
+});
 const addTool = { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } };
 const multiplyTool = { name: 'multiply', inputSchema: { type: 'object', properties: { x: { type: 'number' } } } };
 
@@ -91,7 +103,11 @@ function twoSessions() {
   L.call('tools/call', { name: 'echo', arguments: { text: 'a' }, _meta: { progressToken: 11 } }, text('Echo: a'), 3);
   L.call('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, { ...text('3 at 2026-05-01T12:00:00.123Z'), _meta: { took: 1 } });
   const askL = L.request('tools/call', { name: 'ask', arguments: { q: 'sky?' } });
-  const samplingL = L.request('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'sky?' } }], maxTokens: 10 }, { dir: 's2c', parent: askL.seq });
+  const samplingL = L.request(
+    'sampling/createMessage',
+    { messages: [{ role: 'user', content: { type: 'text', text: 'sky?' } }], maxTokens: 10 },
+    { dir: 's2c', parent: askL.seq },
+  );
   L.answer(samplingL, { role: 'assistant', model: 'm1', content: { type: 'text', text: 'blue' } });
   L.answer(askL, text('m1 says: blue'));
   L.call('tools/call', { name: 'add', arguments: { a: 2, b: 2 } }, text('4'));
@@ -104,7 +120,11 @@ function twoSessions() {
   R.call('tools/call', { name: 'echo', arguments: { text: 'b' }, _meta: { progressToken: 'tok-2' } }, text('Echo: b'), 40);
   R.call('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, { ...text('3 at 2026-06-02T08:30:00.999Z'), _meta: { took: 7 } });
   const askR = R.request('tools/call', { name: 'ask', arguments: { q: 'sky?' } });
-  const samplingR = R.request('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'sky?' } }], maxTokens: 10 }, { dir: 's2c', parent: askR.seq });
+  const samplingR = R.request(
+    'sampling/createMessage',
+    { messages: [{ role: 'user', content: { type: 'text', text: 'sky?' } }], maxTokens: 10 },
+    { dir: 's2c', parent: askR.seq },
+  );
   R.answer(samplingR, { role: 'assistant', model: 'm2', content: { type: 'text', text: 'blue' } });
   R.answer(askR, text('m1 says: blue'));
   const add2 = R.request('tools/call', { name: 'add', arguments: { a: 2, b: 2 } });
@@ -145,7 +165,11 @@ describe('diffSessions', () => {
       {
         id: 'c2s tools/call add #2',
         kind: 'changed',
-        changes: ['status: ok → error', 'result: removed (was {"content":[{"type":"text","text":"4"}]})', 'error: added {"code":-32603,"message":"adder crashed"}'],
+        changes: [
+          'status: ok → error',
+          'result: removed (was {"content":[{"type":"text","text":"4"}]})',
+          'error: added {"code":-32603,"message":"adder crashed"}',
+        ],
         drift: undefined,
       },
       { id: 'c2s tools/call slow #1', kind: 'only-left', changes: [], drift: undefined },
@@ -162,7 +186,13 @@ describe('diffSessions', () => {
     expect(store.row(echo.left!.key)?.sessionId).toBe('s1');
     expect(store.row(echo.right!.key)?.sessionId).toBe('s2');
     const change = echo.changes[0];
-    expect(change).toEqual({ path: 'params.arguments.text', kind: 'changed', before: 'a', after: 'b', text: 'params.arguments.text: "a" → "b"' });
+    expect(change).toEqual({
+      path: 'params.arguments.text',
+      kind: 'changed',
+      before: 'a',
+      after: 'b',
+      text: 'params.arguments.text: "a" → "b"',
+    });
     const slow = rows.find((r) => r.kind === 'only-left')!;
     expect(slow.right).toBeUndefined();
     expect(slow.left?.sessionId).toBe('s1');
@@ -178,7 +208,11 @@ describe('diffSessions', () => {
     expect(kinds['c2s prompts/list #1']).toBe('only-left');
     expect(kinds['c2s tools/call slow #1']).toBe('only-right');
     const list = rows.find((r) => r.id === 'c2s tools/list #1')!;
-    expect(list.drift?.map(describeDrift)).toEqual(['tool changed: echo (inputSchema.properties.text.type: "number" → "string")', 'tool removed: multiply', 'tool added: add']);
+    expect(list.drift?.map(describeDrift)).toEqual([
+      'tool changed: echo (inputSchema.properties.text.type: "number" → "string")',
+      'tool removed: multiply',
+      'tool added: add',
+    ]);
     expect(rows.find((r) => r.id === 'c2s tools/call echo #1')?.changes[0].text).toBe('params.arguments.text: "b" → "a"');
   });
 
@@ -190,7 +224,12 @@ describe('diffSessions', () => {
     ] as const) {
       const w = sessionWriter(b, sid, base);
       w.call('initialize', INIT_PARAMS, initResult('1.0.0'));
-      w.call('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: { progressToken: token } }, text(`Echo: x (request ${crypto.randomUUID()})`), base + 1);
+      w.call(
+        'tools/call',
+        { name: 'echo', arguments: { text: 'x' }, _meta: { progressToken: token } },
+        text(`Echo: x (request ${crypto.randomUUID()})`),
+        base + 1,
+      );
       b.wait(60_000);
     }
     const store = new TimelineStore();
@@ -208,7 +247,17 @@ describe('diffSessions', () => {
     const b = new EventBuilder();
     const L = sessionWriter(b, 's1');
     const slowL = L.request('tools/call', { name: 'slow', arguments: {} });
-    for (let i = 1; i <= 2; i++) b.message({ sessionId: 's1', dir: 's2c', kind: 'notification', carrier: 'post-sse', method: 'notifications/progress', pair: slowL.seq, progress: { progress: i, total: 4 }, jsonrpc: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: i, total: 4 } } });
+    for (let i = 1; i <= 2; i++)
+      b.message({
+        sessionId: 's1',
+        dir: 's2c',
+        kind: 'notification',
+        carrier: 'post-sse',
+        method: 'notifications/progress',
+        pair: slowL.seq,
+        progress: { progress: i, total: 4 },
+        jsonrpc: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: i, total: 4 } },
+      });
     L.answer(slowL, text('done'));
     const R = sessionWriter(b, 's2');
     R.request('tools/call', { name: 'slow', arguments: {} });
@@ -228,7 +277,12 @@ describe('diffSessions', () => {
     const reqR = R.request('tools/call', { name: 'big', arguments: {} });
     const fullR = R.answer(reqR, text('x'.repeat(50) + 'RIGHT'));
     // What the feed sends for a large payload: a stub, marked elided.
-    const stub = (m: MessageEvent): MessageEvent => ({ ...m, elided: true, raw: undefined, jsonrpc: { jsonrpc: '2.0', id: m.id, note: 'elided' } });
+    const stub = (m: MessageEvent): MessageEvent => ({
+      ...m,
+      elided: true,
+      raw: undefined,
+      jsonrpc: { jsonrpc: '2.0', id: m.id, note: 'elided' },
+    });
     const events = b.events.map((e) => (e === fullL ? stub(fullL) : e === fullR ? stub(fullR) : e));
     const store = new TimelineStore();
     store.ingest(events);
@@ -255,7 +309,9 @@ describe('diffSessions', () => {
     expect(cache.size).toBe(7);
     const second = diffSessions(store, 's1', 's2', { cache });
     expect(second).toEqual(first);
-    expect(second.find((r) => r.id === 'c2s tools/call echo #1')!.changes).toBe(first.find((r) => r.id === 'c2s tools/call echo #1')!.changes);
+    expect(second.find((r) => r.id === 'c2s tools/call echo #1')!.changes).toBe(
+      first.find((r) => r.id === 'c2s tools/call echo #1')!.changes,
+    );
   });
 
   it('is empty for sessions without calls, and lists every call when one side is unknown', () => {
@@ -270,8 +326,16 @@ describe('jsonDiff', () => {
   it('gives path-level differences, skipping _meta and progress tokens and volatile values', () => {
     expect(
       jsonDiff(
-        { result: { content: [{ type: 'text', text: 'Echo: a' }], _meta: { a: 1 } }, params: { progressToken: 1 }, at: '2026-01-01T00:00:00Z' },
-        { result: { content: [{ type: 'text', text: 'Echo: b' }], _meta: { a: 2 } }, params: { progressToken: 2 }, at: '2026-02-02T10:00:00Z' },
+        {
+          result: { content: [{ type: 'text', text: 'Echo: a' }], _meta: { a: 1 } },
+          params: { progressToken: 1 },
+          at: '2026-01-01T00:00:00Z',
+        },
+        {
+          result: { content: [{ type: 'text', text: 'Echo: b' }], _meta: { a: 2 } },
+          params: { progressToken: 2 },
+          at: '2026-02-02T10:00:00Z',
+        },
       ).map((c) => c.text),
     ).toEqual(['result.content[0].text: "Echo: a" → "Echo: b"']);
   });

@@ -101,12 +101,62 @@ describe('TimelineStore: rows', () => {
   it('does not mark an answered call cancelled, and keeps a cancelled call cancelled when a late answer comes', () => {
     const b = new EventBuilder();
     b.session('s1');
-    const r1 = b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/call', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call' } });
-    b.message({ exchangeId: 'x1', dir: 's2c', kind: 'response', carrier: 'post-json', id: 1, pair: r1.seq, latencyMs: 3, jsonrpc: { jsonrpc: '2.0', id: 1, result: {} } });
-    b.message({ exchangeId: 'x2', dir: 'c2s', kind: 'notification', carrier: 'post-body', method: 'notifications/cancelled', pair: r1.seq, jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } } });
-    const r2 = b.message({ exchangeId: 'x3', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 2, method: 'tools/call', jsonrpc: { jsonrpc: '2.0', id: 2, method: 'tools/call' } });
-    b.message({ exchangeId: 'x4', dir: 'c2s', kind: 'notification', carrier: 'post-body', method: 'notifications/cancelled', pair: r2.seq, jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } } });
-    b.message({ exchangeId: 'x3', dir: 's2c', kind: 'response', carrier: 'post-json', id: 2, pair: r2.seq, latencyMs: 9, jsonrpc: { jsonrpc: '2.0', id: 2, result: {} } });
+    const r1 = b.message({
+      exchangeId: 'x1',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 1,
+      method: 'tools/call',
+      jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call' },
+    });
+    b.message({
+      exchangeId: 'x1',
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-json',
+      id: 1,
+      pair: r1.seq,
+      latencyMs: 3,
+      jsonrpc: { jsonrpc: '2.0', id: 1, result: {} },
+    });
+    b.message({
+      exchangeId: 'x2',
+      dir: 'c2s',
+      kind: 'notification',
+      carrier: 'post-body',
+      method: 'notifications/cancelled',
+      pair: r1.seq,
+      jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+    });
+    const r2 = b.message({
+      exchangeId: 'x3',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 2,
+      method: 'tools/call',
+      jsonrpc: { jsonrpc: '2.0', id: 2, method: 'tools/call' },
+    });
+    b.message({
+      exchangeId: 'x4',
+      dir: 'c2s',
+      kind: 'notification',
+      carrier: 'post-body',
+      method: 'notifications/cancelled',
+      pair: r2.seq,
+      jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } },
+    });
+    b.message({
+      exchangeId: 'x3',
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-json',
+      id: 2,
+      pair: r2.seq,
+      latencyMs: 9,
+      jsonrpc: { jsonrpc: '2.0', id: 2, result: {} },
+    });
     const store = loaded(b.events);
     expect(call(store, r1.seq).status).toBe('ok');
     expect(call(store, r1.seq).cancel).toBeDefined();
@@ -118,7 +168,15 @@ describe('TimelineStore: rows', () => {
   it('shows a response without a known request, and a second answer, as orphans', () => {
     const { events, seq } = scenario();
     const b = new EventBuilder(1000, Date.now());
-    const dup = b.message({ exchangeId: 'x5', dir: 's2c', kind: 'response', carrier: 'post-json', id: 2, pair: seq.add, jsonrpc: { jsonrpc: '2.0', id: 2, result: {} } });
+    const dup = b.message({
+      exchangeId: 'x5',
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-json',
+      id: 2,
+      pair: seq.add,
+      jsonrpc: { jsonrpc: '2.0', id: 2, result: {} },
+    });
     const store = loaded([...events, ...b.events]);
     const orphan = store.row(`o${seq.orphan}`);
     expect(orphan?.type).toBe('orphan');
@@ -196,21 +254,63 @@ describe('TimelineStore: plain HTTP exchanges', () => {
     type: 'session',
     seq: 1,
     ts: T,
-    session: { id: 's9', transport: 'http', target: 'http://as.test', grouping: 'HTTP traffic to http://as.test', startedAt: T, status: 'open', counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 2 } },
+    session: {
+      id: 's9',
+      transport: 'http',
+      target: 'http://as.test',
+      grouping: 'HTTP traffic to http://as.test',
+      startedAt: T,
+      status: 'open',
+      counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 2 },
+    },
   };
   const upsert = (seq: number, x: Partial<ExchangeInfo> & { id: string }): McpscopeEvent => ({
     type: 'exchange',
     seq,
     ts: T + seq,
-    exchange: { sessionId: 's9', method: 'POST', url: '/token', requestHeaders: {}, startedAt: T + 1, requestBytes: 40, responseBytes: 0, plain: true, hints: [], ...x },
+    exchange: {
+      sessionId: 's9',
+      method: 'POST',
+      url: '/token',
+      requestHeaders: {},
+      startedAt: T + 1,
+      requestBytes: 40,
+      responseBytes: 0,
+      plain: true,
+      hints: [],
+      ...x,
+    },
   });
-  const tokenHint = { level: 'info' as const, code: 'oauth-token-request', text: 'Token request (grant_type=refresh_token: a refresh token is traded for a new access token).' };
+  const tokenHint = {
+    level: 'info' as const,
+    code: 'oauth-token-request',
+    text: 'Token request (grant_type=refresh_token: a refresh token is traded for a new access token).',
+  };
   const events: McpscopeEvent[] = [
     bucket,
     upsert(2, { id: 'x1', hints: [tokenHint] }),
     // An MCP exchange: no row of its own (its messages make the rows).
-    { type: 'exchange', seq: 3, ts: T + 3, exchange: { id: 'x2', method: 'GET', url: '/mcp', requestHeaders: {}, startedAt: T + 3, requestBytes: 0, responseBytes: 0, hints: [] } },
-    upsert(4, { id: 'x3', method: 'GET', url: '/.well-known/oauth-authorization-server', hints: [{ level: 'info', code: 'oauth-server-metadata', text: 'Authorization-server metadata (RFC 8414).' }] }),
+    {
+      type: 'exchange',
+      seq: 3,
+      ts: T + 3,
+      exchange: {
+        id: 'x2',
+        method: 'GET',
+        url: '/mcp',
+        requestHeaders: {},
+        startedAt: T + 3,
+        requestBytes: 0,
+        responseBytes: 0,
+        hints: [],
+      },
+    },
+    upsert(4, {
+      id: 'x3',
+      method: 'GET',
+      url: '/.well-known/oauth-authorization-server',
+      hints: [{ level: 'info', code: 'oauth-server-metadata', text: 'Authorization-server metadata (RFC 8414).' }],
+    }),
     upsert(5, {
       id: 'x1',
       status: 400,
@@ -220,7 +320,15 @@ describe('TimelineStore: plain HTTP exchanges', () => {
       responsePreview: '{"error":"invalid_grant"}',
       hints: [tokenHint, { level: 'warn', code: 'oauth-token-error', text: 'Token request refused with invalid_grant.' }],
     }),
-    upsert(6, { id: 'x3', method: 'GET', url: '/.well-known/oauth-authorization-server', status: 502, error: 'connect ECONNREFUSED', endedAt: T + 7, hints: [] }),
+    upsert(6, {
+      id: 'x3',
+      method: 'GET',
+      url: '/.well-known/oauth-authorization-server',
+      status: 502,
+      error: 'connect ECONNREFUSED',
+      endedAt: T + 7,
+      hints: [],
+    }),
   ];
 
   it('gives each plain exchange one row, refreshed in place by its later upserts', () => {
@@ -254,7 +362,9 @@ describe('TimelineStore: plain HTTP exchanges', () => {
   });
 
   it('builds the same rows however the events are batched or ordered', () => {
-    const expected = loaded(events).visibleRows(EMPTY_FILTERS).map((r) => `${r.key}:${(r as HttpRow).exchange.status}`);
+    const expected = loaded(events)
+      .visibleRows(EMPTY_FILTERS)
+      .map((r) => `${r.key}:${(r as HttpRow).exchange.status}`);
     for (let cut = 0; cut <= events.length; cut++) {
       const store = new TimelineStore();
       store.ingest(events.slice(cut));
@@ -268,13 +378,33 @@ describe('TimelineStore: robustness', () => {
   it('never throws on events for unknown sessions or exchanges, and on junk', () => {
     const store = new TimelineStore();
     const b = new EventBuilder();
-    b.message({ sessionId: 'nope', exchangeId: 'x404', dir: 's2c', kind: 'response', carrier: 'post-sse', id: 1, pair: 12345, jsonrpc: {} });
-    b.message({ sessionId: 'nope', dir: 's2c', kind: 'notification', carrier: 'stdio', method: 'notifications/progress', pair: 999, parent: 998, jsonrpc: {} });
+    b.message({
+      sessionId: 'nope',
+      exchangeId: 'x404',
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-sse',
+      id: 1,
+      pair: 12345,
+      jsonrpc: {},
+    });
+    b.message({
+      sessionId: 'nope',
+      dir: 's2c',
+      kind: 'notification',
+      carrier: 'stdio',
+      method: 'notifications/progress',
+      pair: 999,
+      parent: 998,
+      jsonrpc: {},
+    });
     b.sse('x405', 'comment');
     b.problem({ code: 'upstream-unreachable', text: 'down' });
     b.modification('x406', 'endpoint-rewrite', 'a', 'b', 'c');
     expect(() => store.ingest(b.events)).not.toThrow();
-    expect(() => store.ingest([{ type: 'future-type', seq: 100, ts: 1 } as unknown as McpscopeEvent, null as unknown as McpscopeEvent])).not.toThrow();
+    expect(() =>
+      store.ingest([{ type: 'future-type', seq: 100, ts: 1 } as unknown as McpscopeEvent, null as unknown as McpscopeEvent]),
+    ).not.toThrow();
     expect(store.stats.rows).toBe(3);
     expect(() => store.waterfall('')).not.toThrow();
     expect(() => store.streamOf('x405')).not.toThrow();
@@ -313,16 +443,23 @@ describe('TimelineStore: robustness', () => {
     const { events } = scenario();
     const expected = picture(loaded(events));
     fc.assert(
-      fc.property(fc.shuffledSubarray(events.map((_, i) => i), { minLength: 0, maxLength: events.length }), fc.boolean(), (firstIdx, shuffleBatch) => {
-        const first = new Set(firstIdx);
-        const early = events.filter((_, i) => first.has(i));
-        const late = events.filter((_, i) => !first.has(i));
-        const store = new TimelineStore();
-        store.ingest(early);
-        store.ingest(shuffleBatch ? [...late].reverse() : late);
-        expect(picture(store)).toEqual(expected);
-        expect(store.stats.events).toBe(events.length);
-      }),
+      fc.property(
+        fc.shuffledSubarray(
+          events.map((_, i) => i),
+          { minLength: 0, maxLength: events.length },
+        ),
+        fc.boolean(),
+        (firstIdx, shuffleBatch) => {
+          const first = new Set(firstIdx);
+          const early = events.filter((_, i) => first.has(i));
+          const late = events.filter((_, i) => !first.has(i));
+          const store = new TimelineStore();
+          store.ingest(early);
+          store.ingest(shuffleBatch ? [...late].reverse() : late);
+          expect(picture(store)).toEqual(expected);
+          expect(store.stats.events).toBe(events.length);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -393,7 +530,11 @@ describe('TimelineStore: subscription and memoization', () => {
     expect(store.notifyPending).toBe(true);
     // The data is there for anyone who reads it (a render for another reason sees it).
     expect(store.stats.events).toBe(20);
-    expect(store.visibleRows(EMPTY_FILTERS).map((r) => r.key)).toEqual(loaded(events.slice(0, 20)).visibleRows(EMPTY_FILTERS).map((r) => r.key));
+    expect(store.visibleRows(EMPTY_FILTERS).map((r) => r.key)).toEqual(
+      loaded(events.slice(0, 20))
+        .visibleRows(EMPTY_FILTERS)
+        .map((r) => r.key),
+    );
     store.notify();
     expect(fn).toHaveBeenCalledTimes(1);
     expect(store.notifyPending).toBe(false);
@@ -434,7 +575,7 @@ describe('TimelineStore: waterfall', () => {
     const bars = new Map(wf.bars.map((b) => [b.key, b]));
     const slow = bars.get(`c${seq.slowTask}`)!;
     expect(slow.lane).toBe('x4');
-    expect(slow.end! - slow.start).toBe(store.row(slow.key)!.type === "call" ? (store.row(slow.key) as CallRow).latencyMs : -1);
+    expect(slow.end! - slow.start).toBe(store.row(slow.key)!.type === 'call' ? (store.row(slow.key) as CallRow).latencyMs : -1);
     expect(slow.status).toBe('ok');
     expect(slow.label).toBe('tools/call slow_task');
     expect(slow.depth).toBe(0);
@@ -538,7 +679,9 @@ describe('TimelineStore: scale (measurements, printed)', () => {
     const rowCount = s.stats.rows;
     expect(rowCount).toBeGreaterThanOrEqual(100_000);
     const out: string[] = [`machine reference: 1M Map.set ${tRef}`];
-    out.push(`ingest 100k frames (${frames.length} events, ${store.stats.rows} rows): ${tIngest.toFixed(0)} ms = ${((tIngest / frames.length) * 1000).toFixed(2)} µs/event`);
+    out.push(
+      `ingest 100k frames (${frames.length} events, ${store.stats.rows} rows): ${tIngest.toFixed(0)} ms = ${((tIngest / frames.length) * 1000).toFixed(2)} µs/event`,
+    );
     t = performance.now();
     const all = s.visibleRows(EMPTY_FILTERS);
     out.push(`visibleRows full recompute, no filter, ${all.length} rows: ${ms(t)}`);
@@ -581,8 +724,13 @@ describe('TimelineStore: scale (measurements, printed)', () => {
       const d = performance.now() - t1;
       live.push([a, b, c, d]);
     }
-    const med = (i: number) => live.map((r) => r[i]).sort((x, y) => x - y)[live.length >> 1].toFixed(1);
-    out.push(`live batch of 500 events at ${rowCount} rows (median of 4): ingest ${med(0)} ms, visibleRows ${med(1)} ms, filtered ${med(2)} ms, waterfall ${med(3)} ms`);
+    const med = (i: number) => {
+      const sorted = live.map((r) => r[i]).sort((x, y) => x - y);
+      return sorted[live.length >> 1].toFixed(1);
+    };
+    out.push(
+      `live batch of 500 events at ${rowCount} rows (median of 4): ingest ${med(0)} ms, visibleRows ${med(1)} ms, filtered ${med(2)} ms, waterfall ${med(3)} ms`,
+    );
     console.log(`[ui-state perf]\n  ${out.join('\n  ')}`);
   }, 180_000);
 });
@@ -610,18 +758,70 @@ describe('TimelineStore: stream close as cancellation (2026-07-28)', () => {
     const store = new TimelineStore();
     const b = new EventBuilder(1, 1_000);
     b.session('s1');
-    const req = b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 7, method: 'tools/call', jsonrpc: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow' } } });
+    const req = b.message({
+      exchangeId: 'x1',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 7,
+      method: 'tools/call',
+      jsonrpc: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow' } },
+    });
     store.ingest(b.events);
     const call = store.row(`c${req.seq}`) as CallRow;
     expect(call.status).toBe('pending');
-    store.ingest([{ type: 'exchange', seq: req.seq + 1, ts: 2_000, exchange: { id: 'x1', sessionId: 's1', method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1_000, requestBytes: 10, responseBytes: 0, aborted: 'client', cancels: [req.seq], hints: [] } }]);
+    store.ingest([
+      {
+        type: 'exchange',
+        seq: req.seq + 1,
+        ts: 2_000,
+        exchange: {
+          id: 'x1',
+          sessionId: 's1',
+          method: 'POST',
+          url: '/mcp',
+          requestHeaders: {},
+          startedAt: 1_000,
+          requestBytes: 10,
+          responseBytes: 0,
+          aborted: 'client',
+          cancels: [req.seq],
+          hints: [],
+        },
+      },
+    ]);
     expect((store.row(`c${req.seq}`) as CallRow).status).toBe('cancelled');
   });
 });
 
 describe('TimelineStore: a call refused at the HTTP layer', () => {
-  const exchange = (status: number | undefined): McpscopeEvent => ({ type: 'exchange', seq: 0, ts: 2_000, exchange: { id: 'x1', sessionId: 's1', method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1_000, requestBytes: 10, responseBytes: 0, status, hints: [] } as ExchangeInfo });
-  const initialize = (b: EventBuilder) => b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 0, method: 'initialize', jsonrpc: { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} } });
+  const exchange = (status: number | undefined): McpscopeEvent => ({
+    type: 'exchange',
+    seq: 0,
+    ts: 2_000,
+    exchange: {
+      id: 'x1',
+      sessionId: 's1',
+      method: 'POST',
+      url: '/mcp',
+      requestHeaders: {},
+      startedAt: 1_000,
+      requestBytes: 10,
+      responseBytes: 0,
+      status,
+      hints: [],
+    } as ExchangeInfo,
+  });
+  const initialize = (b: EventBuilder) =>
+    b.message({
+      exchangeId: 'x1',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 0,
+      method: 'initialize',
+      jsonrpc: { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} },
+    });
 
   it('is an error with its HTTP status, not pending for ever (a 401 challenge before OAuth)', () => {
     const store = new TimelineStore();
@@ -644,7 +844,15 @@ describe('TimelineStore: a call refused at the HTTP layer', () => {
     store.ingest(b2.events);
     expect(call(store, req.seq)).toMatchObject({ status: 'error', httpStatus: 404 });
     const b3 = new EventBuilder(req.seq + 1, 1_600);
-    b3.message({ exchangeId: 'x1', dir: 's2c', kind: 'error', carrier: 'post-json', id: 0, pair: req.seq, jsonrpc: { jsonrpc: '2.0', id: 0, error: { code: -32001, message: 'Session not found' } } });
+    b3.message({
+      exchangeId: 'x1',
+      dir: 's2c',
+      kind: 'error',
+      carrier: 'post-json',
+      id: 0,
+      pair: req.seq,
+      jsonrpc: { jsonrpc: '2.0', id: 0, error: { code: -32001, message: 'Session not found' } },
+    });
     store.ingest(b3.events);
     expect(call(store, req.seq).response?.kind).toBe('error');
     // A 2xx never refuses anything.

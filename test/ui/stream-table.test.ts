@@ -17,7 +17,17 @@ describe('stream table', () => {
     const { events, seq } = scenario();
     const store = loaded(events);
     const entries = store.streamOf('x4');
-    expect(entries.map((e) => e.what)).toEqual(['priming', 'message', 'message', 'message', 'message', 'message', 'comment', 'message', 'message']);
+    expect(entries.map((e) => e.what)).toEqual([
+      'priming',
+      'message',
+      'message',
+      'message',
+      'message',
+      'message',
+      'comment',
+      'message',
+      'message',
+    ]);
     const offsets = entries.map((e) => e.offset);
     expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
     for (let i = 1; i < entries.length; i++) expect(entries[i].offset).toBe(entries[i - 1].offset + entries[i - 1].length);

@@ -4,9 +4,24 @@ import { isAtBottom, scrollToReveal, visibleRange } from '../../ui/src/state/vir
 
 describe('visibleRange', () => {
   it('renders the rows in view plus overscan', () => {
-    expect(visibleRange({ scrollTop: 0, viewportHeight: 100, rowHeight: 20, count: 1000, overscan: 2 })).toEqual({ start: 0, end: 7, offsetTop: 0, totalHeight: 20_000 });
-    expect(visibleRange({ scrollTop: 210, viewportHeight: 100, rowHeight: 20, count: 1000, overscan: 2 })).toEqual({ start: 8, end: 18, offsetTop: 160, totalHeight: 20_000 });
-    expect(visibleRange({ scrollTop: 0, viewportHeight: 100, rowHeight: 20, count: 0 })).toEqual({ start: 0, end: 0, offsetTop: 0, totalHeight: 0 });
+    expect(visibleRange({ scrollTop: 0, viewportHeight: 100, rowHeight: 20, count: 1000, overscan: 2 })).toEqual({
+      start: 0,
+      end: 7,
+      offsetTop: 0,
+      totalHeight: 20_000,
+    });
+    expect(visibleRange({ scrollTop: 210, viewportHeight: 100, rowHeight: 20, count: 1000, overscan: 2 })).toEqual({
+      start: 8,
+      end: 18,
+      offsetTop: 160,
+      totalHeight: 20_000,
+    });
+    expect(visibleRange({ scrollTop: 0, viewportHeight: 100, rowHeight: 20, count: 0 })).toEqual({
+      start: 0,
+      end: 0,
+      offsetTop: 0,
+      totalHeight: 0,
+    });
   });
 
   it('clamps a scroll position past the end (a list that just shrank)', () => {
@@ -64,17 +79,23 @@ describe('scrollToReveal', () => {
 
   it('always leaves the row fully visible (when it fits)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 5_000_000 }), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 64 }), (index, scrollTop, viewportHeight, rowHeight) => {
-        const next = scrollToReveal({ index, scrollTop, viewportHeight, rowHeight });
-        expect(next).toBeGreaterThanOrEqual(0);
-        const top = index * rowHeight;
-        if (rowHeight <= viewportHeight) {
-          expect(top).toBeGreaterThanOrEqual(next);
-          expect(top + rowHeight).toBeLessThanOrEqual(next + viewportHeight);
-          // Moves only when it had to.
-          if (top >= scrollTop && top + rowHeight <= scrollTop + viewportHeight) expect(next).toBe(scrollTop);
-        } else expect(next).toBe(top);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.integer({ min: 0, max: 5_000_000 }),
+        fc.integer({ min: 1, max: 2000 }),
+        fc.integer({ min: 1, max: 64 }),
+        (index, scrollTop, viewportHeight, rowHeight) => {
+          const next = scrollToReveal({ index, scrollTop, viewportHeight, rowHeight });
+          expect(next).toBeGreaterThanOrEqual(0);
+          const top = index * rowHeight;
+          if (rowHeight <= viewportHeight) {
+            expect(top).toBeGreaterThanOrEqual(next);
+            expect(top + rowHeight).toBeLessThanOrEqual(next + viewportHeight);
+            // Moves only when it had to.
+            if (top >= scrollTop && top + rowHeight <= scrollTop + viewportHeight) expect(next).toBe(scrollTop);
+          } else expect(next).toBe(top);
+        },
+      ),
     );
   });
 });

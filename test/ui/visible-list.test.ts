@@ -43,7 +43,13 @@ describe('visible list', () => {
 
   it('recomputes only the changed part of a list, with the same result as from scratch', () => {
     const events = syntheticEvents(3_000, { seed: 11, sessions: 2 });
-    const filters = [EMPTY_FILTERS, { ...EMPTY_FILTERS, errorsOnly: true }, { ...EMPTY_FILTERS, session: 's2', method: 'tools/' }, { ...EMPTY_FILTERS, text: 'alpha' }, { ...EMPTY_FILTERS, kind: 'notification' as const }];
+    const filters = [
+      EMPTY_FILTERS,
+      { ...EMPTY_FILTERS, errorsOnly: true },
+      { ...EMPTY_FILTERS, session: 's2', method: 'tools/' },
+      { ...EMPTY_FILTERS, text: 'alpha' },
+      { ...EMPTY_FILTERS, kind: 'notification' as const },
+    ];
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: events.length - 1 }), { minLength: 1, maxLength: 6 }), (cuts) => {
         const live = new TimelineStore();

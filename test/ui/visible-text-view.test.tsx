@@ -23,7 +23,16 @@ function spoofedCall() {
   const b = new EventBuilder();
   b.session('s1', { clientInfo: { name: `claude${'\u200B'}`, version: '1.0' }, serverInfo: { name: 'files', version: `2.0${'\u2066'}` } });
   b.exchange('x1', 's1', { carrier: 'post-json', status: 200, responseHeaders: { [`x-note${'\u200D'}`]: `ok${RLO}kc` } });
-  const req = b.message({ exchangeId: 'x1', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/call', name: TOOL, jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL, arguments: {} } } });
+  const req = b.message({
+    exchangeId: 'x1',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id: 1,
+    method: 'tools/call',
+    name: TOOL,
+    jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL, arguments: {} } },
+  });
   b.message({
     exchangeId: 'x1',
     dir: 's2c',
@@ -49,7 +58,9 @@ describe('invisible characters in names', () => {
     const name = row.querySelector('.m-name')!;
     expect(name.textContent).toBe('run⟨U+202E⟩hs.exe');
     expect(name.textContent).not.toContain(RLO);
-    expect(name.querySelector('[data-testid="invisible-char"]')!.getAttribute('title')).toBe('U+202E right-to-left override: an invisible character that reverses the text after it');
+    expect(name.querySelector('[data-testid="invisible-char"]')!.getAttribute('title')).toBe(
+      'U+202E right-to-left override: an invisible character that reverses the text after it',
+    );
     expect(row.querySelector('[data-testid="invisible-mark"]')).not.toBeNull();
     // The error message in the gist too; and nothing of the row holds the raw character.
     expect(row.querySelector('.m-gist')!.textContent).toBe('-32602 no tool run⟨U+202E⟩hs.exe');
@@ -60,7 +71,13 @@ describe('invisible characters in names', () => {
   it('a row without invisible characters has no marker and no badges', async () => {
     const { store } = spoofedCall();
     const b = new EventBuilder(100);
-    b.message({ dir: 'c2s', kind: 'notification', carrier: 'post-body', method: 'notifications/initialized', jsonrpc: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    b.message({
+      dir: 'c2s',
+      kind: 'notification',
+      carrier: 'post-body',
+      method: 'notifications/initialized',
+      jsonrpc: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
     store.ingest(b.events);
     await dom.render(<Timeline rows={store.visibleRows(EMPTY_FILTERS)} onSelect={noop} onOpen={noop} live={false} />);
     const row = dom.container.querySelector('[data-key="n100"]')!;

@@ -2,20 +2,33 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { describeInvisible, escapeInvisible, hasInvisible, visibleParts, type InvisibleChar } from '../../ui/src/state/visible-text';
 
-const badges = (text: string, multiline = false) => visibleParts(text, { multiline }).filter((p): p is InvisibleChar => typeof p !== 'string');
+const badges = (text: string, multiline = false) =>
+  visibleParts(text, { multiline }).filter((p): p is InvisibleChar => typeof p !== 'string');
 const tags = (ascii: string) => [...ascii].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
 
 describe('visibleParts', () => {
   it('shows a right-to-left override as a badge, so the name no longer reads reversed', () => {
     const parts = visibleParts('run\u202Ehs.exe');
-    expect(parts).toEqual(['run', { label: '⟨U+202E⟩', title: expect.stringContaining('right-to-left override: an invisible character that reverses the text after it'), text: '\u202E', cp: 0x202e }, 'hs.exe']);
+    expect(parts).toEqual([
+      'run',
+      {
+        label: '⟨U+202E⟩',
+        title: expect.stringContaining('right-to-left override: an invisible character that reverses the text after it'),
+        text: '\u202E',
+        cp: 0x202e,
+      },
+      'hs.exe',
+    ]);
     expect(escapeInvisible('run\u202Ehs.exe')).toBe('run⟨U+202E⟩hs.exe');
   });
 
   it('shows every bidi control', () => {
     for (const cp of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c]) {
       const c = String.fromCodePoint(cp);
-      expect(badges(`a${c}b`).map((b) => b.cp), c).toEqual([cp]);
+      expect(
+        badges(`a${c}b`).map((b) => b.cp),
+        c,
+      ).toEqual([cp]);
       expect(badges(`a${c}b`)[0].title).toMatch(/direction|reverses|left to right|ends an/);
     }
   });
@@ -29,10 +42,16 @@ describe('visibleParts', () => {
   });
 
   it('shows zero-width, format and filler characters', () => {
-    const cps = [0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2064, 0x206a, 0x206f, 0xfeff, 0x00ad, 0x034f, 0x180e, 0x115f, 0x1160, 0x3164, 0xffa0, 0x17b4, 0x17b5, 0x2028, 0x2029, 0xfff9, 0x1d173, 0x1d17a];
+    const cps = [
+      0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2064, 0x206a, 0x206f, 0xfeff, 0x00ad, 0x034f, 0x180e, 0x115f, 0x1160, 0x3164, 0xffa0,
+      0x17b4, 0x17b5, 0x2028, 0x2029, 0xfff9, 0x1d173, 0x1d17a,
+    ];
     for (const cp of cps) {
       const text = `ab${String.fromCodePoint(cp)}cd`;
-      expect(badges(text).map((b) => b.cp), cp.toString(16)).toEqual([cp]);
+      expect(
+        badges(text).map((b) => b.cp),
+        cp.toString(16),
+      ).toEqual([cp]);
       expect(escapeInvisible(text)).toBe(`ab⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩cd`);
     }
     expect(badges('a\u3164b')[0].title).toBe('U+3164 Hangul filler: a blank character');
@@ -52,7 +71,16 @@ describe('visibleParts', () => {
   });
 
   it('leaves Arabic, Hebrew, Chinese, Hindi and Persian text alone (ZWNJ between Persian letters is spelling)', () => {
-    for (const text of ['مرحبا بالعالم', 'שלום עולם', '你好，世界', 'नमस्ते दुनिया', 'می\u200Cخواهم', 'क्\u200Dष', 'Ελληνικά', 'Ünïcödé façade']) {
+    for (const text of [
+      'مرحبا بالعالم',
+      'שלום עולם',
+      '你好，世界',
+      'नमस्ते दुनिया',
+      'می\u200Cخواهم',
+      'क्\u200Dष',
+      'Ελληνικά',
+      'Ünïcödé façade',
+    ]) {
       expect(visibleParts(text), text).toEqual([text]);
       expect(hasInvisible(text)).toBe(false);
     }
@@ -65,7 +93,15 @@ describe('visibleParts', () => {
   });
 
   it('does not show the ZWJ inside emoji sequences (family, flags, skin tones, keycaps)', () => {
-    for (const text of ['👨\u200D👩\u200D👧', '❤️\u200D🔥', '🏳️\u200D🌈', '👩🏽\u200D💻', '1️⃣', '❤️', '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}']) {
+    for (const text of [
+      '👨\u200D👩\u200D👧',
+      '❤️\u200D🔥',
+      '🏳️\u200D🌈',
+      '👩🏽\u200D💻',
+      '1️⃣',
+      '❤️',
+      '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}',
+    ]) {
       expect(visibleParts(text), text).toEqual([text]);
     }
     // A ZWJ that joins an emoji to a letter is not part of any emoji.

@@ -19,8 +19,30 @@ const MIN = 60_000;
 
 function call(b: EventBuilder, xid: string, sid: string, id: number, name: string, takesMs: number): void {
   const x = b.exchange(xid, sid, { status: 200, carrier: 'post-sse', responseType: 'text/event-stream' });
-  const request = b.message({ sessionId: sid, exchangeId: xid, dir: 'c2s', kind: 'request', carrier: 'post-body', id, method: 'tools/call', name, jsonrpc: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } } });
-  b.message({ sessionId: sid, exchangeId: xid, dir: 's2c', kind: 'response', carrier: 'post-sse', id, method: 'tools/call', name, pair: request.seq, after: takesMs, jsonrpc: { jsonrpc: '2.0', id, result: { content: [] } } });
+  const request = b.message({
+    sessionId: sid,
+    exchangeId: xid,
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id,
+    method: 'tools/call',
+    name,
+    jsonrpc: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } },
+  });
+  b.message({
+    sessionId: sid,
+    exchangeId: xid,
+    dir: 's2c',
+    kind: 'response',
+    carrier: 'post-sse',
+    id,
+    method: 'tools/call',
+    name,
+    pair: request.seq,
+    after: takesMs,
+    jsonrpc: { jsonrpc: '2.0', id, result: { content: [] } },
+  });
   b.update(x, { endedAt: b.ts });
 }
 
@@ -58,7 +80,18 @@ afterEach(() => {
 function render(events: McpscopeEvent[], sessionId: string, selected: string[] = [], selectedKey?: string) {
   const store = new TimelineStore();
   store.ingest(events);
-  act(() => root.render(<Waterfall store={store} sessionId={sessionId} version={store.version} selectedKey={selectedKey} onSelect={(k) => selected.push(k)} live={false} />));
+  act(() =>
+    root.render(
+      <Waterfall
+        store={store}
+        sessionId={sessionId}
+        version={store.version}
+        selectedKey={selectedKey}
+        onSelect={(k) => selected.push(k)}
+        live={false}
+      />,
+    ),
+  );
   return store;
 }
 
@@ -70,7 +103,9 @@ function rightmostBarEnd(): number {
   const scroller = container.querySelector<HTMLElement>('.wf-scroll')!;
   const labelW = px(canvas.style.getPropertyValue('--wf-label-w'));
   const viewW = 1000 - labelW - 24;
-  const ends = [...container.querySelectorAll<HTMLElement>('[data-testid="waterfall-bar"]')].map((el) => px(el.style.left) + px(el.style.width));
+  const ends = [...container.querySelectorAll<HTMLElement>('[data-testid="waterfall-bar"]')].map(
+    (el) => px(el.style.left) + px(el.style.width),
+  );
   return (Math.max(...ends) - labelW - scroller.scrollLeft) / viewW;
 }
 
@@ -127,7 +162,18 @@ describe('Waterfall', () => {
     act(() => bars[1].click());
     act(() => container.querySelectorAll<HTMLElement>('[data-testid="waterfall-bar-label"]')[0].click());
     expect(selected).toEqual([bars[1].dataset.key, bars[0].dataset.key]);
-    act(() => root.render(<Waterfall store={store} sessionId="s1" version={store.version} selectedKey={bars[2].dataset.key} onSelect={() => undefined} live={false} />));
+    act(() =>
+      root.render(
+        <Waterfall
+          store={store}
+          sessionId="s1"
+          version={store.version}
+          selectedKey={bars[2].dataset.key}
+          onSelect={() => undefined}
+          live={false}
+        />,
+      ),
+    );
     expect(container.querySelector('.wf-bar.selected')?.getAttribute('data-key')).toBe(bars[2].dataset.key);
   });
 
@@ -135,9 +181,29 @@ describe('Waterfall', () => {
     const b = new EventBuilder();
     b.session('s1');
     const xa = b.exchange('xa', 's1', { status: 200, carrier: 'post-sse' });
-    const a = b.message({ exchangeId: 'xa', dir: 'c2s', kind: 'request', carrier: 'post-body', id: 1, method: 'tools/call', name: 'slow', jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } } });
+    const a = b.message({
+      exchangeId: 'xa',
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id: 1,
+      method: 'tools/call',
+      name: 'slow',
+      jsonrpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } },
+    });
     call(b, 'xb', 's1', 2, 'fast', 10);
-    b.message({ exchangeId: 'xa', dir: 's2c', kind: 'response', carrier: 'post-sse', id: 1, method: 'tools/call', name: 'slow', pair: a.seq, after: 500, jsonrpc: { jsonrpc: '2.0', id: 1, result: {} } });
+    b.message({
+      exchangeId: 'xa',
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-sse',
+      id: 1,
+      method: 'tools/call',
+      name: 'slow',
+      pair: a.seq,
+      after: 500,
+      jsonrpc: { jsonrpc: '2.0', id: 1, result: {} },
+    });
     b.update(xa, { endedAt: b.ts });
     render(b.events, 's1');
     expect(container.querySelectorAll('[data-testid="waterfall-lane"]')).toHaveLength(2);

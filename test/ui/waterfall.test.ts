@@ -17,11 +17,33 @@ const MIN = 60_000;
 /** A tools/call on a POST stream of its own; `end` answers it and closes the stream. */
 function begin(b: EventBuilder, xid: string, sid: string, id: number, name: string) {
   let x = b.exchange(xid, sid, { status: 200, carrier: 'post-sse', responseType: 'text/event-stream' });
-  const request = b.message({ sessionId: sid, exchangeId: xid, dir: 'c2s', kind: 'request', carrier: 'post-body', id, method: 'tools/call', name, jsonrpc: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } } });
+  const request = b.message({
+    sessionId: sid,
+    exchangeId: xid,
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    id,
+    method: 'tools/call',
+    name,
+    jsonrpc: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } },
+  });
   return {
     request,
     end(afterMs: number): MessageEvent {
-      const response = b.message({ sessionId: sid, exchangeId: xid, dir: 's2c', kind: 'response', carrier: 'post-sse', id, method: 'tools/call', name, pair: request.seq, after: afterMs, jsonrpc: { jsonrpc: '2.0', id, result: { content: [] } } });
+      const response = b.message({
+        sessionId: sid,
+        exchangeId: xid,
+        dir: 's2c',
+        kind: 'response',
+        carrier: 'post-sse',
+        id,
+        method: 'tools/call',
+        name,
+        pair: request.seq,
+        after: afterMs,
+        jsonrpc: { jsonrpc: '2.0', id, result: { content: [] } },
+      });
       x = b.update(x, { endedAt: b.ts });
       return response;
     },
@@ -107,7 +129,10 @@ describe('waterfall axis', () => {
     const wf = store.waterfall('s2');
     expect(wf.end).toBeLessThan(store.lastTs);
     expect(waterfallAxis(wf, store.sessions, store.lastTs).end).toBe(store.lastTs);
-    expect(waterfallAxis(wf, store.sessions, store.lastTs, store.lastTs + 2_000)).toMatchObject({ end: store.lastTs + 2_000, closed: false });
+    expect(waterfallAxis(wf, store.sessions, store.lastTs, store.lastTs + 2_000)).toMatchObject({
+      end: store.lastTs + 2_000,
+      closed: false,
+    });
     // All sessions: one is open, so the same.
     expect(waterfallAxis(store.waterfall(''), store.sessions, store.lastTs).closed).toBe(false);
   });
@@ -150,7 +175,12 @@ describe('waterfall packing', () => {
     expect(lanes[0].streams.map((s) => s.key)).toEqual(['s1x1', 's1x2', 's1x3']);
     expect(lanes[0].bars.map((p) => p.bar.label)).toEqual(['tools/call tools/list', 'tools/call add', 'tools/call echo']);
     // The label's tooltip names every stream and its call in full.
-    expect(laneTitle(lanes[0]).split('\n')).toEqual(['3 POST streams, one after another:', 'POST s1x1 (SSE) · tools/call tools/list', 'POST s1x2 (SSE) · tools/call add', 'POST s1x3 (SSE) · tools/call echo']);
+    expect(laneTitle(lanes[0]).split('\n')).toEqual([
+      '3 POST streams, one after another:',
+      'POST s1x1 (SSE) · tools/call tools/list',
+      'POST s1x2 (SSE) · tools/call add',
+      'POST s1x3 (SSE) · tools/call echo',
+    ]);
   });
 
   it('puts two overlapping calls on two rows, and a later one back on the first free row', () => {
@@ -179,7 +209,15 @@ describe('waterfall packing', () => {
     sequential(b, 's1', ['tools/list'], 10, 5, 1);
     // A short GET stream that ended before the next POSTs: still not packed with them.
     const get = b.exchange('g1', 's1', { method: 'GET', status: 200, carrier: 'get-sse', responseType: 'text/event-stream' });
-    b.message({ sessionId: 's1', exchangeId: 'g1', dir: 's2c', kind: 'notification', carrier: 'get-sse', method: 'notifications/tools/list_changed', jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } });
+    b.message({
+      sessionId: 's1',
+      exchangeId: 'g1',
+      dir: 's2c',
+      kind: 'notification',
+      carrier: 'get-sse',
+      method: 'notifications/tools/list_changed',
+      jsonrpc: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+    });
     b.update(get, { endedAt: b.ts + 1 });
     b.wait(50);
     sequential(b, 's1', ['add', 'echo'], 10, 5, 2);

@@ -139,8 +139,12 @@ describe('messageHints: lifecycle', () => {
   });
 
   it('initialize: an empty elicitation object means form mode; no capabilities at all', () => {
-    expect(byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} } }), 'initialize').text).toContain('elicitation (form)');
-    expect(byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: {} }), 'initialize').text).toContain('no optional client features');
+    expect(
+      byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} } }), 'initialize').text,
+    ).toContain('elicitation (form)');
+    expect(byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: {} }), 'initialize').text).toContain(
+      'no optional client features',
+    );
   });
 
   it('initialize without protocolVersion warns', () => {
@@ -148,11 +152,22 @@ describe('messageHints: lifecycle', () => {
   });
 
   it('initialize result: negotiated version and server capabilities', () => {
-    const hints = result('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: {}, logging: {}, completions: {} },
-      serverInfo: { name: 'everything', version: '2.0' },
-    }, 's2c', '2025-11-25');
+    const hints = result(
+      'initialize',
+      {
+        protocolVersion: '2025-11-25',
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          prompts: {},
+          logging: {},
+          completions: {},
+        },
+        serverInfo: { name: 'everything', version: '2.0' },
+      },
+      's2c',
+      '2025-11-25',
+    );
     expect(hints).toEqual([
       {
         level: 'info',
@@ -163,7 +178,12 @@ describe('messageHints: lifecycle', () => {
   });
 
   it('initialize result: says when the version differs from the requested one', () => {
-    const hints = result('initialize', { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's' }, instructions: 'Use me well' }, 's2c', '2025-11-25');
+    const hints = result(
+      'initialize',
+      { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's' }, instructions: 'Use me well' },
+      's2c',
+      '2025-11-25',
+    );
     expect(hints.map((h) => h.code)).toEqual(['initialize-result', 'version-differs', 'server-instructions']);
     expect(byCode(hints, 'version-differs')).toMatchObject({ level: 'warn' });
     expect(byCode(hints, 'version-differs').text).toContain('2025-06-18 instead of the requested 2025-11-25');
@@ -219,25 +239,48 @@ describe('messageHints: tools, resources, prompts', () => {
   });
 
   it('a normal tool result', () => {
-    expect(result('tools/call', { content: [{ type: 'text', text: 'x' }, { type: 'image', data: '', mimeType: 'image/png' }], structuredContent: {} })).toEqual([
-      { level: 'info', code: 'tool-result', text: 'The tool returned 2 content items (text, image) and structured content.' },
-    ]);
+    expect(
+      result('tools/call', {
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'image', data: '', mimeType: 'image/png' },
+        ],
+        structuredContent: {},
+      }),
+    ).toEqual([{ level: 'info', code: 'tool-result', text: 'The tool returned 2 content items (text, image) and structured content.' }]);
   });
 
   it('resources/list, templates, read, subscribe, unsubscribe, updated', () => {
     expect(request('resources/list').map((h) => h.code)).toEqual(['resources-list']);
     expect(request('resources/templates/list').map((h) => h.code)).toEqual(['resources-templates-list']);
-    expect(byCode(request('resources/read', { uri: 'file:///etc/app.json' }), 'resources-read').text).toBe('The client reads the resource "file:///etc/app.json".');
-    expect(byCode(request('resources/subscribe', { uri: 'file:///x' }), 'resources-subscribe').text).toContain('notifications/resources/updated');
+    expect(byCode(request('resources/read', { uri: 'file:///etc/app.json' }), 'resources-read').text).toBe(
+      'The client reads the resource "file:///etc/app.json".',
+    );
+    expect(byCode(request('resources/subscribe', { uri: 'file:///x' }), 'resources-subscribe').text).toContain(
+      'notifications/resources/updated',
+    );
     expect(request('resources/unsubscribe', { uri: 'file:///x' }).map((h) => h.code)).toEqual(['resources-unsubscribe']);
     expect(notification('notifications/resources/updated', { uri: 'file:///x' })).toEqual([
-      { level: 'info', code: 'resource-updated', text: 'The resource "file:///x" changed: the client may read it again with resources/read.' },
+      {
+        level: 'info',
+        code: 'resource-updated',
+        text: 'The resource "file:///x" changed: the client may read it again with resources/read.',
+      },
     ]);
-    expect(result('resources/list', { resources: [{ uri: 'file:///a', name: 'a' }, { uri: 'file:///b', name: 'b' }] })[0]).toMatchObject({
+    expect(
+      result('resources/list', {
+        resources: [
+          { uri: 'file:///a', name: 'a' },
+          { uri: 'file:///b', name: 'b' },
+        ],
+      })[0],
+    ).toMatchObject({
       code: 'resources-list-result',
       text: 'The server offers 2 resources: file:///a, file:///b.',
     });
-    expect(result('resources/templates/list', { resourceTemplates: [{ uriTemplate: 'x://{y}', name: 'y' }] })[0].code).toBe('resources-templates-list-result');
+    expect(result('resources/templates/list', { resourceTemplates: [{ uriTemplate: 'x://{y}', name: 'y' }] })[0].code).toBe(
+      'resources-templates-list-result',
+    );
     expect(result('resources/read', { contents: [{ uri: 'file:///a', text: 'hi' }] })[0]).toMatchObject({
       code: 'resources-read-result',
       text: 'The server returned 1 content item for the resource.',
@@ -263,17 +306,30 @@ describe('messageHints: tools, resources, prompts', () => {
       'The client fetches the prompt "code_review" filled with 2 arguments.',
     );
     expect(result('prompts/list', { prompts: [{ name: 'code_review' }] })[0].text).toBe('The server offers 1 prompt: code_review.');
-    expect(result('prompts/get', { messages: [{}, {}] })[0]).toMatchObject({ code: 'prompts-get-result', text: 'The prompt expands to 2 messages for the model.' });
+    expect(result('prompts/get', { messages: [{}, {}] })[0]).toMatchObject({
+      code: 'prompts-get-result',
+      text: 'The prompt expands to 2 messages for the model.',
+    });
   });
 
   it('completion/complete and its result', () => {
-    const hints = request('completion/complete', { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'lang', value: 'py' } });
+    const hints = request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'code_review' },
+      argument: { name: 'lang', value: 'py' },
+    });
     expect(hints).toEqual([
-      { level: 'info', code: 'completion', text: 'The client asks for completions of argument "lang" starting with "py" of the prompt "code_review".' },
+      {
+        level: 'info',
+        code: 'completion',
+        text: 'The client asks for completions of argument "lang" starting with "py" of the prompt "code_review".',
+      },
     ]);
-    expect(byCode(request('completion/complete', { ref: { type: 'ref/resource', uri: 'db://{table}' }, argument: { name: 'table', value: '' } }), 'completion').text).toContain(
-      'the resource template "db://{table}"',
-    );
+    expect(
+      byCode(
+        request('completion/complete', { ref: { type: 'ref/resource', uri: 'db://{table}' }, argument: { name: 'table', value: '' } }),
+        'completion',
+      ).text,
+    ).toContain('the resource template "db://{table}"');
     expect(result('completion/complete', { completion: { values: ['python', 'pytorch'], hasMore: true } })).toEqual([
       { level: 'info', code: 'completion-result', text: '2 suggestions: python, pytorch (more are available).' },
     ]);
@@ -283,7 +339,11 @@ describe('messageHints: tools, resources, prompts', () => {
 describe('messageHints: logging, progress, cancellation', () => {
   it('logging/setLevel', () => {
     expect(request('logging/setLevel', { level: 'debug' })).toEqual([
-      { level: 'info', code: 'logging-set-level', text: 'The client asks the server to send log messages at level "debug" and more severe as notifications/message.' },
+      {
+        level: 'info',
+        code: 'logging-set-level',
+        text: 'The client asks the server to send log messages at level "debug" and more severe as notifications/message.',
+      },
     ]);
   });
 
@@ -324,7 +384,11 @@ describe('messageHints: logging, progress, cancellation', () => {
 
 describe('messageHints: server → client requests', () => {
   it('sampling/createMessage', () => {
-    const hints = request('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 100 }, 's2c');
+    const hints = request(
+      'sampling/createMessage',
+      { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 100 },
+      's2c',
+    );
     expect(hints).toEqual([
       {
         level: 'info',
@@ -332,17 +396,33 @@ describe('messageHints: server → client requests', () => {
         text: "The server asks the client's LLM to write a reply (1 message of context, at most 100 tokens). The client should let the user review the request and the answer.",
       },
     ]);
-    expect(result('sampling/createMessage', { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'claude', stopReason: 'endTurn' }, 'c2s')).toEqual([
-      { level: 'info', code: 'sampling-result', text: 'The client\'s LLM answered (model "claude"), stop reason "endTurn".' },
-    ]);
+    expect(
+      result(
+        'sampling/createMessage',
+        { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'claude', stopReason: 'endTurn' },
+        'c2s',
+      ),
+    ).toEqual([{ level: 'info', code: 'sampling-result', text: 'The client\'s LLM answered (model "claude"), stop reason "endTurn".' }]);
   });
 
   it('elicitation/create: form mode vs url mode', () => {
-    const form = request('elicitation/create', { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, 's2c');
+    const form = request(
+      'elicitation/create',
+      { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+      's2c',
+    );
     expect(form).toEqual([
-      { level: 'info', code: 'elicitation-form', text: 'The server asks the user to fill in a form (name): "Your name?". The user may accept, decline or cancel.' },
+      {
+        level: 'info',
+        code: 'elicitation-form',
+        text: 'The server asks the user to fill in a form (name): "Your name?". The user may accept, decline or cancel.',
+      },
     ]);
-    const url = request('elicitation/create', { mode: 'url', message: 'Sign in', url: 'https://auth.example.com/login?x=1', elicitationId: 'e1' }, 's2c');
+    const url = request(
+      'elicitation/create',
+      { mode: 'url', message: 'Sign in', url: 'https://auth.example.com/login?x=1', elicitationId: 'e1' },
+      's2c',
+    );
     expect(url).toHaveLength(1);
     expect(url[0].code).toBe('elicitation-url');
     expect(url[0].text).toContain('(auth.example.com)');
@@ -350,26 +430,34 @@ describe('messageHints: server → client requests', () => {
   });
 
   it('elicitation results', () => {
-    expect(result('elicitation/create', { action: 'accept', content: { name: 'Ada' } }, 'c2s')[0].text).toBe('The user accepted and filled in name.');
+    expect(result('elicitation/create', { action: 'accept', content: { name: 'Ada' } }, 'c2s')[0].text).toBe(
+      'The user accepted and filled in name.',
+    );
     expect(result('elicitation/create', { action: 'decline' }, 'c2s')[0].text).toBe('The user declined to provide the information.');
     expect(result('elicitation/create', { action: 'cancel' }, 'c2s')[0].text).toBe('The user dismissed the request without choosing.');
     expect(result('elicitation/create', { action: 'maybe' }, 'c2s')[0].level).toBe('warn');
   });
 
   it('notifications/elicitation/complete', () => {
-    expect(notification('notifications/elicitation/complete', { elicitationId: 'e1' }).map((h) => h.code)).toEqual(['elicitation-complete']);
+    expect(notification('notifications/elicitation/complete', { elicitationId: 'e1' }).map((h) => h.code)).toEqual([
+      'elicitation-complete',
+    ]);
   });
 
   it('roots/list and its result', () => {
     expect(request('roots/list', undefined, 's2c')).toEqual([
       { level: 'info', code: 'roots-list', text: 'The server asks the client which filesystem roots (folders) it may work in.' },
     ]);
-    expect(result('roots/list', { roots: [{ uri: 'file:///home/me/proj', name: 'proj' }] }, 'c2s')[0].text).toBe('The client shares 1 root: file:///home/me/proj.');
+    expect(result('roots/list', { roots: [{ uri: 'file:///home/me/proj', name: 'proj' }] }, 'c2s')[0].text).toBe(
+      'The client shares 1 root: file:///home/me/proj.',
+    );
   });
 
   it('wrong-direction for a method the other side should send', () => {
     expect(request('sampling/createMessage', { messages: [] }, 'c2s').map((h) => h.code)).toEqual(['wrong-direction', 'sampling']);
-    expect(byCode(request('tools/call', { name: 'x' }, 's2c'), 'wrong-direction').text).toBe('"tools/call" is normally sent by the client, but here the server sent it.');
+    expect(byCode(request('tools/call', { name: 'x' }, 's2c'), 'wrong-direction').text).toBe(
+      '"tools/call" is normally sent by the client, but here the server sent it.',
+    );
     expect(request('ping', undefined, 's2c').map((h) => h.code)).not.toContain('wrong-direction');
   });
 
@@ -407,13 +495,20 @@ describe('messageHints: tasks (2025-11-25)', () => {
       { level: 'info', code: 'task-status', text: 'Task "t9" is now "completed": "done".' },
     ]);
     expect(notification('notifications/tasks/status', { taskId: 't9', status: 'failed' })[0].level).toBe('warn');
-    expect(result('tasks/get', { taskId: 't9', status: 'input_required' })[0]).toMatchObject({ code: 'task-status', text: 'Task "t9" is "input_required".' });
+    expect(result('tasks/get', { taskId: 't9', status: 'input_required' })[0]).toMatchObject({
+      code: 'task-status',
+      text: 'Task "t9" is "input_required".',
+    });
     expect(result('tasks/list', { tasks: [{}, {}] })[0].text).toBe('2 tasks listed.');
     expect(result('tasks/result', { content: [] }).map((h) => h.code)).toEqual(['tasks-result-result']);
   });
 
   it('related-task metadata', () => {
-    const hints = notification('notifications/message', { level: 'info', data: 'x', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't9' } } });
+    const hints = notification('notifications/message', {
+      level: 'info',
+      data: 'x',
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't9' } },
+    });
     expect(byCode(hints, 'related-task').text).toBe('This message belongs to task "t9".');
   });
 });
@@ -423,7 +518,10 @@ describe('messageHints: stateless protocol (2026-07-28)', () => {
     const hints = result('tools/call', {
       resultType: 'input_required',
       inputRequests: {
-        github_login: { method: 'elicitation/create', params: { mode: 'form', message: 'login?', requestedSchema: { type: 'object', properties: {} } } },
+        github_login: {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: 'login?', requestedSchema: { type: 'object', properties: {} } },
+        },
         capital: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } },
       },
       requestState: 'opaque',
@@ -438,27 +536,43 @@ describe('messageHints: stateless protocol (2026-07-28)', () => {
   });
 
   it('the retry carrying inputResponses', () => {
-    const hints = request('tools/call', { name: 'x', inputResponses: { github_login: { action: 'accept', content: {} } }, requestState: 'opaque' });
-    expect(byCode(hints, 'input-retry').text).toBe("This is a retry of an earlier request that needed input: it carries 1 answer and the server's requestState.");
+    const hints = request('tools/call', {
+      name: 'x',
+      inputResponses: { github_login: { action: 'accept', content: {} } },
+      requestState: 'opaque',
+    });
+    expect(byCode(hints, 'input-retry').text).toBe(
+      "This is a retry of an earlier request that needed input: it carries 1 answer and the server's requestState.",
+    );
   });
 
   it('a stateless request carries its version in _meta', () => {
-    const hints = request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } });
+    const hints = request('tools/list', {
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+    });
     expect(byCode(hints, 'stateless-request').text).toContain('protocol 2026-07-28');
   });
 
   it('server/discover and its result', () => {
     expect(request('server/discover', {}).map((h) => h.code)).toEqual(['server-discover']);
-    expect(result('server/discover', { supportedVersions: ['2026-07-28', '2025-11-25'], capabilities: { tools: {} }, resultType: 'complete' })).toEqual([
-      { level: 'info', code: 'server-discover-result', text: 'The server supports protocol versions 2026-07-28, 2025-11-25 and offers tools.' },
+    expect(
+      result('server/discover', { supportedVersions: ['2026-07-28', '2025-11-25'], capabilities: { tools: {} }, resultType: 'complete' }),
+    ).toEqual([
+      {
+        level: 'info',
+        code: 'server-discover-result',
+        text: 'The server supports protocol versions 2026-07-28, 2025-11-25 and offers tools.',
+      },
     ]);
   });
 
   it('subscriptions/listen', () => {
-    expect(byCode(request('subscriptions/listen', { notifications: { toolsListChanged: true } }), 'subscriptions-listen').text).toContain('(toolsListChanged)');
-    expect(notification('notifications/subscriptions/acknowledged', { notifications: { toolsListChanged: true } }).map((h) => h.code)).toEqual([
-      'subscriptions-acknowledged',
-    ]);
+    expect(byCode(request('subscriptions/listen', { notifications: { toolsListChanged: true } }), 'subscriptions-listen').text).toContain(
+      '(toolsListChanged)',
+    );
+    expect(
+      notification('notifications/subscriptions/acknowledged', { notifications: { toolsListChanged: true } }).map((h) => h.code),
+    ).toEqual(['subscriptions-acknowledged']);
   });
 });
 
@@ -490,7 +604,9 @@ describe('messageHints: errors', () => {
   });
 
   it('URL elicitation required is a warn with the number of URLs', () => {
-    const hints = error(-32042, 'Auth needed', 'tools/call', { elicitations: [{ mode: 'url', url: 'https://x', elicitationId: 'e', message: 'm' }] });
+    const hints = error(-32042, 'Auth needed', 'tools/call', {
+      elicitations: [{ mode: 'url', url: 'https://x', elicitationId: 'e', message: 'm' }],
+    });
     expect(hints[0]).toMatchObject({ level: 'warn', code: 'url-elicitation-required' });
     expect(hints[0].text).toContain('open 1 URL');
   });
@@ -526,8 +642,20 @@ describe('messageHints: unknown and odd input', () => {
 
   it('never throws and always returns well-formed hints', () => {
     const methods = fc.constantFrom(
-      'initialize', 'tools/call', 'tools/list', 'notifications/progress', 'notifications/message', 'elicitation/create',
-      'completion/complete', 'notifications/cancelled', 'tasks/get', 'notifications/tasks/status', 'subscriptions/listen', 'x/y', '__proto__', 'toString',
+      'initialize',
+      'tools/call',
+      'tools/list',
+      'notifications/progress',
+      'notifications/message',
+      'elicitation/create',
+      'completion/complete',
+      'notifications/cancelled',
+      'tasks/get',
+      'notifications/tasks/status',
+      'subscriptions/listen',
+      'x/y',
+      '__proto__',
+      'toString',
     );
     fc.assert(
       fc.property(
@@ -557,8 +685,20 @@ describe('httpHints', () => {
   const both = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
   it('202 to a POST of notifications/responses: nothing to return', () => {
-    const hints = http({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's1' }, status: 202, bodyKinds: ['notification'], transport: 'streamable-http' });
-    expect(hints).toEqual([{ level: 'info', code: 'accepted-202', text: 'Accepted: the body held only notifications or responses, so there is nothing to return.' }]);
+    const hints = http({
+      method: 'POST',
+      requestHeaders: { ...both, 'mcp-session-id': 's1' },
+      status: 202,
+      bodyKinds: ['notification'],
+      transport: 'streamable-http',
+    });
+    expect(hints).toEqual([
+      {
+        level: 'info',
+        code: 'accepted-202',
+        text: 'Accepted: the body held only notifications or responses, so there is nothing to return.',
+      },
+    ]);
     expect(httpCodes({ method: 'POST', status: 202, bodyKinds: ['response'] })).toEqual(['accepted-202']);
   });
 
@@ -570,13 +710,26 @@ describe('httpHints', () => {
   it('202 in legacy SSE: the answer arrives on the SSE stream', () => {
     const hints = http({ method: 'POST', path: '/message?sessionId=abc', status: 202, bodyKinds: ['request'], transport: 'legacy-sse' });
     expect(hints).toEqual([
-      { level: 'info', code: 'accepted-202-legacy', text: 'Accepted (legacy HTTP+SSE): the answer will arrive later on the SSE stream, matched by its id.' },
+      {
+        level: 'info',
+        code: 'accepted-202-legacy',
+        text: 'Accepted (legacy HTTP+SSE): the answer will arrive later on the SSE stream, matched by its id.',
+      },
     ]);
-    expect(http({ method: 'POST', status: 202, bodyKinds: ['notification'], transport: 'legacy-sse' })[0].text).toContain('nothing will come back');
+    expect(http({ method: 'POST', status: 202, bodyKinds: ['notification'], transport: 'legacy-sse' })[0].text).toContain(
+      'nothing will come back',
+    );
   });
 
   it('POST answered with an SSE stream vs JSON', () => {
-    const sse = http({ method: 'POST', requestHeaders: both, status: 200, responseHeaders: { 'Content-Type': 'text/event-stream' }, bodyKinds: ['request'], transport: 'streamable-http' });
+    const sse = http({
+      method: 'POST',
+      requestHeaders: both,
+      status: 200,
+      responseHeaders: { 'Content-Type': 'text/event-stream' },
+      bodyKinds: ['request'],
+      transport: 'streamable-http',
+    });
     expect(sse).toEqual([
       {
         level: 'info',
@@ -584,11 +737,24 @@ describe('httpHints', () => {
         text: 'The server opened an SSE stream for this request: notifications and server→client requests may come before the response.',
       },
     ]);
-    const json = httpCodes({ method: 'POST', requestHeaders: both, status: 200, responseHeaders: { 'content-type': 'application/json; charset=utf-8' }, bodyKinds: ['request'] });
+    const json = httpCodes({
+      method: 'POST',
+      requestHeaders: both,
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json; charset=utf-8' },
+      bodyKinds: ['request'],
+    });
     expect(json).toEqual(['json-response']);
-    expect(httpCodes({ method: 'POST', requestHeaders: both, status: 200, responseHeaders: { 'content-type': 'text/html' }, bodyKinds: ['request'], transport: 'streamable-http' })).toEqual([
-      'unexpected-content-type',
-    ]);
+    expect(
+      httpCodes({
+        method: 'POST',
+        requestHeaders: both,
+        status: 200,
+        responseHeaders: { 'content-type': 'text/html' },
+        bodyKinds: ['request'],
+        transport: 'streamable-http',
+      }),
+    ).toEqual(['unexpected-content-type']);
   });
 
   it('Mcp-Session-Id in the answer to initialize: session assigned', () => {
@@ -602,49 +768,95 @@ describe('httpHints', () => {
       transport: 'streamable-http',
     });
     expect(hints.map((h) => h.code)).toEqual(['session-assigned', 'sse-response']);
-    expect(hints[0].text).toBe('The server assigned session id "abc-123": the client must send it as Mcp-Session-Id on every later request.');
-    // Echoed on a later request: not a new assignment.
-    expect(httpCodes({ method: 'POST', requestHeaders: { ...both, 'Mcp-Session-Id': 'abc-123' }, status: 200, responseHeaders: { 'mcp-session-id': 'abc-123' } })).not.toContain(
-      'session-assigned',
+    expect(hints[0].text).toBe(
+      'The server assigned session id "abc-123": the client must send it as Mcp-Session-Id on every later request.',
     );
+    // Echoed on a later request: not a new assignment.
+    expect(
+      httpCodes({
+        method: 'POST',
+        requestHeaders: { ...both, 'Mcp-Session-Id': 'abc-123' },
+        status: 200,
+        responseHeaders: { 'mcp-session-id': 'abc-123' },
+      }),
+    ).not.toContain('session-assigned');
   });
 
   it('404 on a request carrying a session id: session expired', () => {
-    const hints = http({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 'old' }, status: 404, bodyKinds: ['request'], transport: 'streamable-http' });
+    const hints = http({
+      method: 'POST',
+      requestHeaders: { ...both, 'mcp-session-id': 'old' },
+      status: 404,
+      bodyKinds: ['request'],
+      transport: 'streamable-http',
+    });
     expect(hints).toEqual([
-      { level: 'warn', code: 'session-expired', text: 'Session expired or unknown: the client must start over with initialize, without a session id.' },
+      {
+        level: 'warn',
+        code: 'session-expired',
+        text: 'Session expired or unknown: the client must start over with initialize, without a session id.',
+      },
     ]);
   });
 
   it('404 without a session id on initialize: not found, and the client may fall back to legacy SSE', () => {
-    expect(httpCodes({ method: 'POST', requestHeaders: both, status: 404, bodyKinds: ['request'], bodyMethods: ['initialize'], transport: 'streamable-http' })).toEqual([
-      'not-found',
-      'may-fall-back',
-    ]);
+    expect(
+      httpCodes({
+        method: 'POST',
+        requestHeaders: both,
+        status: 404,
+        bodyKinds: ['request'],
+        bodyMethods: ['initialize'],
+        transport: 'streamable-http',
+      }),
+    ).toEqual(['not-found', 'may-fall-back']);
   });
 
   it('400 without a session id', () => {
-    const hints = http({ method: 'POST', requestHeaders: both, status: 400, bodyKinds: ['request'], bodyMethods: ['tools/list'], transport: 'streamable-http' });
+    const hints = http({
+      method: 'POST',
+      requestHeaders: both,
+      status: 400,
+      bodyKinds: ['request'],
+      bodyMethods: ['tools/list'],
+      transport: 'streamable-http',
+    });
     expect(hints.map((h) => h.code)).toEqual(['missing-session-id']);
     expect(hints[0].text).toContain('Mcp-Session-Id');
-    expect(httpCodes({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's' }, status: 400, transport: 'streamable-http' })).toEqual(['bad-request']);
-    expect(httpCodes({ method: 'POST', requestHeaders: both, status: 400, bodyMethods: ['initialize'], transport: 'streamable-http' })).toEqual(['bad-request', 'may-fall-back']);
+    expect(
+      httpCodes({ method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's' }, status: 400, transport: 'streamable-http' }),
+    ).toEqual(['bad-request']);
+    expect(
+      httpCodes({ method: 'POST', requestHeaders: both, status: 400, bodyMethods: ['initialize'], transport: 'streamable-http' }),
+    ).toEqual(['bad-request', 'may-fall-back']);
   });
 
   it('405 on GET and on DELETE', () => {
-    expect(http({ method: 'GET', requestHeaders: { accept: 'text/event-stream', 'mcp-session-id': 's' }, status: 405, transport: 'streamable-http' }).map((h) => h.code)).toEqual([
-      'standalone-stream',
-      'no-standalone-stream',
-    ]);
+    expect(
+      http({
+        method: 'GET',
+        requestHeaders: { accept: 'text/event-stream', 'mcp-session-id': 's' },
+        status: 405,
+        transport: 'streamable-http',
+      }).map((h) => h.code),
+    ).toEqual(['standalone-stream', 'no-standalone-stream']);
     expect(byCode(http({ method: 'GET', status: 405 }), 'no-standalone-stream').text).toBe(
       'This server offers no standalone SSE stream: its messages only arrive on the answers to POSTs.',
     );
-    expect(httpCodes({ method: 'DELETE', requestHeaders: { 'mcp-session-id': 's' }, status: 405 })).toEqual(['session-delete', 'delete-not-allowed']);
+    expect(httpCodes({ method: 'DELETE', requestHeaders: { 'mcp-session-id': 's' }, status: 405 })).toEqual([
+      'session-delete',
+      'delete-not-allowed',
+    ]);
     expect(httpCodes({ method: 'PUT', status: 405 })).toEqual(['method-not-allowed']);
   });
 
   it('406: Accept must list both types', () => {
-    const hints = http({ method: 'POST', requestHeaders: { accept: 'application/json', 'mcp-session-id': 's' }, status: 406, transport: 'streamable-http' });
+    const hints = http({
+      method: 'POST',
+      requestHeaders: { accept: 'application/json', 'mcp-session-id': 's' },
+      status: 406,
+      transport: 'streamable-http',
+    });
     expect(hints.map((h) => h.code)).toEqual(['accept-incomplete', 'not-acceptable']);
     expect(byCode(hints, 'not-acceptable').text).toContain('both application/json and text/event-stream');
     expect(byCode(http({ method: 'GET', status: 406 }), 'not-acceptable').text).toContain('a GET must accept text/event-stream');
@@ -653,7 +865,9 @@ describe('httpHints', () => {
   it('no accept-incomplete when Accept lists both or */*', () => {
     expect(httpCodes({ method: 'POST', requestHeaders: both, transport: 'streamable-http' })).toEqual([]);
     expect(httpCodes({ method: 'POST', requestHeaders: { Accept: '*/*' }, transport: 'streamable-http' })).toEqual([]);
-    expect(httpCodes({ method: 'POST', requestHeaders: { accept: ['application/json', 'text/event-stream'] }, transport: 'streamable-http' })).toEqual([]);
+    expect(
+      httpCodes({ method: 'POST', requestHeaders: { accept: ['application/json', 'text/event-stream'] }, transport: 'streamable-http' }),
+    ).toEqual([]);
   });
 
   it('409 on GET: only one standalone stream per session', () => {
@@ -671,18 +885,25 @@ describe('httpHints', () => {
       method: 'POST',
       requestHeaders: both,
       status: 401,
-      responseHeaders: { 'WWW-Authenticate': 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read"' },
+      responseHeaders: {
+        'WWW-Authenticate':
+          'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read"',
+      },
     });
     expect(byCode(hints, 'auth-required').text).toBe(
       'The server requires authorization: OAuth discovery starts at the resource metadata "https://mcp.example.com/.well-known/oauth-protected-resource/mcp" (scope "files:read").',
     );
-    expect(byCode(http({ method: 'POST', status: 401, responseHeaders: { 'www-authenticate': 'Bearer' } }), 'auth-required').text).toContain(
-      '/.well-known/oauth-protected-resource',
-    );
+    expect(
+      byCode(http({ method: 'POST', status: 401, responseHeaders: { 'www-authenticate': 'Bearer' } }), 'auth-required').text,
+    ).toContain('/.well-known/oauth-protected-resource');
   });
 
   it('403 insufficient_scope vs a bad Origin', () => {
-    const scope = http({ method: 'POST', status: 403, responseHeaders: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="files:write", resource_metadata="https://x"' } });
+    const scope = http({
+      method: 'POST',
+      status: 403,
+      responseHeaders: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="files:write", resource_metadata="https://x"' },
+    });
     expect(scope.map((h) => h.code)).toEqual(['insufficient-scope']);
     expect(scope[0].text).toContain('(needs "files:write")');
     expect(scope[0].text).toContain('step-up');
@@ -692,58 +913,116 @@ describe('httpHints', () => {
   });
 
   it('5xx', () => {
-    expect(http({ method: 'POST', status: 500 })).toEqual([{ level: 'error', code: 'server-error', text: 'HTTP 500: the server failed while handling the request.' }]);
+    expect(http({ method: 'POST', status: 500 })).toEqual([
+      { level: 'error', code: 'server-error', text: 'HTTP 500: the server failed while handling the request.' },
+    ]);
     expect(http({ method: 'POST', status: 502 })[0].text).toContain('gateway');
   });
 
   it('DELETE: the client ends the session', () => {
     expect(http({ method: 'DELETE', requestHeaders: { 'mcp-session-id': 's' }, status: 200 })).toEqual([
-      { level: 'info', code: 'session-delete', text: 'The client ends the session explicitly: the server should forget this Mcp-Session-Id.' },
+      {
+        level: 'info',
+        code: 'session-delete',
+        text: 'The client ends the session explicitly: the server should forget this Mcp-Session-Id.',
+      },
       { level: 'info', code: 'session-ended', text: 'The server confirmed the end of the session.' },
     ]);
   });
 
   it('GET with Last-Event-ID: resuming a stream', () => {
-    const hints = http({ method: 'GET', requestHeaders: { accept: 'text/event-stream', 'Last-Event-ID': 'ev-42' }, transport: 'streamable-http' });
+    const hints = http({
+      method: 'GET',
+      requestHeaders: { accept: 'text/event-stream', 'Last-Event-ID': 'ev-42' },
+      transport: 'streamable-http',
+    });
     expect(hints).toEqual([
-      { level: 'info', code: 'resume-stream', text: 'The client resumes a broken SSE stream after event "ev-42": the server replays what was sent after it.' },
+      {
+        level: 'info',
+        code: 'resume-stream',
+        text: 'The client resumes a broken SSE stream after event "ev-42": the server replays what was sent after it.',
+      },
     ]);
   });
 
   it('GET without Last-Event-ID opens the standalone stream', () => {
-    expect(httpCodes({ method: 'GET', requestHeaders: { accept: 'text/event-stream' }, transport: 'streamable-http', status: 200, responseHeaders: { 'content-type': 'text/event-stream' } })).toEqual([
-      'standalone-stream',
-    ]);
+    expect(
+      httpCodes({
+        method: 'GET',
+        requestHeaders: { accept: 'text/event-stream' },
+        transport: 'streamable-http',
+        status: 200,
+        responseHeaders: { 'content-type': 'text/event-stream' },
+      }),
+    ).toEqual(['standalone-stream']);
   });
 
   it('legacy GET /sse', () => {
-    const hints = http({ method: 'GET', path: '/sse', requestHeaders: { accept: 'text/event-stream' }, transport: 'legacy-sse', status: 200, responseHeaders: { 'content-type': 'text/event-stream' } });
+    const hints = http({
+      method: 'GET',
+      path: '/sse',
+      requestHeaders: { accept: 'text/event-stream' },
+      transport: 'legacy-sse',
+      status: 200,
+      responseHeaders: { 'content-type': 'text/event-stream' },
+    });
     expect(hints.map((h) => h.code)).toEqual(['legacy-sse-stream']);
     expect(hints[0].text).toContain('endpoint');
   });
 
   it('missing MCP-Protocol-Version on a 2025-06-18+ session (not on initialize, not before 2025-06-18)', () => {
-    const base = { method: 'POST', requestHeaders: { ...both, 'mcp-session-id': 's' }, transport: 'streamable-http' as const, bodyKinds: ['request' as const] };
+    const base = {
+      method: 'POST',
+      requestHeaders: { ...both, 'mcp-session-id': 's' },
+      transport: 'streamable-http' as const,
+      bodyKinds: ['request' as const],
+    };
     const hints = http({ ...base, negotiatedVersion: '2025-06-18', bodyMethods: ['tools/list'] });
     expect(hints.map((h) => [h.code, h.level])).toEqual([['missing-protocol-version', 'warn']]);
     expect(hints[0].text).toContain('2025-06-18');
     expect(httpCodes({ ...base, negotiatedVersion: '2025-11-25', bodyMethods: ['initialize'] })).toEqual([]);
     expect(httpCodes({ ...base, negotiatedVersion: '2025-03-26' })).toEqual([]);
-    expect(httpCodes({ ...base, negotiatedVersion: '2025-11-25', requestHeaders: { ...base.requestHeaders, 'MCP-Protocol-Version': '2025-11-25' } })).toEqual([]);
-    expect(httpCodes({ ...base, negotiatedVersion: '2025-11-25', requestHeaders: { ...base.requestHeaders, 'mcp-protocol-version': '2025-06-18' } })).toEqual([
-      'protocol-version-mismatch',
-    ]);
-    expect(httpCodes({ method: 'GET', requestHeaders: { 'mcp-session-id': 's' }, transport: 'streamable-http', negotiatedVersion: '2025-11-25' })).toEqual([
-      'standalone-stream',
-      'missing-protocol-version',
-    ]);
+    expect(
+      httpCodes({
+        ...base,
+        negotiatedVersion: '2025-11-25',
+        requestHeaders: { ...base.requestHeaders, 'MCP-Protocol-Version': '2025-11-25' },
+      }),
+    ).toEqual([]);
+    expect(
+      httpCodes({
+        ...base,
+        negotiatedVersion: '2025-11-25',
+        requestHeaders: { ...base.requestHeaders, 'mcp-protocol-version': '2025-06-18' },
+      }),
+    ).toEqual(['protocol-version-mismatch']);
+    expect(
+      httpCodes({
+        method: 'GET',
+        requestHeaders: { 'mcp-session-id': 's' },
+        transport: 'streamable-http',
+        negotiatedVersion: '2025-11-25',
+      }),
+    ).toEqual(['standalone-stream', 'missing-protocol-version']);
   });
 
   it('2026-07-28: Mcp-Method and Mcp-Name are required', () => {
-    const base = { method: 'POST', transport: 'streamable-http' as const, negotiatedVersion: '2026-07-28', bodyKinds: ['request' as const], bodyMethods: ['tools/call'] };
-    expect(httpCodes({ ...base, requestHeaders: { ...both, 'mcp-protocol-version': '2026-07-28' } })).toEqual(['missing-mcp-method', 'missing-mcp-name']);
+    const base = {
+      method: 'POST',
+      transport: 'streamable-http' as const,
+      negotiatedVersion: '2026-07-28',
+      bodyKinds: ['request' as const],
+      bodyMethods: ['tools/call'],
+    };
+    expect(httpCodes({ ...base, requestHeaders: { ...both, 'mcp-protocol-version': '2026-07-28' } })).toEqual([
+      'missing-mcp-method',
+      'missing-mcp-name',
+    ]);
     expect(
-      httpCodes({ ...base, requestHeaders: { ...both, 'mcp-protocol-version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_weather' } }),
+      httpCodes({
+        ...base,
+        requestHeaders: { ...both, 'mcp-protocol-version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_weather' },
+      }),
     ).toEqual([]);
   });
 
@@ -751,7 +1030,10 @@ describe('httpHints', () => {
     expect(httpCodes({ method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' })).toEqual(['oauth-resource-metadata']);
     expect(httpCodes({ method: 'GET', path: '/.well-known/oauth-authorization-server' })).toEqual(['oauth-server-metadata']);
     expect(httpCodes({ method: 'OPTIONS', status: 204 })).toEqual(['cors-preflight']);
-    expect(http({ method: 'GET', status: 307, responseHeaders: { location: '/mcp/' } })[0]).toMatchObject({ code: 'redirect', text: 'Redirect (HTTP 307) to "/mcp/": the client must follow it.' });
+    expect(http({ method: 'GET', status: 307, responseHeaders: { location: '/mcp/' } })[0]).toMatchObject({
+      code: 'redirect',
+      text: 'Redirect (HTTP 307) to "/mcp/": the client must follow it.',
+    });
     expect(http({ method: 'POST', status: 429, responseHeaders: { 'retry-after': '5' } })[0].text).toContain('retry after "5"');
   });
 
@@ -764,7 +1046,15 @@ describe('httpHints', () => {
         fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
         fc.dictionary(fc.string(), fc.string()),
         (method, path, requestHeaders, status, responseHeaders) => {
-          const hints = httpHints({ method, path, requestHeaders, status, responseHeaders, transport: 'streamable-http', negotiatedVersion: '2026-07-28' });
+          const hints = httpHints({
+            method,
+            path,
+            requestHeaders,
+            status,
+            responseHeaders,
+            transport: 'streamable-http',
+            negotiatedVersion: '2026-07-28',
+          });
           expect(Array.isArray(hints)).toBe(true);
         },
       ),

@@ -59,7 +59,12 @@ describe('BodyReader: json', () => {
     const late = read(options, bytes, [4, 30]).end;
     const early = read({ ...options, declaredBytes: bytes.length }, bytes, [4, 30]);
     expect(early.end).toEqual(late);
-    expect(early.end).toMatchObject({ truncated: true, text: body.slice(0, 6), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    expect(early.end).toMatchObject({
+      truncated: true,
+      text: body.slice(0, 6),
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
     // Byte by byte too.
     expect(bytewise({ ...options, declaredBytes: bytes.length }, bytes).end).toEqual(late);
   });
@@ -93,7 +98,12 @@ describe('BodyReader: opaque', () => {
   });
 
   it('a short body is kept whole', () => {
-    expect(read({ framing: 'opaque', maxBytes: 100 }, enc('Accepted')).end).toEqual({ frames: [], text: 'Accepted', truncated: false, bytes: 8 });
+    expect(read({ framing: 'opaque', maxBytes: 100 }, enc('Accepted')).end).toEqual({
+      frames: [],
+      text: 'Accepted',
+      truncated: false,
+      bytes: 8,
+    });
   });
 });
 
@@ -137,7 +147,11 @@ describe('BodyReader: sse', () => {
   });
 
   it('CRLF streams (Python servers) frame the same events', () => {
-    const { pushed } = read({ framing: 'sse', maxBytes: 1 << 20 }, enc('event: endpoint\r\ndata: /messages/?session_id=ab\r\n\r\n: ping\r\n\r\n'), [16, 17]);
+    const { pushed } = read(
+      { framing: 'sse', maxBytes: 1 << 20 },
+      enc('event: endpoint\r\ndata: /messages/?session_id=ab\r\n\r\n: ping\r\n\r\n'),
+      [16, 17],
+    );
     expect(pushed.map((f) => f.text)).toEqual(['/messages/?session_id=ab', '']);
     expect(pushed[0].sse?.event).toBe('endpoint');
     expect(pushed[1].sse?.comments).toEqual([' ping']);
@@ -206,7 +220,11 @@ describe('BodyReader: content encodings', () => {
       const { pushed, end } = read({ framing: 'sse', encoding, maxBytes: 1 << 20 }, z, [2]);
       expect(pushed).toEqual([]);
       expect(end.frames).toHaveLength(1);
-      expect(end.frames[0]).toMatchObject({ offset: 0, length: sse.length, text: '{"jsonrpc":"2.0","method":"notifications/message","params":{}}' });
+      expect(end.frames[0]).toMatchObject({
+        offset: 0,
+        length: sse.length,
+        text: '{"jsonrpc":"2.0","method":"notifications/message","params":{}}',
+      });
       expect(end.frames[0].sse?.id).toBe('9');
       expect(end.incomplete).toBeUndefined();
     });
@@ -223,7 +241,11 @@ describe('BodyReader: content encodings', () => {
   });
 
   it('a compressed body that decodes past maxBytes is reported as too large, not decoded without bound', () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { items: Array.from({ length: 400 }, (_, i) => `item-${i}-${(i * 7919) % 1000}`) } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { items: Array.from({ length: 400 }, (_, i) => `item-${i}-${(i * 7919) % 1000}`) },
+    });
     const z = gzipSync(Buffer.from(big));
     expect(z.length).toBeGreaterThan(200);
     const { end } = read({ framing: 'json', encoding: 'gzip', maxBytes: 200 }, z, [50, 150, 250]);
@@ -249,7 +271,9 @@ describe('BodyReader: content encodings', () => {
 
   it('bad brotli / deflate become readable text too', () => {
     expect(read({ framing: 'opaque', encoding: 'deflate', maxBytes: 100 }, enc('nope')).end.text).toMatch(/^\[could not decode deflate: /);
-    expect(read({ framing: 'opaque', encoding: 'br', maxBytes: 100 }, enc('this is not brotli')).end.text).toMatch(/^\[could not decode br: /);
+    expect(read({ framing: 'opaque', encoding: 'br', maxBytes: 100 }, enc('this is not brotli')).end.text).toMatch(
+      /^\[could not decode br: /,
+    );
   });
 });
 

@@ -184,7 +184,10 @@ describe('LeafIssuer', () => {
       (await import(${JSON.stringify(tsx)})).register();
       const { LeafIssuer } = await import(${JSON.stringify(entry)});
       parentPort.postMessage(await new LeafIssuer(workerData).leafFor('worker.example'));`;
-    const worker = new Worker(`import(${JSON.stringify(`data:text/javascript,${encodeURIComponent(code)}`)})`, { eval: true, workerData: { certPem: ca.certPem, keyPem: ca.keyPem } });
+    const worker = new Worker(`import(${JSON.stringify(`data:text/javascript,${encodeURIComponent(code)}`)})`, {
+      eval: true,
+      workerData: { certPem: ca.certPem, keyPem: ca.keyPem },
+    });
     const leaf = await new Promise<{ certPem: string }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);

@@ -4,13 +4,32 @@ import type { WireRecord } from '../../proxy/capture/wire-records.js';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const req = (xid: string): WireRecord => ({ t: 'request', xid, ts: 1, method: 'POST', url: '/mcp', upstreamUrl: 'http://u/mcp', headers: {}, proxyOrigin: 'http://p', target: 'http://u/mcp' });
-const chunk = (xid: string, n: number, t: 'request-chunk' | 'response-chunk' = 'response-chunk'): WireRecord => ({ t, xid, ts: 2, chunk: new Uint8Array(n) });
+const req = (xid: string): WireRecord => ({
+  t: 'request',
+  xid,
+  ts: 1,
+  method: 'POST',
+  url: '/mcp',
+  upstreamUrl: 'http://u/mcp',
+  headers: {},
+  proxyOrigin: 'http://p',
+  target: 'http://u/mcp',
+});
+const chunk = (xid: string, n: number, t: 'request-chunk' | 'response-chunk' = 'response-chunk'): WireRecord => ({
+  t,
+  xid,
+  ts: 2,
+  chunk: new Uint8Array(n),
+});
 const end = (xid: string): WireRecord => ({ t: 'response-end', xid, ts: 3 });
 
 /** A compact view: type, xid and chunk size / dropped bytes. */
 const view = (r: WireRecord) =>
-  r.t === 'request-chunk' || r.t === 'response-chunk' ? `${r.t}:${r.xid}:${r.chunk.byteLength}` : r.t === 'overflow' ? `overflow:${r.xid}:${r.droppedBytes}` : `${r.t}:${r.xid}`;
+  r.t === 'request-chunk' || r.t === 'response-chunk'
+    ? `${r.t}:${r.xid}:${r.chunk.byteLength}`
+    : r.t === 'overflow'
+      ? `overflow:${r.xid}:${r.droppedBytes}`
+      : `${r.t}:${r.xid}`;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -168,7 +187,9 @@ describe('CaptureQueue: overflow', () => {
     q.push(chunk('a', 5)); // dropped
     q.push(end('a'));
     await tick();
-    expect(batches).toEqual([['request:a', 'overflow:a:4', 'request-end:a', 'response:a', 'response-chunk:a:2', 'overflow:a:5', 'response-end:a']]);
+    expect(batches).toEqual([
+      ['request:a', 'overflow:a:4', 'request-end:a', 'response:a', 'response-chunk:a:2', 'overflow:a:5', 'response-end:a'],
+    ]);
   });
 
   it('the budget is per turn: after a drain chunks are queued again', async () => {

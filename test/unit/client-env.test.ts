@@ -35,7 +35,9 @@ describe('clientEnv', () => {
     expect(joined).toContain(c.certPem.trim());
     expect(set.NODE_OPTIONS.startsWith('--max-old-space-size=100 --import ')).toBe(true);
     // Run again inside a run: nothing is added twice.
-    expect(clientEnv({ proxyUrl: 'http://127.0.0.1:7000', uiPort: 7001, ca: c, base: { ...base, ...set } }).set.NODE_OPTIONS).toBe(set.NODE_OPTIONS);
+    expect(clientEnv({ proxyUrl: 'http://127.0.0.1:7000', uiPort: 7001, ca: c, base: { ...base, ...set } }).set.NODE_OPTIONS).toBe(
+      set.NODE_OPTIONS,
+    );
     expect(notes.join('\n')).toContain('NO_PROXY was "localhost"');
   });
 

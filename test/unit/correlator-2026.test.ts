@@ -29,7 +29,9 @@ class Feed {
 const codes = (c: Correlation) => c.issues.map((h) => h.code);
 const inputRequired = (requestState?: string) => ({
   resultType: 'input_required',
-  inputRequests: { login: { method: 'elicitation/create', params: { mode: 'form', message: 'Who?', requestedSchema: { type: 'object', properties: {} } } } },
+  inputRequests: {
+    login: { method: 'elicitation/create', params: { mode: 'form', message: 'Who?', requestedSchema: { type: 'object', properties: {} } } },
+  },
   ...(requestState !== undefined ? { requestState } : {}),
 });
 const retryParams = (requestState?: string) => ({
@@ -104,9 +106,27 @@ describe('2026-07-28 input_required retry chains', () => {
     const c = new Correlator();
     c.observe(1, { sessionId: 'A', dir: 'c2s', kind: 'request', id: 1, method: 'tools/call', name: 't', ts: 1 });
     c.observe(2, { sessionId: 'A', dir: 's2c', kind: 'response', id: 1, result: inputRequired('st'), ts: 2 });
-    const elsewhere = c.observe(3, { sessionId: 'B', dir: 'c2s', kind: 'request', id: 2, method: 'tools/call', name: 't', params: retryParams('st'), ts: 3 });
+    const elsewhere = c.observe(3, {
+      sessionId: 'B',
+      dir: 'c2s',
+      kind: 'request',
+      id: 2,
+      method: 'tools/call',
+      name: 't',
+      params: retryParams('st'),
+      ts: 3,
+    });
     expect(elsewhere.chain).toBeUndefined();
-    const here = c.observe(4, { sessionId: 'A', dir: 'c2s', kind: 'request', id: 2, method: 'tools/call', name: 't', params: retryParams('st'), ts: 4 });
+    const here = c.observe(4, {
+      sessionId: 'A',
+      dir: 'c2s',
+      kind: 'request',
+      id: 2,
+      method: 'tools/call',
+      name: 't',
+      params: retryParams('st'),
+      ts: 4,
+    });
     expect(here.chain).toEqual({ root: 1, prev: 1, attempt: 2 });
   });
 });
@@ -171,14 +191,22 @@ describe('2025-11-25 tasks', () => {
 
   it('links notifications/tasks/status and related-task _meta in both directions', () => {
     const { f, origin } = created();
-    expect(f.note('s2c', 'notifications/tasks/status', { taskId: 'T-1', status: 'completed' }).task).toEqual({ id: 'T-1', origin: origin.seq });
-    const elicit = f.req('s2c', 0, 'elicitation/create', { message: 'ok?', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'T-1' } } });
+    expect(f.note('s2c', 'notifications/tasks/status', { taskId: 'T-1', status: 'completed' }).task).toEqual({
+      id: 'T-1',
+      origin: origin.seq,
+    });
+    const elicit = f.req('s2c', 0, 'elicitation/create', {
+      message: 'ok?',
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'T-1' } },
+    });
     expect(elicit.task).toEqual({ id: 'T-1', origin: origin.seq });
     const answer = f.res('c2s', 0, { action: 'accept', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'T-1' } } });
     expect(answer.task).toEqual({ id: 'T-1', origin: origin.seq });
     // tasks/result's final answer carries related-task in the result's _meta.
     const r = f.req('c2s', 20, 'tasks/result', { taskId: 'T-1' });
-    expect(f.res('s2c', 20, { content: [], _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'T-1' } } }).task?.origin).toBe(origin.seq);
+    expect(f.res('s2c', 20, { content: [], _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'T-1' } } }).task?.origin).toBe(
+      origin.seq,
+    );
     expect(r.task?.origin).toBe(origin.seq);
   });
 

@@ -278,7 +278,7 @@ describe('Correlator: cancellation', () => {
     expect(f.c.pendingCount('S')).toBe(0);
   });
 
-  it('cancelling an id the side never sent warns cancel-unknown (the other side\'s id does not count)', () => {
+  it("cancelling an id the side never sent warns cancel-unknown (the other side's id does not count)", () => {
     const f = new Feed();
     f.req('s2c', 9, 'elicitation/create');
     const c = f.note('c2s', 'notifications/cancelled', { requestId: 9 });
@@ -358,7 +358,7 @@ describe('Correlator: stream parents', () => {
     expect(final.parent).toBeUndefined();
   });
 
-  it('the client\'s reply to such a request (on another exchange) inherits the parent, even after the stream is forgotten', () => {
+  it("the client's reply to such a request (on another exchange) inherits the parent, even after the stream is forgotten", () => {
     const f = new Feed();
     f.req('c2s', 0, 'tools/call', { exchangeId: 'post1' }); // 1
     f.c.setStreamParent('post1', 1);
@@ -434,7 +434,10 @@ describe('Correlator: property — random interleavings with colliding ids', () 
         reqs.forEach((r) => {
           events.push({ type: 'req', r }, { type: 'res', r });
         });
-        const order = events.map((e, i) => ({ e, k: keys[i] * 1000 + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
+        const order = events
+          .map((e, i) => ({ e, k: keys[i] * 1000 + i }))
+          .sort((a, b) => a.k - b.k)
+          .map((x) => x.e);
         // Stable fix-up: a response that comes before its request is moved right after it.
         const placed: typeof events = [];
         const deferred = new Map<Req, (typeof events)[number]>();
@@ -479,10 +482,17 @@ describe('Correlator: property — random interleavings with colliding ids', () 
 
   it('with ids reused after completion, each response still pairs with the request in flight', () => {
     // A stream of operations per (dir, id) slot: request, then its response, possibly reused later.
-    const arb = fc.array(fc.record({ dir: fc.constantFrom<Direction>('c2s', 's2c'), id: fc.constantFrom<string | number>(0, '0', 1, '1'), answer: fc.boolean() }), {
-      minLength: 1,
-      maxLength: 60,
-    });
+    const arb = fc.array(
+      fc.record({
+        dir: fc.constantFrom<Direction>('c2s', 's2c'),
+        id: fc.constantFrom<string | number>(0, '0', 1, '1'),
+        answer: fc.boolean(),
+      }),
+      {
+        minLength: 1,
+        maxLength: 60,
+      },
+    );
     fc.assert(
       fc.property(arb, (ops) => {
         const c = new Correlator();

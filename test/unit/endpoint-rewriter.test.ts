@@ -12,8 +12,6 @@ const bin = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byt
 const UPSTREAM = 'http://127.0.0.1:8000';
 const PROXY = 'http://127.0.0.1:45678';
 
-
-
 interface Run {
   out: Uint8Array;
   rewrites: EndpointRewrite[];
@@ -99,7 +97,11 @@ describe('EndpointRewriter — absolute endpoint', () => {
       const r = run(chunks);
       expect(dec(r.out)).toBe(expected);
       expect(r.rewrites).toEqual([
-        { before: 'http://127.0.0.1:8000/messages/?session_id=abc123', after: 'http://127.0.0.1:45678/messages/?session_id=abc123', offset: 0 },
+        {
+          before: 'http://127.0.0.1:8000/messages/?session_id=abc123',
+          after: 'http://127.0.0.1:45678/messages/?session_id=abc123',
+          offset: 0,
+        },
       ]);
       // The whole block is one unit: held until its blank line, then switched to passthrough.
       expect(r.passthrough).toBe(true);
@@ -336,7 +338,12 @@ describe('EndpointRewriter — property', () => {
         const wantText = rewritten === null ? text : prelude + block.replace(s.url, rewritten) + tail;
         const want = s.bom ? concat(BOM, enc(wantText)) : enc(wantText);
 
-        const r = run(splitAt(bytes, cuts.map((c) => c % (bytes.length + 1))));
+        const r = run(
+          splitAt(
+            bytes,
+            cuts.map((c) => c % (bytes.length + 1)),
+          ),
+        );
         expect(bin(r.out)).toBe(bin(want));
         expect(r.rewrites).toEqual(
           rewritten === null ? [] : [{ before: s.url, after: rewritten, offset: (s.bom ? 3 : 0) + enc(prelude).length }],
@@ -352,7 +359,13 @@ describe('EndpointRewriter — property', () => {
       .map((a) => Uint8Array.from(a));
     fc.assert(
       fc.property(bytesArb, fc.array(fc.nat(400), { maxLength: 10 }), (bytes, cuts) => {
-        const r = run(splitAt(bytes, cuts.map((c) => c % (bytes.length + 1))), { rewriteUrl: () => 'X', maxHoldBytes: 50 });
+        const r = run(
+          splitAt(
+            bytes,
+            cuts.map((c) => c % (bytes.length + 1)),
+          ),
+          { rewriteUrl: () => 'X', maxHoldBytes: 50 },
+        );
         expect(r.rewrites).toEqual([]); // never an absolute URL in this alphabet
         expect(bin(r.out)).toBe(bin(bytes));
       }),

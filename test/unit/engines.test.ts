@@ -32,7 +32,8 @@ describe('engines', () => {
       if (path === '' || !entry.engines || Array.isArray(entry.engines) || !entry.engines.node) continue;
       // Platform packages npm skips here (another OS or CPU: optional, not installed) do not count.
       if (!existsSync(join(ROOT, path, 'package.json'))) continue;
-      if (!semver.subset(pkg.engines.node, entry.engines.node)) refused.push(`${path}@${entry.version}: engines.node ${entry.engines.node}`);
+      if (!semver.subset(pkg.engines.node, entry.engines.node))
+        refused.push(`${path}@${entry.version}: engines.node ${entry.engines.node}`);
     }
     expect(refused).toEqual([]);
   });

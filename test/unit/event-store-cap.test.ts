@@ -10,14 +10,36 @@ const session = (id: string, status: 'open' | 'closed' = 'open'): SessionInfo =>
   status,
   counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 0 },
 });
-const exchange = (id: string, sessionId: string): ExchangeInfo => ({ id, sessionId, method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 0, requestBytes: 0, responseBytes: 0, hints: [] });
+const exchange = (id: string, sessionId: string): ExchangeInfo => ({
+  id,
+  sessionId,
+  method: 'POST',
+  url: '/mcp',
+  requestHeaders: {},
+  startedAt: 0,
+  requestBytes: 0,
+  responseBytes: 0,
+  hints: [],
+});
 const message = (sessionId: string, id: number, size = 1): UnsequencedEvent =>
-  ({ type: 'message', ts: 1, sessionId, dir: 'c2s', kind: 'request', carrier: 'post-body', jsonrpc: { id }, size, id, hints: [] }) as UnsequencedEvent;
+  ({
+    type: 'message',
+    ts: 1,
+    sessionId,
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    jsonrpc: { id },
+    size,
+    id,
+    hints: [],
+  }) as UnsequencedEvent;
 
 function fill(s: EventStore, sessionId: string, n: number, size = 1): void {
   for (let i = 0; i < n; i++) s.append(message(sessionId, i, size));
 }
-const evictionLogs = (s: EventStore) => s.snapshot().filter((e): e is Extract<McpscopeEvent, { type: 'log' }> => e.type === 'log' && /evicted/.test(e.text));
+const evictionLogs = (s: EventStore) =>
+  s.snapshot().filter((e): e is Extract<McpscopeEvent, { type: 'log' }> => e.type === 'log' && /evicted/.test(e.text));
 
 describe('EventStore cap: eviction', () => {
   it('keeps everything under the cap', () => {
@@ -87,7 +109,12 @@ describe('EventStore cap: eviction', () => {
     fill(s, 'a', 150);
     expect(s.exchanges.has('done')).toBe(false);
     expect(s.exchanges.has('running')).toBe(true);
-    expect(s.snapshot().filter((e) => e.type === 'exchange').map((e) => (e as Extract<McpscopeEvent, { type: 'exchange' }>).exchange.id)).toEqual(['running']);
+    expect(
+      s
+        .snapshot()
+        .filter((e) => e.type === 'exchange')
+        .map((e) => (e as Extract<McpscopeEvent, { type: 'exchange' }>).exchange.id),
+    ).toEqual(['running']);
   });
 
   it('evicts in chunks: ~10 % of the cap per pass, not one event per append', () => {
@@ -113,7 +140,11 @@ describe('EventStore cap: eviction', () => {
     // the byte count equals the sum over kept events
     const sum = s.snapshot().length; // latest upserts only; no superseded upserts in this test
     expect(st.events).toBe(sum);
-    expect(st.bytes).toBe(st.events * EVENT_OVERHEAD_BYTES + s.messages('a').reduce((n, m) => n + m.size, 0) + evictionLogs(s).reduce((n, l) => n + l.text.length, 0));
+    expect(st.bytes).toBe(
+      st.events * EVENT_OVERHEAD_BYTES +
+        s.messages('a').reduce((n, m) => n + m.size, 0) +
+        evictionLogs(s).reduce((n, l) => n + l.text.length, 0),
+    );
   });
 
   it('amortized: 200k appends under a 10k cap stay fast and bounded', () => {

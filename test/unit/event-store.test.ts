@@ -24,7 +24,18 @@ const exchange = (id: string, sessionId?: string, extra: Partial<ExchangeInfo> =
   ...extra,
 });
 const message = (sessionId: string, id: number): UnsequencedEvent =>
-  ({ type: 'message', ts: 1, sessionId, dir: 'c2s', kind: 'request', carrier: 'post-body', jsonrpc: { id }, size: 1, id, hints: [] }) as UnsequencedEvent;
+  ({
+    type: 'message',
+    ts: 1,
+    sessionId,
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-body',
+    jsonrpc: { id },
+    size: 1,
+    id,
+    hints: [],
+  }) as UnsequencedEvent;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -99,7 +110,11 @@ describe('EventStore: snapshot', () => {
   }
 
   it('skips session/exchange upserts that a later one superseded; keeps wire order', () => {
-    expect(filled().snapshot().map((e) => e.seq)).toEqual([3, 4, 5, 6, 7]);
+    expect(
+      filled()
+        .snapshot()
+        .map((e) => e.seq),
+    ).toEqual([3, 4, 5, 6, 7]);
   });
 
   it('since: only events after it', () => {

@@ -69,7 +69,15 @@ describe('exportFixture', () => {
     const bySeq = new Map(f.messages.map((m) => [m.seq, m]));
     for (const [i, m] of f.messages.entries()) {
       const e = stored[i];
-      expect([m.dir, m.kind, m.carrier, m.exchange, m.pair, m.parent, m.eventId]).toEqual([e.dir, e.kind, e.carrier, e.exchangeId, e.pair, e.parent, e.location?.eventId]);
+      expect([m.dir, m.kind, m.carrier, m.exchange, m.pair, m.parent, m.eventId]).toEqual([
+        e.dir,
+        e.kind,
+        e.carrier,
+        e.exchangeId,
+        e.pair,
+        e.parent,
+        e.location?.eventId,
+      ]);
       // Every link points at a message in the fixture, earlier in wire order.
       for (const link of [m.pair, m.parent]) if (link !== undefined) expect(bySeq.get(link)!.seq).toBeLessThan(m.seq);
     }
@@ -118,7 +126,11 @@ describe('exportFixture', () => {
       sse: [{ what: 'priming', eventId: 'e0', retry: 1000, data: '' }],
     });
     expect(f.exchanges.find((x) => x.id === 'x2')).toMatchObject({ status: 202, responsePreview: 'Accepted' });
-    expect(f.exchanges.find((x) => x.id === 'x7')).toMatchObject({ method: 'GET', carrier: 'get-sse', sse: [{ what: 'comment', comment: ' keep-alive' }] });
+    expect(f.exchanges.find((x) => x.id === 'x7')).toMatchObject({
+      method: 'GET',
+      carrier: 'get-sse',
+      sse: [{ what: 'comment', comment: ' keep-alive' }],
+    });
     // The OAuth exchange is plain HTTP, in the http bucket of its origin: not in this fixture.
     expect(f.exchanges.some((x) => x.url === '/token')).toBe(false);
     expect(f.problems).toBeUndefined();
@@ -136,7 +148,12 @@ describe('exportFixture', () => {
       ['other', 'heartbeat', 'tick'],
     ]);
     expect(f.modifications).toEqual([
-      expect.objectContaining({ exchange: stream.id, what: 'endpoint-rewrite', before: 'http://127.0.0.1:3001/message?sessionId=L1', after: 'http://127.0.0.1:6481/message?sessionId=L1' }),
+      expect.objectContaining({
+        exchange: stream.id,
+        what: 'endpoint-rewrite',
+        before: 'http://127.0.0.1:3001/message?sessionId=L1',
+        after: 'http://127.0.0.1:6481/message?sessionId=L1',
+      }),
     ]);
     expect(f.messages.map((m) => [m.dir, m.kind, m.carrier])).toEqual([
       ['c2s', 'request', 'post-body'],
@@ -181,8 +198,29 @@ describe('exportFixture', () => {
     const t0 = 1_700_000_000_000;
     const records: WireRecord[] = [
       { t: 'stdio-start', xid: 'p1', ts: t0, command: 'node', args: ['server.js'] },
-      { t: 'stdio-chunk', xid: 'p1', ts: t0 + 5, dir: 'c2s', chunk: line({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) },
-      { t: 'stdio-chunk', xid: 'p1', ts: t0 + 9, dir: 's2c', chunk: line({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'stdio-server', version: '1' } } }) },
+      {
+        t: 'stdio-chunk',
+        xid: 'p1',
+        ts: t0 + 5,
+        dir: 'c2s',
+        chunk: line({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        }),
+      },
+      {
+        t: 'stdio-chunk',
+        xid: 'p1',
+        ts: t0 + 9,
+        dir: 's2c',
+        chunk: line({
+          jsonrpc: '2.0',
+          id: 0,
+          result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'stdio-server', version: '1' } },
+        }),
+      },
       { t: 'stdio-exit', xid: 'p1', ts: t0 + 20, code: 0, signal: null },
     ];
     recorder.handle(records);

@@ -19,7 +19,9 @@ import { recordScriptedCapture, SCRIPTED_SECRETS } from '../support/scripted-ses
 const GOLDEN = fileURLToPath(new URL('../fixtures/golden/session.har.json', import.meta.url));
 
 const entryOf = (har: Har, method: string, path: string): HarEntry => {
-  const e = har.log.entries.find((x) => x.request.method === method && new URL(x.request.url).pathname === path && x._mcpscope.exchange !== undefined);
+  const e = har.log.entries.find(
+    (x) => x.request.method === method && new URL(x.request.url).pathname === path && x._mcpscope.exchange !== undefined,
+  );
   if (!e) throw new Error(`no ${method} ${path} entry`);
   return e;
 };
@@ -65,8 +67,14 @@ describe('exportHar', () => {
     expect(batch.request.url).toBe('http://127.0.0.1:3001/mcp');
     const q = har.log.entries.find((e) => e.request.url.endsWith('?debug=1'))!;
     expect(q.request.queryString).toEqual([{ name: 'debug', value: '1' }]);
-    expect(q.request.postData).toEqual({ mimeType: 'application/json', text: '[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"ping"}]' });
-    expect(q.response.content).toMatchObject({ mimeType: 'application/json', text: expect.stringMatching(/^\[\{"jsonrpc":"2\.0","id":1,"result":\{"tools"/) });
+    expect(q.request.postData).toEqual({
+      mimeType: 'application/json',
+      text: '[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+    });
+    expect(q.response.content).toMatchObject({
+      mimeType: 'application/json',
+      text: expect.stringMatching(/^\[\{"jsonrpc":"2\.0","id":1,"result":\{"tools"/),
+    });
     expect(batch.request.headers).toContainEqual({ name: 'authorization', value: 'Bearer [redacted]' });
     expect(batch.request.headers).toContainEqual({ name: 'user-agent', value: 'scripted-client/1.0' });
     expect(batch.request.postData?.text).toBe(JSON.stringify(c.store.messages(c.streamable)[0].jsonrpc));
@@ -90,7 +98,9 @@ describe('exportHar', () => {
     expect(call._eventSourceMessages).toEqual(
       messages.map((m) => ({ time: m.ts / 1000, type: 'message', id: m.location!.eventId, data: JSON.stringify(m.jsonrpc) })),
     );
-    expect(call.response.content.text).toMatch(/^id: e0\nretry: 1000\ndata:\n\nid: e1\ndata: \{"jsonrpc":"2\.0","method":"notifications\/progress"/);
+    expect(call.response.content.text).toMatch(
+      /^id: e0\nretry: 1000\ndata:\n\nid: e1\ndata: \{"jsonrpc":"2\.0","method":"notifications\/progress"/,
+    );
     expect(call.response.content.text).toContain('id: e2\nevent: message\ndata: {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage"');
     expect(call.response.content.size).toBe(Buffer.byteLength(call.response.content.text!));
     expect(call._resourceType).toBe('fetch');
@@ -115,7 +125,14 @@ describe('exportHar', () => {
     const store = new EventStore();
     const recorder = new Recorder({ store, redactor: createRedactor() });
     const enc = (t: string) => new TextEncoder().encode(t);
-    const base = { xid: 'x1', method: 'POST', url: '/mcp', upstreamUrl: 'http://up.test/mcp', proxyOrigin: 'http://127.0.0.1:1', target: 'http://up.test/mcp' };
+    const base = {
+      xid: 'x1',
+      method: 'POST',
+      url: '/mcp',
+      upstreamUrl: 'http://up.test/mcp',
+      proxyOrigin: 'http://127.0.0.1:1',
+      target: 'http://up.test/mcp',
+    };
     recorder.handle([
       { t: 'request', ts: 1000, headers: { 'content-type': 'application/json' }, ...base },
       { t: 'request-chunk', xid: 'x1', ts: 1001, chunk: enc('{"jsonrpc":"2.0","id":1,"method":') },
@@ -149,6 +166,11 @@ describe('exportHar', () => {
         { name: 'client_secret', value: '[redacted]' },
       ],
     });
-    expect(JSON.parse(token.response.content.text!)).toEqual({ access_token: '[redacted]', refresh_token: '[redacted]', token_type: 'Bearer', expires_in: 3600 });
+    expect(JSON.parse(token.response.content.text!)).toEqual({
+      access_token: '[redacted]',
+      refresh_token: '[redacted]',
+      token_type: 'Bearer',
+      expires_in: 3600,
+    });
   });
 });

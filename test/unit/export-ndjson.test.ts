@@ -46,7 +46,8 @@ describe('exportNdjson', () => {
     const parsed = lines(exportNdjson(c.store, c.legacy)).map((l) => JSON.parse(l) as McpscopeEvent);
     expect(parsed.map((e) => e.seq)).toEqual(sessionEventsOf(c.store, c.legacy).map((e) => e.seq));
     expect(new Set(parsed.map((e) => e.type))).toEqual(new Set(['session', 'exchange', 'message', 'sse', 'modification']));
-    for (const e of parsed) expect(e.type === 'session' ? e.session.id : e.type === 'exchange' ? e.exchange.sessionId : e.sessionId).toBe(c.legacy);
+    for (const e of parsed)
+      expect(e.type === 'session' ? e.session.id : e.type === 'exchange' ? e.exchange.sessionId : e.sessionId).toBe(c.legacy);
     expect(() => exportNdjson(c.store, 's42')).toThrow(UnknownSessionError);
   });
 
@@ -59,7 +60,9 @@ describe('exportNdjson', () => {
     const x1 = events.filter((e) => e.type === 'exchange' && e.exchange.id === 'x1').at(-1);
     expect(x1?.type === 'exchange' && x1.exchange.requestHeaders.authorization).toBe('Bearer [redacted]');
     const form = events.filter((e) => e.type === 'exchange' && e.exchange.url === '/token').at(-1);
-    expect(form?.type === 'exchange' && form.exchange.requestPreview).toBe('grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_secret=[redacted]');
+    expect(form?.type === 'exchange' && form.exchange.requestPreview).toBe(
+      'grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_secret=[redacted]',
+    );
   });
 });
 

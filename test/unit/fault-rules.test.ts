@@ -4,9 +4,21 @@ import { FaultRegistry, parseFaultRule, rpcSummary } from '../../proxy/faults/fa
 
 describe('parseFaultRule', () => {
   it('accepts each action type and fills in an id', () => {
-    expect(parseFaultRule({ match: { method: 'tools/call' }, action: { type: 'delay', ms: 5 } }, 'f1')).toEqual({ id: 'f1', match: { method: 'tools/call' }, action: { type: 'delay', ms: 5 } });
-    expect(parseFaultRule({ id: 'a', match: {}, action: { type: 'status', status: 502, body: 'x' }, once: true }, 'f')).toEqual({ id: 'a', match: {}, action: { type: 'status', status: 502, body: 'x' }, once: true });
-    expect(parseFaultRule({ action: { type: 'drop-stream', afterEvents: 3 } }, 'f').action).toEqual({ type: 'drop-stream', afterEvents: 3 });
+    expect(parseFaultRule({ match: { method: 'tools/call' }, action: { type: 'delay', ms: 5 } }, 'f1')).toEqual({
+      id: 'f1',
+      match: { method: 'tools/call' },
+      action: { type: 'delay', ms: 5 },
+    });
+    expect(parseFaultRule({ id: 'a', match: {}, action: { type: 'status', status: 502, body: 'x' }, once: true }, 'f')).toEqual({
+      id: 'a',
+      match: {},
+      action: { type: 'status', status: 502, body: 'x' },
+      once: true,
+    });
+    expect(parseFaultRule({ action: { type: 'drop-stream', afterEvents: 3 } }, 'f').action).toEqual({
+      type: 'drop-stream',
+      afterEvents: 3,
+    });
     expect(parseFaultRule({ action: { type: 'expire-session' } }, 'f').action).toEqual({ type: 'expire-session' });
   });
 
@@ -22,8 +34,13 @@ describe('parseFaultRule', () => {
 
 describe('rpcSummary', () => {
   it('reads method and tool from a request or a batch; not JSON → undefined', () => {
-    expect(rpcSummary(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'))).toEqual([{ method: 'tools/call', tool: 'echo' }]);
-    expect(rpcSummary(Buffer.from('[{"method":"ping"},{"method":"tools/call","params":{"name":"add"}}]'))).toEqual([{ method: 'ping', tool: undefined }, { method: 'tools/call', tool: 'add' }]);
+    expect(rpcSummary(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'))).toEqual([
+      { method: 'tools/call', tool: 'echo' },
+    ]);
+    expect(rpcSummary(Buffer.from('[{"method":"ping"},{"method":"tools/call","params":{"name":"add"}}]'))).toEqual([
+      { method: 'ping', tool: undefined },
+      { method: 'tools/call', tool: 'add' },
+    ]);
     expect(rpcSummary(Buffer.from('{not json'))).toBeUndefined();
   });
 });

@@ -5,7 +5,22 @@ import type { McpscopeEvent, MessageEvent } from '../../proxy/model/events.js';
 
 const message = (extra: Partial<MessageEvent> = {}): MessageEvent => {
   const jsonrpc = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo \u2028 "q"' } } };
-  return { type: 'message', seq: 3, ts: 1, sessionId: 's1', dir: 'c2s', kind: 'request', carrier: 'post-json', jsonrpc, raw: JSON.stringify(jsonrpc, null, 1), size: 120, id: 7, method: 'tools/call', hints: [], ...extra } as MessageEvent;
+  return {
+    type: 'message',
+    seq: 3,
+    ts: 1,
+    sessionId: 's1',
+    dir: 'c2s',
+    kind: 'request',
+    carrier: 'post-json',
+    jsonrpc,
+    raw: JSON.stringify(jsonrpc, null, 1),
+    size: 120,
+    id: 7,
+    method: 'tools/call',
+    hints: [],
+    ...extra,
+  } as MessageEvent;
 };
 /** Through the wire: serialized and parsed, as a WebSocket message is. */
 const wire = (e: McpscopeEvent) => JSON.parse(JSON.stringify(toFeed(e))) as McpscopeEvent;
@@ -38,7 +53,12 @@ describe('the feed form of a message', () => {
     const sent = fromFeed(wire(e)) as MessageEvent;
     expect(sent.elided).toBe(true);
     expect(sent.raw).toBeUndefined();
-    expect(sent.jsonrpc).toEqual({ jsonrpc: '2.0', id: 7, method: 'tools/call', '…': `${FEED_ELIDE_BYTES + 1} bytes: open this message to load it in full` });
+    expect(sent.jsonrpc).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      '…': `${FEED_ELIDE_BYTES + 1} bytes: open this message to load it in full`,
+    });
   });
 
   it('leaves other events and the stored event itself alone, and can be set like a plain field', () => {
@@ -65,10 +85,28 @@ describe('the stand-in for an event that cannot be serialized', () => {
     cyclic.self = cyclic;
     const stub = unserializableStub(message({ jsonrpc: cyclic, raw: undefined }), 'Converting circular structure to JSON');
     const sent = JSON.parse(JSON.stringify(stub)) as MessageEvent;
-    expect(sent).toMatchObject({ type: 'message', seq: 3, sessionId: 's1', dir: 'c2s', kind: 'request', id: 7, method: 'tools/call', elided: true });
+    expect(sent).toMatchObject({
+      type: 'message',
+      seq: 3,
+      sessionId: 's1',
+      dir: 'c2s',
+      kind: 'request',
+      id: 7,
+      method: 'tools/call',
+      elided: true,
+    });
     expect(sent.jsonrpc).toMatchObject({ jsonrpc: '2.0', id: 7, method: 'tools/call' });
-    expect(sent.hints).toEqual([{ level: 'warn', code: 'feed-unserializable', text: expect.stringMatching(/could not serialize this message event .*circular/) }]);
+    expect(sent.hints).toEqual([
+      { level: 'warn', code: 'feed-unserializable', text: expect.stringMatching(/could not serialize this message event .*circular/) },
+    ]);
     const log = unserializableStub({ type: 'log', seq: 9, ts: 2, source: 'stderr', sessionId: 's1', text: 'x' }, 'BigInt');
-    expect(JSON.parse(JSON.stringify(log))).toEqual({ type: 'log', seq: 9, ts: 2, source: 'mcpscope', sessionId: 's1', text: expect.stringMatching(/^Event 9: mcpscope could not serialize this log event/) });
+    expect(JSON.parse(JSON.stringify(log))).toEqual({
+      type: 'log',
+      seq: 9,
+      ts: 2,
+      source: 'mcpscope',
+      sessionId: 's1',
+      text: expect.stringMatching(/^Event 9: mcpscope could not serialize this log event/),
+    });
   });
 });

@@ -178,7 +178,13 @@ describe('FeedHub: a consumer that stops reading', () => {
   });
 
   it('all consumers together stay within maxTotalBufferedBytes: a stalled one is cut off at once when the total is over it, and a reading one is then sent the rest', () => {
-    const { hub, log, connect, readAll } = setup({ maxBufferedBytes: 4_000, maxTotalBufferedBytes: 6_000, messageBytes: 1_000, stallMs: 100, cutOffMs: 60_000 });
+    const { hub, log, connect, readAll } = setup({
+      maxBufferedBytes: 4_000,
+      maxTotalBufferedBytes: 6_000,
+      messageBytes: 1_000,
+      stallMs: 100,
+      cutOffMs: 60_000,
+    });
     log(100, 'x'.repeat(100));
     const stuck = connect();
     expect(stuck.bufferedAmount).toBeGreaterThanOrEqual(4_000);
@@ -206,7 +212,19 @@ describe('FeedHub: serialization never throws out of the feed', () => {
       const cyclic: Record<string, unknown> = { jsonrpc: '2.0', method: 'x' };
       cyclic.self = cyclic;
       const message = (id: number) =>
-        store.append({ type: 'message', ts: 1, sessionId: 's', dir: 'c2s', kind: 'notification', carrier: 'post-json', jsonrpc: cyclic, size: 10, method: 'x', id, hints: [] } as never);
+        store.append({
+          type: 'message',
+          ts: 1,
+          sessionId: 's',
+          dir: 'c2s',
+          kind: 'notification',
+          carrier: 'post-json',
+          jsonrpc: cyclic,
+          size: 10,
+          method: 'x',
+          id,
+          hints: [],
+        } as never);
       message(1);
       store.append({ type: 'log', ts: 1, source: 'mcpscope', text: 'fine', big: 10n } as never);
       message(2);
@@ -234,7 +252,21 @@ describe('FeedHub: live batches', () => {
     readAll(ws);
     ws.sent = [];
     const exchange = (id: string, extra: Record<string, unknown> = {}) =>
-      store.append({ type: 'exchange', ts: 1, exchange: { id, method: 'POST', url: '/mcp', requestHeaders: {}, startedAt: 1, requestBytes: 0, responseBytes: 0, hints: [], ...extra } });
+      store.append({
+        type: 'exchange',
+        ts: 1,
+        exchange: {
+          id,
+          method: 'POST',
+          url: '/mcp',
+          requestHeaders: {},
+          startedAt: 1,
+          requestBytes: 0,
+          responseBytes: 0,
+          hints: [],
+          ...extra,
+        },
+      });
     exchange('x1');
     store.append({ type: 'log', ts: 1, source: 'mcpscope', text: 'between' });
     exchange('x1', { status: 200 });

@@ -9,13 +9,41 @@ import { parseAuthority } from '../../proxy/forward/connect-handler.js';
 
 describe('splitAbsoluteForm', () => {
   it('splits origin, authority and path', () => {
-    expect(splitAbsoluteForm('http://example.com:8080/mcp?x=1')).toEqual({ origin: 'http://example.com:8080', host: 'example.com:8080', hostname: 'example.com', port: 8080, path: '/mcp?x=1' });
-    expect(splitAbsoluteForm('https://api.example.com/v1/mcp')).toEqual({ origin: 'https://api.example.com', host: 'api.example.com', hostname: 'api.example.com', port: 443, path: '/v1/mcp' });
-    expect(splitAbsoluteForm('http://127.0.0.1:3000/')).toEqual({ origin: 'http://127.0.0.1:3000', host: '127.0.0.1:3000', hostname: '127.0.0.1', port: 3000, path: '/' });
+    expect(splitAbsoluteForm('http://example.com:8080/mcp?x=1')).toEqual({
+      origin: 'http://example.com:8080',
+      host: 'example.com:8080',
+      hostname: 'example.com',
+      port: 8080,
+      path: '/mcp?x=1',
+    });
+    expect(splitAbsoluteForm('https://api.example.com/v1/mcp')).toEqual({
+      origin: 'https://api.example.com',
+      host: 'api.example.com',
+      hostname: 'api.example.com',
+      port: 443,
+      path: '/v1/mcp',
+    });
+    expect(splitAbsoluteForm('http://127.0.0.1:3000/')).toEqual({
+      origin: 'http://127.0.0.1:3000',
+      host: '127.0.0.1:3000',
+      hostname: '127.0.0.1',
+      port: 3000,
+      path: '/',
+    });
   });
 
   it('keeps the path byte for byte: dot segments, encodings, double slashes', () => {
-    const paths = ['/a/%2e%2e/b', '/a/../b/./c', '/%2E%2e/%2f', '//double//slashes/', '/mcp%zz', '/caf%C3%A9?q=a%20b&q=%2e', '/a;b=c/d', '/?', '/a?b?c'];
+    const paths = [
+      '/a/%2e%2e/b',
+      '/a/../b/./c',
+      '/%2E%2e/%2f',
+      '//double//slashes/',
+      '/mcp%zz',
+      '/caf%C3%A9?q=a%20b&q=%2e',
+      '/a;b=c/d',
+      '/?',
+      '/a?b?c',
+    ];
     for (const path of paths) expect(splitAbsoluteForm(`http://h.example:81${path}`)?.path, path).toBe(path);
   });
 
@@ -31,15 +59,38 @@ describe('splitAbsoluteForm', () => {
   });
 
   it('normalises only the origin: scheme and host case, default ports', () => {
-    expect(splitAbsoluteForm('HTTP://Example.COM/Mixed/Case')).toEqual({ origin: 'http://example.com', host: 'example.com', hostname: 'example.com', port: 80, path: '/Mixed/Case' });
+    expect(splitAbsoluteForm('HTTP://Example.COM/Mixed/Case')).toEqual({
+      origin: 'http://example.com',
+      host: 'example.com',
+      hostname: 'example.com',
+      port: 80,
+      path: '/Mixed/Case',
+    });
     expect(splitAbsoluteForm('http://example.com:80/x')).toMatchObject({ origin: 'http://example.com', host: 'example.com' });
     expect(splitAbsoluteForm('https://example.com:443/x')).toMatchObject({ origin: 'https://example.com', host: 'example.com' });
-    expect(splitAbsoluteForm('http://[::1]:3000/mcp')).toEqual({ origin: 'http://[::1]:3000', host: '[::1]:3000', hostname: '::1', port: 3000, path: '/mcp' });
+    expect(splitAbsoluteForm('http://[::1]:3000/mcp')).toEqual({
+      origin: 'http://[::1]:3000',
+      host: '[::1]:3000',
+      hostname: '::1',
+      port: 3000,
+      path: '/mcp',
+    });
     expect(splitAbsoluteForm('http://user:secret@example.com/x')).toMatchObject({ origin: 'http://example.com', path: '/x' });
   });
 
   it('is undefined for what is not an http(s) absolute-form target', () => {
-    for (const url of ['/mcp', '*', 'example.com:443', 'ftp://example.com/x', 'ws://example.com/x', 'http:/example.com', 'http://', 'http:///x', 'http://[::1/x', 'http://exa mple.com/']) {
+    for (const url of [
+      '/mcp',
+      '*',
+      'example.com:443',
+      'ftp://example.com/x',
+      'ws://example.com/x',
+      'http:/example.com',
+      'http://',
+      'http:///x',
+      'http://[::1/x',
+      'http://exa mple.com/',
+    ]) {
       expect(splitAbsoluteForm(url), url).toBeUndefined();
     }
   });

@@ -17,9 +17,12 @@ describe('withoutCookie', () => {
   ])('%j → %j', (header, expected) => {
     expect(withoutCookie(header, name)).toBe(expected);
   });
-  it.each(['a=1; b=2', 'mcpscope_token2=x', 'x=mcpscope_token', 'my_mcpscope_token=1', ''])('%j has none: undefined (forwarded as it is)', (header) => {
-    expect(withoutCookie(header, name)).toBeUndefined();
-  });
+  it.each(['a=1; b=2', 'mcpscope_token2=x', 'x=mcpscope_token', 'my_mcpscope_token=1', ''])(
+    '%j has none: undefined (forwarded as it is)',
+    (header) => {
+      expect(withoutCookie(header, name)).toBeUndefined();
+    },
+  );
 });
 
 describe('isJsonType', () => {

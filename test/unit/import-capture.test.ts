@@ -21,7 +21,17 @@ const messagesOf = (events: readonly McpscopeEvent[], sessionId?: string): Messa
 function shape(messages: readonly MessageEvent[]) {
   const index = new Map(messages.map((m, i) => [m.seq, i]));
   const link = (seq: number | undefined) => (seq === undefined ? undefined : (index.get(seq) ?? 'dangling'));
-  return messages.map((m) => ({ dir: m.dir, kind: m.kind, carrier: m.carrier, method: m.method, id: m.id, jsonrpc: m.jsonrpc, pair: link(m.pair), parent: link(m.parent), eventId: m.location?.eventId }));
+  return messages.map((m) => ({
+    dir: m.dir,
+    kind: m.kind,
+    carrier: m.carrier,
+    method: m.method,
+    id: m.id,
+    jsonrpc: m.jsonrpc,
+    pair: link(m.pair),
+    parent: link(m.parent),
+    eventId: m.location?.eventId,
+  }));
 }
 
 function latestSessions(events: readonly McpscopeEvent[]): Map<string, SessionInfo> {
@@ -56,19 +66,26 @@ describe('readCapture: fixture', () => {
     });
     expect(session.counts).toEqual({ ...original.counts });
     const exchanges = result.events.filter((e) => e.type === 'exchange');
-    expect(exchanges.map((e) => e.type === 'exchange' && [e.exchange.id, e.exchange.method, e.exchange.status, e.exchange.startedAt])).toEqual(
+    expect(
+      exchanges.map((e) => e.type === 'exchange' && [e.exchange.id, e.exchange.method, e.exchange.status, e.exchange.startedAt]),
+    ).toEqual(
       [...c.store.exchanges.values()].filter((x) => x.sessionId === c.streamable).map((x) => [x.id, x.method, x.status, x.startedAt]),
     );
     const priming = result.events.find((e) => e.type === 'sse' && e.what === 'priming');
     expect(priming).toMatchObject({ exchangeId: 'x4', eventId: 'e0', retry: 1000, raw: 'id: e0\nretry: 1000\ndata: \n\n' });
     // Progress is understood again.
-    expect(messagesOf(result.events).find((m) => m.method === 'notifications/progress')).toMatchObject({ progressToken: 7, progress: { progress: 1, total: 2, message: 'half' } });
+    expect(messagesOf(result.events).find((m) => m.method === 'notifications/progress')).toMatchObject({
+      progressToken: 7,
+      progress: { progress: 1, total: 2, message: 'half' },
+    });
   });
 
   it('refuses a fixture of a newer version, or a broken one, in plain words', () => {
     const c = recordScriptedCapture();
     const fixture = exportFixture(c.store, c.streamable);
-    expect(() => readCapture(JSON.stringify({ ...fixture, version: 2 }))).toThrow(/version 2; this mcpscope reads version 1\. Upgrade mcpscope/);
+    expect(() => readCapture(JSON.stringify({ ...fixture, version: 2 }))).toThrow(
+      /version 2; this mcpscope reads version 1\. Upgrade mcpscope/,
+    );
     expect(() => readCapture(JSON.stringify({ ...fixture, session: undefined }))).toThrow(/no valid "session"/);
     expect(() => readCapture(JSON.stringify({ ...fixture, messages: [{ seq: 1 }] }))).toThrow(/Message 1 of this fixture is not valid/);
   });
@@ -80,10 +97,26 @@ function cancelledCallSession(end: 'open' | 'deleted') {
   const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const sh = { ...h, 'mcp-session-id': 'S', 'mcp-protocol-version': '2025-11-25' };
   const post = (body: unknown, headers: Record<string, string> = sh) => w.send(w.xid(), 'POST', '/mcp', headers, json(body));
-  const answer = (xid: string, body: unknown, extra = {}) => w.reply(xid, 200, { 'content-type': 'application/json', ...extra }, json(body));
+  const answer = (xid: string, body: unknown, extra = {}) =>
+    w.reply(xid, 200, { 'content-type': 'application/json', ...extra }, json(body));
   const xid = (recs: ReturnType<Wire['send']>) => recs[0].xid;
-  const init = post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, h);
-  feed([...init, ...answer(xid(init), { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } }, { 'mcp-session-id': 'S' })]);
+  const init = post(
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    },
+    h,
+  );
+  feed([
+    ...init,
+    ...answer(
+      xid(init),
+      { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } },
+      { 'mcp-session-id': 'S' },
+    ),
+  ]);
   const echo = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } });
   feed([...echo, ...answer(xid(echo), { jsonrpc: '2.0', id: 1, result: { content: [] } })]);
   const slow = post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
@@ -99,21 +132,25 @@ function cancelledCallSession(end: 'open' | 'deleted') {
 }
 
 describe('readCapture: a fixture counts as the live session did', () => {
-  it.each(['open', 'deleted'] as const)('a cancelled call is not pending (session %s), in a fixture as live and in NDJSON and HAR', (end) => {
-    const store = cancelledCallSession(end);
-    const live = store.sessions.get('s1')!;
-    expect(live.counts).toMatchObject({ requests: 3, pending: 0 });
-    for (const text of [JSON.stringify(exportFixture(store, 's1')), exportNdjson(store, 's1'), JSON.stringify(exportHar(store, 's1'))]) {
-      const sessions = [...latestSessions(readCapture(text).events).values()];
-      expect(sessions.map((s) => s.counts)).toEqual([live.counts]);
-    }
-  });
+  it.each(['open', 'deleted'] as const)(
+    'a cancelled call is not pending (session %s), in a fixture as live and in NDJSON and HAR',
+    (end) => {
+      const store = cancelledCallSession(end);
+      const live = store.sessions.get('s1')!;
+      expect(live.counts).toMatchObject({ requests: 3, pending: 0 });
+      for (const text of [JSON.stringify(exportFixture(store, 's1')), exportNdjson(store, 's1'), JSON.stringify(exportHar(store, 's1'))]) {
+        const sessions = [...latestSessions(readCapture(text).events).values()];
+        expect(sessions.map((s) => s.counts)).toEqual([live.counts]);
+      }
+    },
+  );
 
-  it("a call mcpscope answered itself (the upstream down) counts the same from a fixture, NDJSON and HAR: its problem too", () => {
+  it('a call mcpscope answered itself (the upstream down) counts the same from a fixture, NDJSON and HAR: its problem too', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
     const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'D' };
-    const message = 'mcpscope could not get a response from http://upstream.test/mcp: connection refused — is the server running on that port?';
+    const message =
+      'mcpscope could not get a response from http://upstream.test/mcp: connection refused — is the server running on that port?';
     feed([
       ...w.send(x, 'POST', '/mcp', h, json({ jsonrpc: '2.0', id: 3, method: 'tools/list' })),
       w.head(x, 502, { 'content-type': 'application/json', 'x-mcpscope-error': 'ECONNREFUSED' }),
@@ -133,7 +170,21 @@ describe('readCapture: a fixture counts as the live session did', () => {
     const { store, w, feed } = setup();
     const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const x = w.xid();
-    feed([...w.send(x, 'POST', '/mcp', h, json({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })), w.head(x, 200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'T' })]);
+    feed([
+      ...w.send(
+        x,
+        'POST',
+        '/mcp',
+        h,
+        json({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        }),
+      ),
+      w.head(x, 200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'T' }),
+    ]);
     const del = w.xid();
     feed([...w.send(del, 'DELETE', '/mcp', { 'mcp-session-id': 'T' }), ...w.reply(del, 200, {})]);
     const live = store.sessions.get('s1')!;
@@ -166,7 +217,9 @@ describe('readCapture: NDJSON and event arrays', () => {
     const onWarning = vi.fn();
     expect(importCapture(cut, { onWarning })).toHaveLength(n);
     expect(onWarning).toHaveBeenCalledTimes(1);
-    expect(onWarning.mock.calls[0][0]).toMatch(new RegExp(`last line \\(line ${n + 1}\\) is incomplete.*${n} events before it were loaded`));
+    expect(onWarning.mock.calls[0][0]).toMatch(
+      new RegExp(`last line \\(line ${n + 1}\\) is incomplete.*${n} events before it were loaded`),
+    );
 
     const lines = text.split('\n');
     lines[2] = lines[2].slice(0, 20);
@@ -200,11 +253,19 @@ describe('readCapture: HAR', () => {
     }
     const priming = result.events.find((e) => e.type === 'sse' && e.what === 'priming');
     expect(priming).toMatchObject({ eventId: 'e0', retry: 1000 });
-    expect(result.events.some((e) => e.type === 'exchange' && e.exchange.url === '/token' && e.exchange.requestPreview?.includes('code=[redacted]'))).toBe(true);
+    expect(
+      result.events.some(
+        (e) => e.type === 'exchange' && e.exchange.url === '/token' && e.exchange.requestPreview?.includes('code=[redacted]'),
+      ),
+    ).toBe(true);
     // The OAuth token exchange is plain HTTP again (not a not-jsonrpc problem): its URL is not the MCP endpoint.
     const token = result.events.filter((e) => e.type === 'exchange' && e.exchange.url === '/token').at(-1);
     expect(token?.type === 'exchange' && token.exchange.plain).toBe(true);
-    expect(token?.type === 'exchange' && token.exchange.hints.map((h) => h.code)).toEqual(['oauth-token-request', 'resource-missing', 'oauth-tokens-issued']);
+    expect(token?.type === 'exchange' && token.exchange.hints.map((h) => h.code)).toEqual([
+      'oauth-token-request',
+      'resource-missing',
+      'oauth-tokens-issued',
+    ]);
     expect(result.events.filter((e) => e.type === 'problem')).toEqual([]);
   });
 
@@ -216,12 +277,25 @@ describe('readCapture: HAR', () => {
     expect(session).toMatchObject({ transport: 'http', target: 'http://127.0.0.1:3001', counts: { messages: 0, errors: 0, exchanges: 1 } });
     const x = result.events.find((e) => e.type === 'exchange');
     expect(x?.type === 'exchange' && x.exchange).toMatchObject({ url: '/token', plain: true });
-    expect(x?.type === 'exchange' && x.exchange.hints.map((h) => h.code)).toEqual(['oauth-token-request', 'resource-missing', 'oauth-tokens-issued']);
+    expect(x?.type === 'exchange' && x.exchange.hints.map((h) => h.code)).toEqual([
+      'oauth-token-request',
+      'resource-missing',
+      'oauth-tokens-issued',
+    ]);
   });
 
   it("reads a browser's HAR: encoded bodies, no _eventSourceMessages, secrets redacted on the way in", () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } } };
-    const result = { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'remote', version: '3' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } },
+    };
+    const result = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'remote', version: '3' } },
+    };
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     const listResult = { jsonrpc: '2.0', id: 2, result: { tools: [] } };
     const har = {
@@ -265,10 +339,19 @@ describe('readCapture: HAR', () => {
               ],
               postData: { mimeType: 'application/json', text: JSON.stringify(list) },
             },
-            response: { status: 200, headers: [{ name: 'content-type', value: 'text/event-stream' }], content: { mimeType: 'text/event-stream', text: `event: message\ndata: ${JSON.stringify(listResult)}\n\n` } },
+            response: {
+              status: 200,
+              headers: [{ name: 'content-type', value: 'text/event-stream' }],
+              content: { mimeType: 'text/event-stream', text: `event: message\ndata: ${JSON.stringify(listResult)}\n\n` },
+            },
             timings: { send: 0, wait: 10, receive: 5 },
           },
-          { startedDateTime: '2026-03-01T12:00:02.000Z', time: 1, request: { method: 'GET', url: 'data:text/plain,hi' }, response: { status: 200 } },
+          {
+            startedDateTime: '2026-03-01T12:00:02.000Z',
+            time: 1,
+            request: { method: 'GET', url: 'data:text/plain,hi' },
+            response: { status: 200 },
+          },
         ],
       },
     };
@@ -276,7 +359,9 @@ describe('readCapture: HAR', () => {
     const out = readCapture(JSON.stringify(har));
     expect(out.warnings).toEqual([expect.stringMatching(/entry 3 is not an HTTP request/)]);
     const sessions = [...latestSessions(out.events).values()];
-    expect(sessions.map((s) => [s.target, s.mcpSessionId, s.serverInfo?.name])).toEqual([['https://mcp.example.com/mcp', 'remote-1', 'remote']]);
+    expect(sessions.map((s) => [s.target, s.mcpSessionId, s.serverInfo?.name])).toEqual([
+      ['https://mcp.example.com/mcp', 'remote-1', 'remote'],
+    ]);
     expect(shape(messagesOf(out.events)).map((m) => [m.dir, m.kind, m.method, m.carrier, m.pair])).toEqual([
       ['c2s', 'request', 'initialize', 'post-body', undefined],
       ['s2c', 'response', 'initialize', 'post-json', 0],
@@ -356,7 +441,14 @@ describe('readCapture: JSON nested 100,000 levels deep is cut on load', () => {
     type: 'session',
     seq: 1,
     ts: 1,
-    session: { id: 's1', transport: 'streamable-http', target: 'http://x/mcp', startedAt: 1, status: 'open', counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 } },
+    session: {
+      id: 's1',
+      transport: 'streamable-http',
+      target: 'http://x/mcp',
+      startedAt: 1,
+      status: 'open',
+      counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 },
+    },
   });
   const messageLine = `{"type":"message","seq":2,"ts":2,"sessionId":"s1","dir":"c2s","kind":"request","carrier":"post-body","size":10,"id":1,"method":"tools/call","hints":[],"raw":${JSON.stringify(`{"x":${'['.repeat(1000)}${']'.repeat(1000)}}`)},"jsonrpc":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":${deepObj}}}}`;
 
@@ -405,7 +497,12 @@ describe('readCapture: JSON nested 100,000 levels deep is cut on load', () => {
           {
             startedDateTime: new Date(1000).toISOString(),
             time: 1,
-            request: { method: 'POST', url: 'http://x/mcp', headers: [{ name: 'content-type', value: 'application/json' }], postData: { mimeType: 'application/json', text: body } },
+            request: {
+              method: 'POST',
+              url: 'http://x/mcp',
+              headers: [{ name: 'content-type', value: 'application/json' }],
+              postData: { mimeType: 'application/json', text: body },
+            },
             response: { status: 202, headers: [], content: { size: 0, mimeType: 'text/plain', text: '' } },
             timings: { send: 0, wait: 1, receive: 0 },
           },

@@ -50,10 +50,18 @@ describe('wire codec (/ingest batches)', () => {
 });
 
 describe('IngestClient (the wrapper’s record queue)', () => {
-  const start = (joined: boolean): IngestRecord[] => [{ t: 'stdio-start', xid: 'p', ts: 0, command: 'srv', args: [], ...(joined ? { joined } : {}) }];
+  const start = (joined: boolean): IngestRecord[] => [
+    { t: 'stdio-start', xid: 'p', ts: 0, command: 'srv', args: [], ...(joined ? { joined } : {}) },
+  ];
   const chunk = (dir: 'c2s' | 's2c', s: string): IngestRecord => ({ t: 'stdio-chunk', xid: 'p', ts: 1, dir, chunk: bytes(s) });
   const show = (r: WireRecord) =>
-    r.t === 'stdio-chunk' ? `${r.dir}:${Buffer.from(r.chunk).toString()}` : r.t === 'overflow' ? `overflow:${r.stream}:${r.droppedBytes}` : r.t === 'stdio-start' ? `start${r.joined ? '(joined)' : ''}` : r.t;
+    r.t === 'stdio-chunk'
+      ? `${r.dir}:${Buffer.from(r.chunk).toString()}`
+      : r.t === 'overflow'
+        ? `overflow:${r.stream}:${r.droppedBytes}`
+        : r.t === 'stdio-start'
+          ? `start${r.joined ? '(joined)' : ''}`
+          : r.t;
 
   it('keeps records until linked, then delivers the hello first and the rest in order', () => {
     const got: WireRecord[] = [];

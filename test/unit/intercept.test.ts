@@ -84,7 +84,22 @@ describe('parseInterceptPatterns / intercepts', () => {
   });
 
   it('refuses malformed patterns with an error naming the pattern', () => {
-    for (const bad of ['', '   ', 'exa mple.com', 'host:', 'host:abc', 'host:123456', '[::1', 'http://example.com', 'example.com/path', 'example.com/mcp:443', 'user@example.com', 'a?b', 'a#b', 'a]b']) {
+    for (const bad of [
+      '',
+      '   ',
+      'exa mple.com',
+      'host:',
+      'host:abc',
+      'host:123456',
+      '[::1',
+      'http://example.com',
+      'example.com/path',
+      'example.com/mcp:443',
+      'user@example.com',
+      'a?b',
+      'a#b',
+      'a]b',
+    ]) {
       expect(() => parseInterceptPatterns([bad]), JSON.stringify(bad)).toThrow(/--intercept .* is not a host pattern/);
     }
     for (const bad of ['host:0', 'host:70000', '[::1]:0']) {

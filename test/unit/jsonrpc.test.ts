@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { classifyPayload, classifyValue, findJsonErrorOffset, idKey, type ClassifiedMessage, type ClassifyResult } from '../../proxy/parse/jsonrpc.js';
+import {
+  classifyPayload,
+  classifyValue,
+  findJsonErrorOffset,
+  idKey,
+  type ClassifiedMessage,
+  type ClassifyResult,
+} from '../../proxy/parse/jsonrpc.js';
 import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 
 function single(text: string): ClassifiedMessage {
@@ -190,7 +197,9 @@ describe('classifyPayload: issues', () => {
 
 describe('classifyPayload: batches', () => {
   it('splits a batch, keeps order and indexes, warns batch-deprecated', () => {
-    const r = classifyPayload('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"1","result":{}}]');
+    const r = classifyPayload(
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"1","result":{}}]',
+    );
     if (!r.ok) throw new Error(r.text);
     expect(r.batch).toBe(true);
     expect(r.size).toBe(3);
@@ -290,7 +299,10 @@ describe('classifyValue', () => {
   });
 
   it('treats an undefined property as absent', () => {
-    expect(classifyValue({ jsonrpc: '2.0', method: 'notifications/initialized', id: undefined })).toMatchObject({ kind: 'notification', issues: [] });
+    expect(classifyValue({ jsonrpc: '2.0', method: 'notifications/initialized', id: undefined })).toMatchObject({
+      kind: 'notification',
+      issues: [],
+    });
   });
 
   it('never throws on hostile objects', () => {
@@ -392,8 +404,12 @@ describe('classifyPayload: too deep', () => {
   });
 
   it('5,000 levels, from either side: the value is cut to the cap and serializable; the issue says how deep, the cap, and that it was forwarded unchanged', () => {
-    const request = classifyPayload(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"t","password":"hunter2","arguments":{"x":${deep(5_000)}}}}`);
-    const response = classifyPayload(`{"jsonrpc":"2.0","id":"r1","result":{"access_token":"abc","nested":[${'['.repeat(5_000)}${']'.repeat(5_000)}]}}`);
+    const request = classifyPayload(
+      `{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"t","password":"hunter2","arguments":{"x":${deep(5_000)}}}}`,
+    );
+    const response = classifyPayload(
+      `{"jsonrpc":"2.0","id":"r1","result":{"access_token":"abc","nested":[${'['.repeat(5_000)}${']'.repeat(5_000)}]}}`,
+    );
     for (const r of [request, response]) {
       if (!r.ok) throw new Error(r.text);
       const m = r.messages[0];

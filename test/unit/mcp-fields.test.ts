@@ -43,7 +43,11 @@ describe('messageName / progress', () => {
   });
 
   it('progressOf', () => {
-    expect(progressOf('notifications/progress', { progressToken: 1, progress: 3, total: 10, message: 'go' })).toEqual({ progress: 3, total: 10, message: 'go' });
+    expect(progressOf('notifications/progress', { progressToken: 1, progress: 3, total: 10, message: 'go' })).toEqual({
+      progress: 3,
+      total: 10,
+      message: 'go',
+    });
     expect(progressOf('notifications/progress', { progressToken: 1, progress: 0.5 })).toEqual({ progress: 0.5 });
     expect(progressOf('notifications/progress', { progressToken: 1, progress: '3' })).toBeUndefined();
     expect(progressOf('notifications/message', { progress: 3 })).toBeUndefined();

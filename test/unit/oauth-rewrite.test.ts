@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { metadataTooDeep, oauthMetadataKind, rewriteLocation, rewriteMetadataJson, rewriteWwwAuthenticate } from '../../proxy/parse/oauth-rewrite.js';
+import {
+  metadataTooDeep,
+  oauthMetadataKind,
+  rewriteLocation,
+  rewriteMetadataJson,
+  rewriteWwwAuthenticate,
+} from '../../proxy/parse/oauth-rewrite.js';
 import { MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 import { originRewriter } from '../../proxy/parse/endpoint-rewriter.js';
 import { createRedactor } from '../../proxy/record/redact.js';
@@ -14,15 +20,21 @@ describe('rewriteWwwAuthenticate', () => {
     expect(rewriteWwwAuthenticate(v, map)).toBe(v.replace(UP, PX));
   });
   it('handles the token form, other case and several challenges', () => {
-    expect(rewriteWwwAuthenticate(`Bearer Resource_Metadata=${UP}/m, scope="a b"`, map)).toBe(`Bearer Resource_Metadata="${PX}/m", scope="a b"`);
-    expect(rewriteWwwAuthenticate(`Basic realm="x", Bearer resource_metadata="${UP}/a"`, map)).toBe(`Basic realm="x", Bearer resource_metadata="${PX}/a"`);
+    expect(rewriteWwwAuthenticate(`Bearer Resource_Metadata=${UP}/m, scope="a b"`, map)).toBe(
+      `Bearer Resource_Metadata="${PX}/m", scope="a b"`,
+    );
+    expect(rewriteWwwAuthenticate(`Basic realm="x", Bearer resource_metadata="${UP}/a"`, map)).toBe(
+      `Basic realm="x", Bearer resource_metadata="${PX}/a"`,
+    );
   });
   it('handles 403 insufficient_scope challenges', () => {
     const v = `Bearer error="insufficient_scope", scope="files:write", resource_metadata="${UP}/.well-known/oauth-protected-resource"`;
     expect(rewriteWwwAuthenticate(v, map)).toBe(v.replace(UP, PX));
   });
   it('never touches foreign origins, relative URLs or text inside other quoted parameters', () => {
-    expect(rewriteWwwAuthenticate(`Bearer resource_metadata="https://auth.example.com/.well-known/oauth-protected-resource"`, map)).toBeNull();
+    expect(
+      rewriteWwwAuthenticate(`Bearer resource_metadata="https://auth.example.com/.well-known/oauth-protected-resource"`, map),
+    ).toBeNull();
     expect(rewriteWwwAuthenticate(`Bearer resource_metadata="http://127.0.0.1:3001/x"`, map)).toBeNull();
     expect(rewriteWwwAuthenticate(`Bearer resource_metadata="/.well-known/oauth-protected-resource"`, map)).toBeNull();
     expect(rewriteWwwAuthenticate(`Bearer error_description="resource_metadata=${UP}/x is wrong"`, map)).toBeNull();
@@ -94,7 +106,9 @@ describe('oauthMetadataKind', () => {
 describe('redaction of query secrets quoted in free text', () => {
   it('redacts code/state in a redirect page and leaves other parameters', () => {
     const r = createRedactor();
-    expect(r.text(`Found. Redirecting to ${UP}/cb?code=abc123&state=s1&x=1`)).toBe(`Found. Redirecting to ${UP}/cb?code=[redacted]&state=[redacted]&x=1`);
+    expect(r.text(`Found. Redirecting to ${UP}/cb?code=abc123&state=s1&x=1`)).toBe(
+      `Found. Redirecting to ${UP}/cb?code=[redacted]&state=[redacted]&x=1`,
+    );
     expect(r.text('a ?codex=1 &mode=2')).toBe('a ?codex=1 &mode=2');
     expect(createRedactor({ showSecrets: true }).text('?code=abc')).toBe('?code=abc');
   });
@@ -102,7 +116,8 @@ describe('redaction of query secrets quoted in free text', () => {
 
 describe('rewriteMetadataJson: a document nested too deep', () => {
   const deepDoc = (d: number) => `{"issuer":"http://upstream.test:9000","x":${'['.repeat(d)}${']'.repeat(d)}}`;
-  const upstream = (u: string) => (u.startsWith('http://upstream.test:9000') ? u.replace('http://upstream.test:9000', 'http://127.0.0.1:1234') : null);
+  const upstream = (u: string) =>
+    u.startsWith('http://upstream.test:9000') ? u.replace('http://upstream.test:9000', 'http://127.0.0.1:1234') : null;
 
   it('is not rewritten (forwarded unchanged by the caller), and metadataTooDeep says how deep', () => {
     expect(rewriteMetadataJson(deepDoc(5_000), upstream)).toBeNull();
@@ -111,6 +126,8 @@ describe('rewriteMetadataJson: a document nested too deep', () => {
 
   it('a document within the cap is rewritten as before', () => {
     expect(metadataTooDeep(deepDoc(MAX_JSON_DEPTH - 1))).toBeUndefined();
-    expect(rewriteMetadataJson(deepDoc(MAX_JSON_DEPTH - 1), upstream)?.rewrites).toEqual([{ before: 'http://upstream.test:9000', after: 'http://127.0.0.1:1234' }]);
+    expect(rewriteMetadataJson(deepDoc(MAX_JSON_DEPTH - 1), upstream)?.rewrites).toEqual([
+      { before: 'http://upstream.test:9000', after: 'http://127.0.0.1:1234' },
+    ]);
   });
 });

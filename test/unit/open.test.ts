@@ -15,7 +15,14 @@ const capture = [
     type: 'session',
     seq: 1,
     ts: 1,
-    session: { id: 's1', transport: 'streamable-http', target: 'http://x/mcp', startedAt: 1, status: 'open', counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 } },
+    session: {
+      id: 's1',
+      transport: 'streamable-http',
+      target: 'http://x/mcp',
+      startedAt: 1,
+      status: 'open',
+      counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 },
+    },
   }),
   `{"type":"message","seq":2,"ts":2,"sessionId":"s1","dir":"c2s","kind":"request","carrier":"post-body","size":10,"id":1,"method":"tools/call","hints":[],"jsonrpc":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"password":"hunter2","x":${deepObj}}}}`,
 ].join('\n');
@@ -36,7 +43,14 @@ describe('mcpscope open: a 100,000-level capture', () => {
     expect(o.events).toBe(2);
     const base = `http://127.0.0.1:${o.ui.port}`;
     const auth = { authorization: `Bearer ${TOKEN}` };
-    for (const path of ['/api/events', '/api/sessions/s1/export?format=fixture', '/api/sessions/s1/export?format=har', '/api/sessions/s1/export?format=ndjson', '/api/export?format=har', '/api/export?format=ndjson']) {
+    for (const path of [
+      '/api/events',
+      '/api/sessions/s1/export?format=fixture',
+      '/api/sessions/s1/export?format=har',
+      '/api/sessions/s1/export?format=ndjson',
+      '/api/export?format=har',
+      '/api/export?format=ndjson',
+    ]) {
       const res = await fetch(base + path, { headers: auth });
       const body = await res.text();
       expect(res.status, `${path}: ${body.slice(0, 200)}`).toBe(200);

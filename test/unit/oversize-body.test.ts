@@ -57,10 +57,21 @@ describe('Recorder: oversize bodies on the exchange', () => {
     const store = new EventStore();
     const recorder = new Recorder({ store, redactor: createRedactor({}), maxBodyBytes });
     recorder.handle(records);
-    const ex = [...store.snapshot()].reverse().find((e): e is Extract<McpscopeEvent, { type: 'exchange' }> => e.type === 'exchange')!.exchange as ExchangeInfo;
+    const ex = [...store.snapshot()].reverse().find((e): e is Extract<McpscopeEvent, { type: 'exchange' }> => e.type === 'exchange')!
+      .exchange as ExchangeInfo;
     return { store, ex };
   }
-  const head = (xid: string): WireRecord => ({ t: 'request', xid, ts: 1, method: 'POST', url: '/mcp', upstreamUrl: 'http://u/mcp', headers: { 'content-type': 'application/json' }, proxyOrigin: 'http://127.0.0.1:1', target: 'http://u/mcp' });
+  const head = (xid: string): WireRecord => ({
+    t: 'request',
+    xid,
+    ts: 1,
+    method: 'POST',
+    url: '/mcp',
+    upstreamUrl: 'http://u/mcp',
+    headers: { 'content-type': 'application/json' },
+    proxyOrigin: 'http://127.0.0.1:1',
+    target: 'http://u/mcp',
+  });
   const chunks = (xid: string, t: 'request-chunk' | 'response-chunk', b: Uint8Array, step: number): WireRecord[] => {
     const out: WireRecord[] = [];
     for (let at = 0; at < b.length; at += step) out.push({ t, xid, ts: 2, chunk: b.subarray(at, at + step) } as WireRecord);
@@ -99,7 +110,13 @@ describe('Recorder: oversize bodies on the exchange', () => {
   it('a response within the limit has none of these fields', () => {
     const res = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }));
     const { ex } = run(
-      [head('x1'), { t: 'request-end', xid: 'x1', ts: 3 }, { t: 'response', xid: 'x1', ts: 4, status: 200, headers: { 'content-type': 'application/json' } }, ...chunks('x1', 'response-chunk', res, 5), { t: 'response-end', xid: 'x1', ts: 5 }],
+      [
+        head('x1'),
+        { t: 'request-end', xid: 'x1', ts: 3 },
+        { t: 'response', xid: 'x1', ts: 4, status: 200, headers: { 'content-type': 'application/json' } },
+        ...chunks('x1', 'response-chunk', res, 5),
+        { t: 'response-end', xid: 'x1', ts: 5 },
+      ],
       10_000,
     );
     expect(ex.truncated).toBeUndefined();

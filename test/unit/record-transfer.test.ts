@@ -7,7 +7,17 @@ const records = (): WireRecord[] => {
   // A chunk that views the middle of a larger buffer, as socket reads and Node's pool give.
   const big = Buffer.from('xxxxHELLOyyyy');
   return [
-    { t: 'request', xid: 'x1', ts: 1.5, method: 'POST', url: '/mcp?a=1', upstreamUrl: 'http://u/mcp?a=1', headers: { 'content-type': 'application/json', cookie: ['a', 'b'] }, proxyOrigin: 'http://p', target: 'http://u/mcp' },
+    {
+      t: 'request',
+      xid: 'x1',
+      ts: 1.5,
+      method: 'POST',
+      url: '/mcp?a=1',
+      upstreamUrl: 'http://u/mcp?a=1',
+      headers: { 'content-type': 'application/json', cookie: ['a', 'b'] },
+      proxyOrigin: 'http://p',
+      target: 'http://u/mcp',
+    },
     { t: 'request-chunk', xid: 'x1', ts: 2, chunk: big.subarray(4, 9) },
     { t: 'request-end', xid: 'x1', ts: 3 },
     { t: 'response-chunk', xid: 'x1', ts: 4, chunk: new Uint8Array(0) },

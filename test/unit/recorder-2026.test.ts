@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import type { HeaderMap } from '../../proxy/capture/wire-records.js';
 import { json, setup, messages, sessionOf, exchangeOf, codes, sse } from '../support/recorder-harness.js';
 
-
 const V = '2026-07-28';
 const META = {
   'io.modelcontextprotocol/protocolVersion': V,
@@ -38,9 +37,33 @@ describe('Recorder: 2026-07-28 input_required retry chain, stateless', () => {
     const ir = {
       jsonrpc: '2.0',
       id: 1,
-      result: { resultType: 'input_required', inputRequests: { login: { method: 'elicitation/create', params: { mode: 'form', message: 'GitHub user?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } } }, requestState: 'opaque-state-1' },
+      result: {
+        resultType: 'input_required',
+        inputRequests: {
+          login: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: 'GitHub user?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+            },
+          },
+        },
+        requestState: 'opaque-state-1',
+      },
     };
-    const retry = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { _meta: META, name: 'deploy', arguments: { env: 'prod' }, inputResponses: { login: { action: 'accept', content: { name: 'octocat' } } }, requestState: 'opaque-state-1' } };
+    const retry = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        _meta: META,
+        name: 'deploy',
+        arguments: { env: 'prod' },
+        inputResponses: { login: { action: 'accept', content: { name: 'octocat' } } },
+        requestState: 'opaque-state-1',
+      },
+    };
     const done = { jsonrpc: '2.0', id: 2, result: { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] } };
     // An unrelated stateless request of the same client in between, on its own POST.
     const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: META } };
@@ -76,7 +99,12 @@ describe('Recorder: 2026-07-28 input_required retry chain, stateless', () => {
     expect(codes(interim.hints)).toContain('input-required');
     expect(retry).toMatchObject({ kind: 'request', id: 2, chain: { root: first.seq, prev: first.seq, attempt: 2 } });
     expect(codes(retry.hints)).toEqual(expect.arrayContaining(['input-retry', 'retry-of']));
-    expect(final).toMatchObject({ kind: 'response', pair: retry.seq, name: 'deploy', chain: { root: first.seq, prev: first.seq, attempt: 2, step: 'final' } });
+    expect(final).toMatchObject({
+      kind: 'response',
+      pair: retry.seq,
+      name: 'deploy',
+      chain: { root: first.seq, prev: first.seq, attempt: 2, step: 'final' },
+    });
     // The unrelated call is no part of it.
     expect(ms.filter((m) => m.method === 'tools/list').every((m) => m.chain === undefined)).toBe(true);
   });
@@ -88,7 +116,11 @@ describe('Recorder: 2026-07-28 input_required retry chain, stateless', () => {
     const good = post(ctx, body(1, 'héllo'), ok(1), H('tools/call', `=?base64?${Buffer.from('héllo').toString('base64')}?=`));
     const badName = post(ctx, body(2, 'deploy'), ok(2), H('tools/call', 'destroy'));
     const badMethod = post(ctx, body(3, 'deploy'), ok(3), H('tools/list', 'deploy'));
-    const missing = post(ctx, body(4, 'deploy'), ok(4), { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V });
+    const missing = post(ctx, body(4, 'deploy'), ok(4), {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V,
+    });
     const badVersion = post(ctx, body(5, 'deploy'), ok(5), { ...H('tools/call', 'deploy'), 'mcp-protocol-version': '2025-11-25' });
     expect(codes(exchangeOf(ctx.store, good).hints)).not.toContain('header-mismatch');
     expect(exchangeOf(ctx.store, badName).hints.find((h) => h.code === 'header-mismatch')?.text).toContain('Mcp-Name');
@@ -101,19 +133,41 @@ describe('Recorder: 2026-07-28 input_required retry chain, stateless', () => {
 describe('Recorder: 2026-07-28 subscriptions/listen and cancellation by closing the stream', () => {
   function listen(ctx: ReturnType<typeof setup>) {
     const x = ctx.w.xid();
-    const req = { jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } };
-    ctx.feed([...ctx.w.send(x, 'POST', '/mcp', H('subscriptions/listen'), json(req)), ctx.w.head(x, 200, { 'content-type': 'text/event-stream' })]);
+    const req = {
+      jsonrpc: '2.0',
+      id: 'L1',
+      method: 'subscriptions/listen',
+      params: { _meta: META, notifications: { toolsListChanged: true } },
+    };
+    ctx.feed([
+      ...ctx.w.send(x, 'POST', '/mcp', H('subscriptions/listen'), json(req)),
+      ctx.w.head(x, 200, { 'content-type': 'text/event-stream' }),
+    ]);
     ctx.feed(
       ctx.w.chunks(
         x,
-        sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true } } })) +
-          sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' } } })),
+        sse(
+          'data: ' +
+            json({
+              jsonrpc: '2.0',
+              method: 'notifications/subscriptions/acknowledged',
+              params: { notifications: { toolsListChanged: true } },
+            }),
+        ) +
+          sse(
+            'data: ' +
+              json({
+                jsonrpc: '2.0',
+                method: 'notifications/tools/list_changed',
+                params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' } },
+              }),
+          ),
       ),
     );
     return x;
   }
 
-  it('parents the stream\'s notifications under the listen request and records the client ending it', () => {
+  it("parents the stream's notifications under the listen request and records the client ending it", () => {
     const ctx = setup();
     const x = listen(ctx);
     const ms = messages(ctx.store);
@@ -145,11 +199,14 @@ describe('Recorder: 2026-07-28 subscriptions/listen and cancellation by closing 
     expect(sessionOf(ctx.store).counts.pending).toBe(0);
   });
 
-  it('a 2026-07-28 client closing a pending request\'s stream cancels that request', () => {
+  it("a 2026-07-28 client closing a pending request's stream cancels that request", () => {
     const ctx = setup();
     const x = ctx.w.xid();
     const call = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { _meta: META, name: 'slow' } };
-    ctx.feed([...ctx.w.send(x, 'POST', '/mcp', H('tools/call', 'slow'), json(call)), ctx.w.head(x, 200, { 'content-type': 'text/event-stream' })]);
+    ctx.feed([
+      ...ctx.w.send(x, 'POST', '/mcp', H('tools/call', 'slow'), json(call)),
+      ctx.w.head(x, 200, { 'content-type': 'text/event-stream' }),
+    ]);
     expect(sessionOf(ctx.store).counts.pending).toBe(1);
     ctx.feed([{ t: 'abort', xid: x, ts: ctx.w.ts(), side: 'client', reason: 'client went away' }]);
     const ex = exchangeOf(ctx.store, x);
@@ -192,26 +249,79 @@ describe('Recorder: 2025-11-25 tasks', () => {
   it('links tasks/get polling, the status notification and late progress to the task-creating request', () => {
     const ctx = setup();
     const sid = 'sess-tasks';
-    const sh = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    const sh = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid,
+      'mcp-protocol-version': '2025-11-25',
+    };
     const xi = ctx.w.xid();
     ctx.feed([
-      ...ctx.w.send(xi, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })),
-      ...ctx.w.reply(xi, 200, { ...JSON_RES, 'mcp-session-id': sid }, json({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, serverInfo: { name: 's', version: '1' } } })),
+      ...ctx.w.send(
+        xi,
+        'POST',
+        '/mcp',
+        { 'content-type': 'application/json' },
+        json({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        }),
+      ),
+      ...ctx.w.reply(
+        xi,
+        200,
+        { ...JSON_RES, 'mcp-session-id': sid },
+        json({
+          jsonrpc: '2.0',
+          id: 0,
+          result: { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, serverInfo: { name: 's', version: '1' } },
+        }),
+      ),
     ]);
     // GET stream for notifications that outlive the POST.
     const xg = ctx.w.xid();
     ctx.feed([ctx.w.request(xg, 'GET', '/mcp', sh), ctx.w.head(xg, 200, { 'content-type': 'text/event-stream' })]);
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'render', arguments: {}, task: { ttl: 60000 }, _meta: { progressToken: 'tok' } } };
-    post(ctx, call, { jsonrpc: '2.0', id: 1, result: { task: { taskId: 'task-42', status: 'working', createdAt: '2025-11-25T10:00:00Z', ttl: 60000 } } }, sh);
-    post(ctx, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 'task-42' } }, { jsonrpc: '2.0', id: 2, result: { taskId: 'task-42', status: 'working' } }, sh);
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'render', arguments: {}, task: { ttl: 60000 }, _meta: { progressToken: 'tok' } },
+    };
+    post(
+      ctx,
+      call,
+      { jsonrpc: '2.0', id: 1, result: { task: { taskId: 'task-42', status: 'working', createdAt: '2025-11-25T10:00:00Z', ttl: 60000 } } },
+      sh,
+    );
+    post(
+      ctx,
+      { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 'task-42' } },
+      { jsonrpc: '2.0', id: 2, result: { taskId: 'task-42', status: 'working' } },
+      sh,
+    );
     ctx.feed(
       ctx.w.chunks(
         xg,
-        sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 5, total: 10 } })) +
-          sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 'task-42', status: 'completed' } })),
+        sse(
+          'data: ' + json({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 5, total: 10 } }),
+        ) +
+          sse(
+            'data: ' + json({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 'task-42', status: 'completed' } }),
+          ),
       ),
     );
-    post(ctx, { jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId: 'task-42' } }, { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'done' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'task-42' } } } }, sh);
+    post(
+      ctx,
+      { jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId: 'task-42' } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        result: { content: [{ type: 'text', text: 'done' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'task-42' } } },
+      },
+      sh,
+    );
 
     const ms = messages(ctx.store);
     const origin = ms.find((m) => m.kind === 'request' && m.method === 'tools/call')!;

@@ -11,8 +11,17 @@ import type { WireRecord } from '../../proxy/capture/wire-records.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const V = '2025-11-25';
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 'inspector-cli', version: '1' } } };
-const INIT_RESULT = { jsonrpc: '2.0', id: 0, result: { protocolVersion: V, capabilities: {}, serverInfo: { name: 'stateless', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 'inspector-cli', version: '1' } },
+};
+const INIT_RESULT = {
+  jsonrpc: '2.0',
+  id: 0,
+  result: { protocolVersion: V, capabilities: {}, serverInfo: { name: 'stateless', version: '1' } },
+};
 
 /** initialize and notifications/initialized answered by a server that assigns no session id. */
 function statelessStart(w: Wire): WireRecord[] {
@@ -21,7 +30,13 @@ function statelessStart(w: Wire): WireRecord[] {
   return [
     ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
     ...w.reply(x1, 200, { 'content-type': 'application/json' }, json(INIT_RESULT)),
-    ...w.send(x2, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-protocol-version': V }, json({ jsonrpc: '2.0', method: 'notifications/initialized' })),
+    ...w.send(
+      x2,
+      'POST',
+      '/mcp',
+      { ...JSON_HEADERS, 'mcp-protocol-version': V },
+      json({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    ),
     ...w.reply(x2, 202, {}),
   ];
 }
@@ -48,8 +63,21 @@ describe('Recorder: GET event streams without a session id', () => {
     expect(sessionOf(store)).toMatchObject({ status: 'open', counts: { exchanges: 3, pending: 0 } });
     // A server notification on it belongs to the session.
     const g2 = w.xid();
-    feed(getStream(w, g2, '/mcp', { 'mcp-protocol-version': V }, `data: ${json({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`));
-    expect(messages(store).at(-1)).toMatchObject({ sessionId: 's1', exchangeId: g2, carrier: 'get-sse', method: 'notifications/tools/list_changed' });
+    feed(
+      getStream(
+        w,
+        g2,
+        '/mcp',
+        { 'mcp-protocol-version': V },
+        `data: ${json({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`,
+      ),
+    );
+    expect(messages(store).at(-1)).toMatchObject({
+      sessionId: 's1',
+      exchangeId: g2,
+      carrier: 'get-sse',
+      method: 'notifications/tools/list_changed',
+    });
   });
 
   it('without the header, to the endpoint where the stateless POSTs were accepted: the same', () => {
@@ -74,14 +102,22 @@ describe('Recorder: GET event streams without a session id', () => {
     feed(statelessStart(w));
     const g = w.xid();
     feed(getStream(w, g, '/sse', {}, 'event: endpoint\ndata: /messages?sessionId=abc\n\n'));
-    expect(sessionOf(store, 's2')).toMatchObject({ transport: 'legacy-sse', endpoint: '/messages?sessionId=abc', status: 'closed', closeReason: 'client-closed-stream' });
+    expect(sessionOf(store, 's2')).toMatchObject({
+      transport: 'legacy-sse',
+      endpoint: '/messages?sessionId=abc',
+      status: 'closed',
+      closeReason: 'client-closed-stream',
+    });
     expect(exchangeOf(store, g)).toMatchObject({ sessionId: 's2', carrier: 'legacy-sse' });
   });
 
   it('a client falling back to the legacy transport after its POST was refused opens a legacy stream at the same URL', () => {
     const { store, w, feed } = setup();
     const p = w.xid();
-    feed([...w.send(p, 'POST', '/mcp', JSON_HEADERS, json(INIT)), ...w.reply(p, 405, { 'content-type': 'text/plain' }, 'Method Not Allowed')]);
+    feed([
+      ...w.send(p, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(p, 405, { 'content-type': 'text/plain' }, 'Method Not Allowed'),
+    ]);
     const g = w.xid();
     feed(getStream(w, g, '/mcp', {}, 'event: endpoint\ndata: /mcp?sessionId=xyz\n\n'));
     expect(sessionOf(store, 's2')).toMatchObject({ transport: 'legacy-sse', endpoint: '/mcp?sessionId=xyz' });
@@ -101,7 +137,16 @@ describe('Recorder: GET event streams without a session id', () => {
     expect(sessionOf(store).grouping).toBeUndefined();
     expect(exchangeOf(store, g)).toMatchObject({ sessionId: 's1', carrier: 'legacy-sse' });
     const p = w.xid();
-    feed([...w.send(p, 'POST', '/messages?sessionId=r1', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })), ...w.reply(p, 202, {}, 'Accepted')]);
+    feed([
+      ...w.send(
+        p,
+        'POST',
+        '/messages?sessionId=r1',
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      ),
+      ...w.reply(p, 202, {}, 'Accepted'),
+    ]);
     feed(w.chunks(g, `event: message\ndata: ${json({ jsonrpc: '2.0', id: 1, result: { tools: [] } })}\n\n`));
     expect(messages(store).map((m) => [m.sessionId, m.carrier, m.kind])).toEqual([
       ['s1', 'post-body', 'request'],
@@ -109,7 +154,10 @@ describe('Recorder: GET event streams without a session id', () => {
     ]);
     // A later id-less POST does not take the legacy session for a stateless one.
     const q = w.xid();
-    feed([...w.send(q, 'POST', '/mcp', JSON_HEADERS, json({ jsonrpc: '2.0', id: 5, method: 'ping' })), ...w.reply(q, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 5, result: {} }))]);
+    feed([
+      ...w.send(q, 'POST', '/mcp', JSON_HEADERS, json({ jsonrpc: '2.0', id: 5, method: 'ping' })),
+      ...w.reply(q, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 5, result: {} })),
+    ]);
     expect(exchangeOf(store, q).sessionId).toBe('s2');
   });
 

@@ -35,13 +35,34 @@ class Proc {
     return this.t;
   }
   start(extra: Partial<Extract<WireRecord, { t: 'stdio-start' }>> = {}): WireRecord {
-    return { t: 'stdio-start', xid: this.xid, ts: this.ts(), command: 'node', args: ['server.js', '--name', 'my server'], pid: 4242, cwd: '/home/me', ...extra };
+    return {
+      t: 'stdio-start',
+      xid: this.xid,
+      ts: this.ts(),
+      command: 'node',
+      args: ['server.js', '--name', 'my server'],
+      pid: 4242,
+      cwd: '/home/me',
+      ...extra,
+    };
   }
   out(text: string | Uint8Array, cuts: number[] = []): WireRecord[] {
-    return pieces(typeof text === 'string' ? enc(text) : text, cuts).map((chunk) => ({ t: 'stdio-chunk', xid: this.xid, ts: this.ts(), dir: 's2c', chunk }));
+    return pieces(typeof text === 'string' ? enc(text) : text, cuts).map((chunk) => ({
+      t: 'stdio-chunk',
+      xid: this.xid,
+      ts: this.ts(),
+      dir: 's2c',
+      chunk,
+    }));
   }
   in(text: string | Uint8Array, cuts: number[] = []): WireRecord[] {
-    return pieces(typeof text === 'string' ? enc(text) : text, cuts).map((chunk) => ({ t: 'stdio-chunk', xid: this.xid, ts: this.ts(), dir: 'c2s', chunk }));
+    return pieces(typeof text === 'string' ? enc(text) : text, cuts).map((chunk) => ({
+      t: 'stdio-chunk',
+      xid: this.xid,
+      ts: this.ts(),
+      dir: 'c2s',
+      chunk,
+    }));
   }
   err(text: string, cuts: number[] = []): WireRecord[] {
     return pieces(enc(text), cuts).map((chunk) => ({ t: 'stdio-stderr', xid: this.xid, ts: this.ts(), chunk }));
@@ -57,19 +78,37 @@ function setup() {
   return { store, recorder, feed: (records: WireRecord[]) => recorder.handle(records) };
 }
 
-const of = <T extends McpscopeEvent['type']>(store: EventStore, type: T) => store.snapshot().filter((e): e is Extract<McpscopeEvent, { type: T }> => e.type === type);
+const of = <T extends McpscopeEvent['type']>(store: EventStore, type: T) =>
+  store.snapshot().filter((e): e is Extract<McpscopeEvent, { type: T }> => e.type === type);
 const messages = (store: EventStore): MessageEvent[] => of(store, 'message');
 const problems = (store: EventStore): ProblemEvent[] => of(store, 'problem');
-const logs = (store: EventStore, source?: LogEvent['source']): string[] => of(store, 'log').filter((l) => source === undefined || l.source === source).map((l) => l.text);
+const logs = (store: EventStore, source?: LogEvent['source']): string[] =>
+  of(store, 'log')
+    .filter((l) => source === undefined || l.source === source)
+    .map((l) => l.text);
 const sessionOf = (store: EventStore, id = 's1'): SessionInfo => {
   const s = store.sessions.get(id);
   if (!s) throw new Error(`no session ${id}`);
   return s;
 };
 
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desk', version: '1.0' } } };
-const INIT_RESULT = { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stdio-server', version: '3.1' } } };
-const CALL = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo wörld' }, _meta: { progressToken: 7 } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desk', version: '1.0' } },
+};
+const INIT_RESULT = {
+  jsonrpc: '2.0',
+  id: 0,
+  result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stdio-server', version: '3.1' } },
+};
+const CALL = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { text: 'héllo wörld' }, _meta: { progressToken: 7 } },
+};
 const PROGRESS = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1, total: 2 } };
 const RESULT = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'héllo wörld' }] } };
 
@@ -129,7 +168,9 @@ describe('Recorder: a stdio process', () => {
     const inText = Buffer.from(input);
     const outText = Buffer.from(output);
     for (const m of ms) {
-      const bytes = (m.dir === 'c2s' ? inText : outText).subarray(m.location!.offset, m.location!.offset + m.location!.length).toString('utf8');
+      const bytes = (m.dir === 'c2s' ? inText : outText)
+        .subarray(m.location!.offset, m.location!.offset + m.location!.length)
+        .toString('utf8');
       expect(bytes.endsWith('\r\n')).toBe(true);
       expect(JSON.parse(bytes)).toEqual(m.jsonrpc);
     }
@@ -171,7 +212,9 @@ describe('Recorder: a stdio process', () => {
     expect(sessionOf(store).status).toBe('closed');
     // The session upsert after the batch carries the final state.
     const lastSession = committed[0].filter((e) => e.type === 'session').at(-1);
-    expect(lastSession).toMatchObject({ session: { status: 'closed', closeReason: 'process-exited', serverInfo: { name: 'stdio-server' } } });
+    expect(lastSession).toMatchObject({
+      session: { status: 'closed', closeReason: 'process-exited', serverInfo: { name: 'stdio-server' } },
+    });
   });
 
   it('reports a non-JSON stdout line (a banner) as a problem in plain words, and keeps going', () => {
@@ -179,7 +222,13 @@ describe('Recorder: a stdio process', () => {
     const p = new Proc();
     feed([p.start(), ...p.in(line(INIT)), ...p.out(`Server v1.2 listening on stdio ${TOKEN}\n${line(INIT_RESULT)}`, [9])]);
     const [banner] = problems(store);
-    expect(banner).toMatchObject({ type: 'problem', sessionId: 's1', level: 'error', code: 'invalid-json', location: { offset: 0, length: 59 } });
+    expect(banner).toMatchObject({
+      type: 'problem',
+      sessionId: 's1',
+      level: 'error',
+      code: 'invalid-json',
+      location: { offset: 0, length: 59 },
+    });
     expect(banner.exchangeId).toBeUndefined();
     expect(banner.text).toMatch(/stdout that is not a JSON-RPC message/);
     expect(banner.text).toMatch(/breaks clients/);
@@ -219,7 +268,11 @@ describe('Recorder: a stdio process', () => {
     expect(lines[2]).toMatch(/line cut: 20001 bytes in all/);
     expect(lines[3]).toBe('last words');
     // The log events belong to the process's session.
-    expect(of(store, 'log').filter((l) => l.source === 'stderr').every((l) => l.sessionId === 's1')).toBe(true);
+    expect(
+      of(store, 'log')
+        .filter((l) => l.source === 'stderr')
+        .every((l) => l.sessionId === 's1'),
+    ).toBe(true);
   });
 
   it('says how the process ended: exit code (a failure when not 0), signal, and requests left unanswered', () => {
@@ -279,7 +332,9 @@ describe('Recorder: a stdio process', () => {
     expect(overflow).toMatchObject({ code: 'capture-overflow', level: 'warn' });
     expect(overflow.text).toMatch(/30 bytes of the server's output \(stdout\)/);
     expect(problems(store)).toHaveLength(1);
-    expect(logs(store, 'mcpscope')).toContain(`Skipped ${Buffer.byteLength(result.slice(50))} bytes of stdout: the rest of a line whose start mcpscope did not see.`);
+    expect(logs(store, 'mcpscope')).toContain(
+      `Skipped ${Buffer.byteLength(result.slice(50))} bytes of stdout: the rest of a line whose start mcpscope did not see.`,
+    );
     expect(messages(store).map((m) => [m.dir, m.method])).toEqual([
       ['c2s', 'initialize'],
       ['c2s', 'tools/call'],
@@ -299,7 +354,11 @@ describe('Recorder: a stdio process', () => {
   it('closes the session when the wrapper disconnects without reporting an exit', () => {
     const { store, feed } = setup();
     const p = new Proc();
-    feed([p.start(), ...p.in(line(INIT)), { t: 'abort', xid: 'p', ts: p.ts(), side: 'proxy', reason: 'its mcpscope wrapper disconnected from this UI' }]);
+    feed([
+      p.start(),
+      ...p.in(line(INIT)),
+      { t: 'abort', xid: 'p', ts: p.ts(), side: 'proxy', reason: 'its mcpscope wrapper disconnected from this UI' },
+    ]);
     expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'wrapper-disconnected' });
     expect(logs(store, 'mcpscope').at(-1)).toMatch(/^Recording stopped: its mcpscope wrapper disconnected/);
     // Later records of that process are ignored.
@@ -328,7 +387,9 @@ describe('CaptureQueue: stdio streams', () => {
     q.push(chunk('s2c', 1)); // s2c is dropping: counted into its overflow record
     q.push({ t: 'stdio-stderr', xid: 'p', ts: 1, chunk: new Uint8Array(3) }); // does not fit
     q.flush();
-    const summary = batches[0].map((r) => (r.t === 'stdio-chunk' ? `${r.dir}:${r.chunk.byteLength}` : r.t === 'overflow' ? `overflow:${r.stream}:${r.droppedBytes}` : r.t));
+    const summary = batches[0].map((r) =>
+      r.t === 'stdio-chunk' ? `${r.dir}:${r.chunk.byteLength}` : r.t === 'overflow' ? `overflow:${r.stream}:${r.droppedBytes}` : r.t,
+    );
     expect(summary).toEqual(['stdio-start', 'c2s:6', 'overflow:s2c:7', 'c2s:4', 'overflow:stderr:3']);
   });
 });

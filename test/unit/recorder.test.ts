@@ -5,15 +5,33 @@
 import { describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { CaptureQueue } from '../../proxy/capture/capture-queue.js';
-import { TARGET, ORIGIN, PROXY_TOKEN, enc, json, setup, messages, problems, sseEvents, logs, sessionOf, exchangeOf, codes, sse } from '../support/recorder-harness.js';
-
+import {
+  TARGET,
+  ORIGIN,
+  PROXY_TOKEN,
+  enc,
+  json,
+  setup,
+  messages,
+  problems,
+  sseEvents,
+  logs,
+  sessionOf,
+  exchangeOf,
+  codes,
+  sse,
+} from '../support/recorder-harness.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = {
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: { sampling: {}, elicitation: {} }, clientInfo: { name: 'test-client', version: '1.0.0', title: 'Test Client' } },
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: { sampling: {}, elicitation: {} },
+    clientInfo: { name: 'test-client', version: '1.0.0', title: 'Test Client' },
+  },
 };
 const INIT_RESULT = {
   jsonrpc: '2.0',
@@ -36,7 +54,14 @@ describe('Recorder: Streamable HTTP session', () => {
     const x1 = w.xid();
     const initBody = json(INIT);
     feed([
-      ...w.send(x1, 'POST', '/mcp', { ...JSON_HEADERS, authorization: 'Bearer sk-live-secret-abc', 'x-mcpscope-token': PROXY_TOKEN }, initBody, [1, 13, 14, 60]),
+      ...w.send(
+        x1,
+        'POST',
+        '/mcp',
+        { ...JSON_HEADERS, authorization: 'Bearer sk-live-secret-abc', 'x-mcpscope-token': PROXY_TOKEN },
+        initBody,
+        [1, 13, 14, 60],
+      ),
       ...w.reply(x1, 200, { 'content-type': 'application/json; charset=utf-8', 'mcp-session-id': sid }, json(INIT_RESULT), [2, 40]),
     ]);
     // 2. notifications/initialized → 202
@@ -45,10 +70,25 @@ describe('Recorder: Streamable HTTP session', () => {
 
     // 3. tools/call answered on an SSE stream carrying progress and a sampling request (server id 0).
     const x3 = w.xid();
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo' }, _meta: { progressToken: 'pt-1' } } };
-    feed([...w.send(x3, 'POST', '/mcp', sh, json(call), [5, 31]), w.head(x3, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })]);
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'héllo' }, _meta: { progressToken: 'pt-1' } },
+    };
+    feed([
+      ...w.send(x3, 'POST', '/mcp', sh, json(call), [5, 31]),
+      w.head(x3, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }),
+    ]);
     const stream1 =
-      sse('id: ev1\nevent: message\ndata: ' + json({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'pt-1', progress: 1, total: 4, message: 'quarter' } })) +
+      sse(
+        'id: ev1\nevent: message\ndata: ' +
+          json({
+            jsonrpc: '2.0',
+            method: 'notifications/progress',
+            params: { progressToken: 'pt-1', progress: 1, total: 4, message: 'quarter' },
+          }),
+      ) +
       sse('id: ev2\ndata: ' + json({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } }));
     // awkward cuts: inside "data:", right after the first blank-line LF, inside the JSON
     feed(w.chunks(x3, stream1, [3, 11, 30, stream1.indexOf('\n\n') + 1, stream1.length - 5]));
@@ -69,7 +109,12 @@ describe('Recorder: Streamable HTTP session', () => {
     feed([
       ...w.send(x5, 'GET', '/mcp', { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }),
       w.head(x5, 200, { 'content-type': 'text/event-stream' }),
-      ...w.chunks(x5, ': keepalive\n\nid: p1\nretry: 1500\ndata:\n\n' + sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })), [1, 12, 13]),
+      ...w.chunks(
+        x5,
+        ': keepalive\n\nid: p1\nretry: 1500\ndata:\n\n' +
+          sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })),
+        [1, 12, 13],
+      ),
     ]);
 
     // 7. DELETE closes the session (the GET stream then ends)
@@ -118,7 +163,7 @@ describe('Recorder: Streamable HTTP session', () => {
     expect(messages(store).every((m) => m.sessionId === 's1')).toBe(true);
   });
 
-  it('pairs responses, progress and the client\'s sampling reply (id 0 → the server\'s request 0, not the client\'s)', () => {
+  it("pairs responses, progress and the client's sampling reply (id 0 → the server's request 0, not the client's)", () => {
     const { store } = streamableSession();
     const [initReq, initRes, , call, progress, sampling, reply, final] = messages(store);
     expect(initRes.pair).toBe(initReq.seq);
@@ -126,7 +171,12 @@ describe('Recorder: Streamable HTTP session', () => {
     expect(initRes.latencyMs).toBe(50);
     expect(call.progressToken).toBe('pt-1');
     expect(call.name).toBe('echo');
-    expect(progress).toMatchObject({ pair: call.seq, parent: call.seq, progressToken: 'pt-1', progress: { progress: 1, total: 4, message: 'quarter' } });
+    expect(progress).toMatchObject({
+      pair: call.seq,
+      parent: call.seq,
+      progressToken: 'pt-1',
+      progress: { progress: 1, total: 4, message: 'quarter' },
+    });
     expect(sampling).toMatchObject({ parent: call.seq, id: 0 });
     expect(sampling.pair).toBeUndefined();
     // Both sides used id 0: the client's reply pairs with the server's sampling request.
@@ -156,7 +206,18 @@ describe('Recorder: Streamable HTTP session', () => {
   it('records the exchanges: statuses, carriers, types, byte counts, hints and redacted headers', () => {
     const { store, ids, initBody } = streamableSession();
     const x1 = exchangeOf(store, ids.x1);
-    expect(x1).toMatchObject({ sessionId: 's1', method: 'POST', url: '/mcp', upstreamUrl: 'http://upstream.test/mcp', status: 200, carrier: 'post-json', requestType: 'application/json', responseType: 'application/json', requestBytes: initBody.length, responseBytes: json(INIT_RESULT).length });
+    expect(x1).toMatchObject({
+      sessionId: 's1',
+      method: 'POST',
+      url: '/mcp',
+      upstreamUrl: 'http://upstream.test/mcp',
+      status: 200,
+      carrier: 'post-json',
+      requestType: 'application/json',
+      responseType: 'application/json',
+      requestBytes: initBody.length,
+      responseBytes: json(INIT_RESULT).length,
+    });
     expect(x1.requestHeaders.authorization).toBe('Bearer [redacted]');
     expect(x1.requestHeaders['x-mcpscope-token']).toBe('[redacted]');
     expect(JSON.stringify(store.snapshot())).not.toContain('sk-live-secret-abc');
@@ -188,7 +249,12 @@ describe('Recorder: Streamable HTTP session', () => {
       [ids.x5, 'comment', undefined, undefined, ' keepalive'],
       [ids.x5, 'priming', 'p1', 1500, undefined],
     ]);
-    expect(sseEvents(store)[0]).toMatchObject({ sessionId: 's1', raw: ': keepalive\n\n', location: { offset: 0, length: 13 }, hints: [expect.objectContaining({ code: 'keepalive' })] });
+    expect(sseEvents(store)[0]).toMatchObject({
+      sessionId: 's1',
+      raw: ': keepalive\n\n',
+      location: { offset: 0, length: 13 },
+      hints: [expect.objectContaining({ code: 'keepalive' })],
+    });
   });
 
   it('commits once per handle() call, and the snapshot holds only the latest session/exchange upserts', () => {
@@ -206,11 +272,19 @@ describe('Recorder: session lifecycle edge cases', () => {
   it('a 404 to a request with a session id closes the session as expired; the re-initialize starts a new one', () => {
     const { store, w, feed } = setup();
     const x1 = w.xid();
-    feed([...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)), ...w.reply(x1, 200, { 'content-type': 'application/json', 'mcp-session-id': 'old' }, json(INIT_RESULT))]);
+    feed([
+      ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(x1, 200, { 'content-type': 'application/json', 'mcp-session-id': 'old' }, json(INIT_RESULT)),
+    ]);
     const x2 = w.xid();
     feed([
       ...w.send(x2, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'old' }, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
-      ...w.reply(x2, 404, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } })),
+      ...w.reply(
+        x2,
+        404,
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }),
+      ),
     ]);
     expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'expired', counts: { pending: 0 } });
     expect(codes(exchangeOf(store, x2).hints)).toContain('session-expired');
@@ -219,7 +293,10 @@ describe('Recorder: session lifecycle edge cases', () => {
     expect(codes(err.hints)).toContain('error-without-id');
     // the client starts over
     const x3 = w.xid();
-    feed([...w.send(x3, 'POST', '/mcp', JSON_HEADERS, json(INIT)), ...w.reply(x3, 200, { 'content-type': 'application/json', 'mcp-session-id': 'new' }, json(INIT_RESULT))]);
+    feed([
+      ...w.send(x3, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(x3, 200, { 'content-type': 'application/json', 'mcp-session-id': 'new' }, json(INIT_RESULT)),
+    ]);
     expect(sessionOf(store, 's2')).toMatchObject({ status: 'open', mcpSessionId: 'new' });
     expect(exchangeOf(store, x3).sessionId).toBe('s2');
   });
@@ -227,8 +304,15 @@ describe('Recorder: session lifecycle edge cases', () => {
   it('a session id seen first mid-session opens a joined-mid-session session', () => {
     const { store, w, feed } = setup();
     const x1 = w.xid();
-    feed([...w.send(x1, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'known-later' }, json({ jsonrpc: '2.0', id: 5, method: 'ping' })), ...w.reply(x1, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 5, result: {} }))]);
-    expect(sessionOf(store)).toMatchObject({ mcpSessionId: 'known-later', status: 'open', counts: { messages: 2, requests: 1, pending: 0 } });
+    feed([
+      ...w.send(x1, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'known-later' }, json({ jsonrpc: '2.0', id: 5, method: 'ping' })),
+      ...w.reply(x1, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 5, result: {} })),
+    ]);
+    expect(sessionOf(store)).toMatchObject({
+      mcpSessionId: 'known-later',
+      status: 'open',
+      counts: { messages: 2, requests: 1, pending: 0 },
+    });
     expect(logs(store).map((l) => (l as { text: string }).text)).toEqual([expect.stringContaining('after it had started')]);
     expect(messages(store)[1].pair).toBe(messages(store)[0].seq);
   });
@@ -236,7 +320,15 @@ describe('Recorder: session lifecycle edge cases', () => {
   it('an initialize answered with an error status closes its session as initialize-rejected', () => {
     const { store, w, feed } = setup();
     const x1 = w.xid();
-    feed([...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)), ...w.reply(x1, 400, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'Unsupported protocol version' } }))]);
+    feed([
+      ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(
+        x1,
+        400,
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'Unsupported protocol version' } }),
+      ),
+    ]);
     expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'initialize-rejected', counts: { errors: 1 } });
     const err = messages(store)[1];
     expect(err.error).toMatchObject({ code: -32602, message: 'Unsupported protocol version' });
@@ -265,24 +357,59 @@ describe('Recorder: legacy HTTP+SSE', () => {
   it('matches POSTs to the endpoint the GET stream announced; answers arrive on the GET stream', () => {
     const { store, w, feed } = setup();
     const g = w.xid();
-    feed([...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }), w.head(g, 200, { 'content-type': 'text/event-stream' }), ...w.chunks(g, 'event: endpoint\r\ndata: /message?sessionId=abc-123\r\n\r\n', [7, 22])]);
+    feed([
+      ...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }),
+      w.head(g, 200, { 'content-type': 'text/event-stream' }),
+      ...w.chunks(g, 'event: endpoint\r\ndata: /message?sessionId=abc-123\r\n\r\n', [7, 22]),
+    ]);
     const session = sessionOf(store);
     expect(session).toMatchObject({ transport: 'legacy-sse', endpoint: '/message?sessionId=abc-123', status: 'open' });
-    expect(sseEvents(store)).toEqual([expect.objectContaining({ what: 'endpoint', data: '/message?sessionId=abc-123', exchangeId: g, sessionId: 's1' })]);
+    expect(sseEvents(store)).toEqual([
+      expect.objectContaining({ what: 'endpoint', data: '/message?sessionId=abc-123', exchangeId: g, sessionId: 's1' }),
+    ]);
     expect(codes(exchangeOf(store, g).hints)).toContain('legacy-sse-stream');
 
     const p1 = w.xid();
-    feed([...w.send(p1, 'POST', '/message?sessionId=abc-123', { 'content-type': 'application/json' }, json(INIT)), ...w.reply(p1, 202, { 'content-type': 'text/plain' }, 'Accepted')]);
+    feed([
+      ...w.send(p1, 'POST', '/message?sessionId=abc-123', { 'content-type': 'application/json' }, json(INIT)),
+      ...w.reply(p1, 202, { 'content-type': 'text/plain' }, 'Accepted'),
+    ]);
     expect(exchangeOf(store, p1)).toMatchObject({ sessionId: 's1', status: 202, responsePreview: 'Accepted' });
     expect(codes(exchangeOf(store, p1).hints)).toContain('accepted-202-legacy');
 
-    feed(w.chunks(g, 'event: message\r\ndata: ' + json({ ...INIT_RESULT, result: { ...INIT_RESULT.result, protocolVersion: '2024-11-05' } }) + '\r\n\r\n', [30]));
+    feed(
+      w.chunks(
+        g,
+        'event: message\r\ndata: ' +
+          json({ ...INIT_RESULT, result: { ...INIT_RESULT.result, protocolVersion: '2024-11-05' } }) +
+          '\r\n\r\n',
+        [30],
+      ),
+    );
     const p2 = w.xid();
-    feed([...w.send(p2, 'POST', '/message?sessionId=abc-123', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })), ...w.reply(p2, 202, {}, 'Accepted')]);
+    feed([
+      ...w.send(
+        p2,
+        'POST',
+        '/message?sessionId=abc-123',
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      ),
+      ...w.reply(p2, 202, {}, 'Accepted'),
+    ]);
     feed(w.chunks(g, ': ping\r\n\r\nevent: message\r\ndata: ' + json({ jsonrpc: '2.0', id: 1, result: { tools: [] } }) + '\r\n\r\n'));
     // a POST to another endpoint does not join
     const other = w.xid();
-    feed([...w.send(other, 'POST', '/message?sessionId=zzz', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', method: 'notifications/initialized' })), ...w.reply(other, 404, {})]);
+    feed([
+      ...w.send(
+        other,
+        'POST',
+        '/message?sessionId=zzz',
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      ),
+      ...w.reply(other, 404, {}),
+    ]);
     feed([w.end(g)]);
 
     const msgs = messages(store).filter((m) => m.sessionId === 's1');
@@ -313,22 +440,50 @@ describe('Recorder: legacy HTTP+SSE', () => {
   it('an absolute endpoint URL maps by its path and query', () => {
     const { store, w, feed } = setup();
     const g = w.xid();
-    feed([...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }), w.head(g, 200, { 'content-type': 'text/event-stream' }), ...w.chunks(g, 'event: endpoint\ndata: http://upstream.test/sse/message?sessionId=9f\n\n')]);
+    feed([
+      ...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }),
+      w.head(g, 200, { 'content-type': 'text/event-stream' }),
+      ...w.chunks(g, 'event: endpoint\ndata: http://upstream.test/sse/message?sessionId=9f\n\n'),
+    ]);
     expect(sessionOf(store).endpoint).toBe('/sse/message?sessionId=9f');
     const p = w.xid();
-    feed([...w.send(p, 'POST', '/sse/message?sessionId=9f', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })), ...w.reply(p, 202, {})]);
+    feed([
+      ...w.send(
+        p,
+        'POST',
+        '/sse/message?sessionId=9f',
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      ),
+      ...w.reply(p, 202, {}),
+    ]);
     expect(exchangeOf(store, p).sessionId).toBe('s1');
     // a relative endpoint resolves against the stream URL
     const g2 = w.xid();
-    feed([...w.send(g2, 'GET', '/mcp/sse', { accept: 'text/event-stream' }), w.head(g2, 200, { 'content-type': 'text/event-stream' }), ...w.chunks(g2, 'event: endpoint\ndata: messages?id=2\n\n')]);
+    feed([
+      ...w.send(g2, 'GET', '/mcp/sse', { accept: 'text/event-stream' }),
+      w.head(g2, 200, { 'content-type': 'text/event-stream' }),
+      ...w.chunks(g2, 'event: endpoint\ndata: messages?id=2\n\n'),
+    ]);
     expect(sessionOf(store, 's2').endpoint).toBe('/mcp/messages?id=2');
   });
 
   it('an SSE event of a type MCP does not define is recorded as "other", not parsed', () => {
     const { store, w, feed } = setup();
     const g = w.xid();
-    feed([...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }), w.head(g, 200, { 'content-type': 'text/event-stream' }), ...w.chunks(g, 'event: heartbeat\ndata: {"t":1}\n\n')]);
-    expect(sseEvents(store)).toEqual([expect.objectContaining({ what: 'other', eventType: 'heartbeat', data: '{"t":1}', hints: [expect.objectContaining({ code: 'custom-event' })] })]);
+    feed([
+      ...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }),
+      w.head(g, 200, { 'content-type': 'text/event-stream' }),
+      ...w.chunks(g, 'event: heartbeat\ndata: {"t":1}\n\n'),
+    ]);
+    expect(sseEvents(store)).toEqual([
+      expect.objectContaining({
+        what: 'other',
+        eventType: 'heartbeat',
+        data: '{"t":1}',
+        hints: [expect.objectContaining({ code: 'custom-event' })],
+      }),
+    ]);
     expect(messages(store)).toEqual([]);
     expect(problems(store)).toEqual([]);
   });
@@ -336,7 +491,11 @@ describe('Recorder: legacy HTTP+SSE', () => {
   it('a legacy stream broken by the upstream closes the session as stream-broken', () => {
     const { store, w, feed } = setup();
     const g = w.xid();
-    feed([...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }), w.head(g, 200, { 'content-type': 'text/event-stream' }), ...w.chunks(g, 'event: endpoint\ndata: /messages/?session_id=ab\n\n')]);
+    feed([
+      ...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }),
+      w.head(g, 200, { 'content-type': 'text/event-stream' }),
+      ...w.chunks(g, 'event: endpoint\ndata: /messages/?session_id=ab\n\n'),
+    ]);
     feed([{ t: 'abort', xid: g, ts: w.ts(), side: 'upstream', reason: 'socket hang up' }]);
     expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'stream-broken' });
     expect(exchangeOf(store, g)).toMatchObject({ aborted: 'upstream', error: 'socket hang up' });
@@ -355,7 +514,15 @@ describe('Recorder: batches', () => {
     ]);
     feed([
       ...w.send(x, 'POST', '/mcp', sh, body, [17]),
-      ...w.reply(x, 200, { 'content-type': 'application/json' }, json([{ jsonrpc: '2.0', id: '1', result: { prompts: [] } }, { jsonrpc: '2.0', id: 1, result: { tools: [] } }])),
+      ...w.reply(
+        x,
+        200,
+        { 'content-type': 'application/json' },
+        json([
+          { jsonrpc: '2.0', id: '1', result: { prompts: [] } },
+          { jsonrpc: '2.0', id: 1, result: { tools: [] } },
+        ]),
+      ),
     ]);
     const m = messages(store);
     expect(m.map((e) => [e.dir, e.kind, e.id, e.batch])).toEqual([
@@ -379,9 +546,21 @@ describe('Recorder: batches', () => {
     const { store, w, feed } = setup();
     const sh = { ...JSON_HEADERS, 'mcp-session-id': 'B' };
     const x = w.xid();
-    const batch = json([{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }]);
+    const batch = json([
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
     feed([
-      ...w.send(x, 'POST', '/mcp', sh, json([{ jsonrpc: '2.0', id: 1, method: 'a' }, { jsonrpc: '2.0', id: 2, method: 'b' }])),
+      ...w.send(
+        x,
+        'POST',
+        '/mcp',
+        sh,
+        json([
+          { jsonrpc: '2.0', id: 1, method: 'a' },
+          { jsonrpc: '2.0', id: 2, method: 'b' },
+        ]),
+      ),
       w.head(x, 200, { 'content-type': 'text/event-stream' }),
       ...w.chunks(x, sse('id: e1\ndata: ' + batch)),
       { t: 'abort', xid: x, ts: w.ts(), side: 'client', reason: 'client went away' },
@@ -411,7 +590,12 @@ describe('Recorder: resumption', () => {
     const sh = { ...JSON_HEADERS, 'mcp-session-id': 'R' };
     const x = w.xid();
     const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow' } };
-    const sampling = { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } };
+    const sampling = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'elicitation/create',
+      params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+    };
     feed([
       ...w.send(x, 'POST', '/mcp', sh, json(call)),
       w.head(x, 200, { 'content-type': 'text/event-stream' }),
@@ -425,7 +609,10 @@ describe('Recorder: resumption', () => {
     feed([
       ...w.send(g, 'GET', '/mcp', { accept: 'text/event-stream', 'mcp-session-id': 'R', 'last-event-id': 'ev-1' }),
       w.head(g, 200, { 'content-type': 'text/event-stream' }),
-      ...w.chunks(g, sse('id: ev-2\ndata: ' + json(sampling)) + sse('id: ev-3\ndata: ' + json({ jsonrpc: '2.0', id: 3, result: { content: [] } }))),
+      ...w.chunks(
+        g,
+        sse('id: ev-2\ndata: ' + json(sampling)) + sse('id: ev-3\ndata: ' + json({ jsonrpc: '2.0', id: 3, result: { content: [] } })),
+      ),
       w.end(g),
     ]);
     const ex = exchangeOf(store, g);
@@ -452,13 +639,28 @@ describe('Recorder: stateless traffic', () => {
     const { store, w, feed } = setup();
     for (const id of [1, 2]) {
       const x = w.xid();
-      feed([...w.send(x, 'POST', '/mcp', JSON_HEADERS, json({ jsonrpc: '2.0', id, method: 'tools/list' })), ...w.reply(x, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id, result: { tools: [] } }))]);
+      feed([
+        ...w.send(x, 'POST', '/mcp', JSON_HEADERS, json({ jsonrpc: '2.0', id, method: 'tools/list' })),
+        ...w.reply(x, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id, result: { tools: [] } })),
+      ]);
     }
-    const named = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '3' } } } });
+    const named = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '3' } } },
+    });
     const x3 = w.xid();
-    feed([...w.send(x3, 'POST', '/mcp', JSON_HEADERS, json(named(1))), ...w.reply(x3, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: {} }))]);
+    feed([
+      ...w.send(x3, 'POST', '/mcp', JSON_HEADERS, json(named(1))),
+      ...w.reply(x3, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: {} })),
+    ]);
     expect(store.sessions.size).toBe(2);
-    expect(sessionOf(store, 's1')).toMatchObject({ grouping: 'requests without Mcp-Session-Id', status: 'open', counts: { messages: 4, requests: 2, pending: 0, exchanges: 2 } });
+    expect(sessionOf(store, 's1')).toMatchObject({
+      grouping: 'requests without Mcp-Session-Id',
+      status: 'open',
+      counts: { messages: 4, requests: 2, pending: 0, exchanges: 2 },
+    });
     expect(sessionOf(store, 's2')).toMatchObject({ grouping: 'client:agent@3', counts: { messages: 2, requests: 1 } });
     const s1 = messages(store).filter((m) => m.sessionId === 's1');
     expect(s1.map((m) => [m.kind, m.id, m.exchangeId])).toEqual([
@@ -475,11 +677,21 @@ describe('Recorder: stateless traffic', () => {
   it('an initialize the server gives no session id makes a stateless session that later id-less requests join', () => {
     const { store, w, feed } = setup();
     const x1 = w.xid();
-    feed([...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)), ...w.reply(x1, 200, { 'content-type': 'application/json' }, json(INIT_RESULT))]);
+    feed([
+      ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(x1, 200, { 'content-type': 'application/json' }, json(INIT_RESULT)),
+    ]);
     const x2 = w.xid();
-    feed([...w.send(x2, 'POST', '/mcp', JSON_HEADERS, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })), ...w.reply(x2, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: {} }))]);
+    feed([
+      ...w.send(x2, 'POST', '/mcp', JSON_HEADERS, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
+      ...w.reply(x2, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: {} })),
+    ]);
     expect(store.sessions.size).toBe(1);
-    expect(sessionOf(store)).toMatchObject({ grouping: 'no Mcp-Session-Id (stateless server)', clientInfo: { name: 'test-client' }, counts: { messages: 4, exchanges: 2 } });
+    expect(sessionOf(store)).toMatchObject({
+      grouping: 'no Mcp-Session-Id (stateless server)',
+      clientInfo: { name: 'test-client' },
+      counts: { messages: 4, exchanges: 2 },
+    });
     expect(sessionOf(store).mcpSessionId).toBeUndefined();
   });
 });
@@ -489,9 +701,25 @@ describe('Recorder: problems', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
     const bad = '{"jsonrpc":"2.0","id":1,"method":"tools/list",}';
-    feed([...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'M' }, bad, [10]), ...w.reply(x, 400, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))]);
+    feed([
+      ...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'M' }, bad, [10]),
+      ...w.reply(
+        x,
+        400,
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
+      ),
+    ]);
     const [p] = problems(store);
-    expect(p).toMatchObject({ type: 'problem', level: 'error', code: 'invalid-json', sessionId: 's1', exchangeId: x, raw: bad, location: { offset: 0, length: bad.length } });
+    expect(p).toMatchObject({
+      type: 'problem',
+      level: 'error',
+      code: 'invalid-json',
+      sessionId: 's1',
+      exchangeId: x,
+      raw: bad,
+      location: { offset: 0, length: bad.length },
+    });
     expect(p.text).toContain('Invalid JSON at position 46');
     const m = messages(store);
     expect(m).toHaveLength(1);
@@ -499,20 +727,37 @@ describe('Recorder: problems', () => {
     expect(sessionOf(store).counts).toMatchObject({ messages: 1, errors: 2 });
     // the recorder still works
     const y = w.xid();
-    feed([...w.send(y, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'M' }, json({ jsonrpc: '2.0', method: 'notifications/initialized' })), ...w.reply(y, 202, {})]);
+    feed([
+      ...w.send(
+        y,
+        'POST',
+        '/mcp',
+        { ...JSON_HEADERS, 'mcp-session-id': 'M' },
+        json({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      ),
+      ...w.reply(y, 202, {}),
+    ]);
     expect(messages(store)).toHaveLength(2);
   });
 
   it('a form POST (an OAuth token request) is plain HTTP: a redacted preview in the http bucket of its origin, no message, no problem', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
-    const form = 'grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=c1&client_secret=s3cr3t&redirect_uri=http%3A%2F%2Flocalhost%2Fcb';
+    const form =
+      'grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=c1&client_secret=s3cr3t&redirect_uri=http%3A%2F%2Flocalhost%2Fcb';
     feed([...w.send(x, 'POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, [40])]);
     const ex = exchangeOf(store, x);
     expect(ex.requestType).toBe('application/x-www-form-urlencoded');
-    expect(ex.requestPreview).toBe('grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_id=c1&client_secret=[redacted]&redirect_uri=http%3A%2F%2Flocalhost%2Fcb');
+    expect(ex.requestPreview).toBe(
+      'grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_id=c1&client_secret=[redacted]&redirect_uri=http%3A%2F%2Flocalhost%2Fcb',
+    );
     expect(ex).toMatchObject({ plain: true, sessionId: 's1' });
-    expect(sessionOf(store)).toMatchObject({ transport: 'http', target: 'http://upstream.test', grouping: 'HTTP traffic to http://upstream.test', counts: { messages: 0, errors: 0, exchanges: 1 } });
+    expect(sessionOf(store)).toMatchObject({
+      transport: 'http',
+      target: 'http://upstream.test',
+      grouping: 'HTTP traffic to http://upstream.test',
+      counts: { messages: 0, errors: 0, exchanges: 1 },
+    });
     expect(messages(store)).toEqual([]);
     expect(problems(store)).toEqual([]);
   });
@@ -521,11 +766,24 @@ describe('Recorder: problems', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
     feed([
-      ...w.send(x, 'POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=refresh_token&refresh_token=old-rt'),
-      ...w.reply(x, 200, { 'content-type': 'application/json;charset=UTF-8' }, json({ access_token: 'at-SECRET', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-SECRET' })),
+      ...w.send(
+        x,
+        'POST',
+        '/token',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        'grant_type=refresh_token&refresh_token=old-rt',
+      ),
+      ...w.reply(
+        x,
+        200,
+        { 'content-type': 'application/json;charset=UTF-8' },
+        json({ access_token: 'at-SECRET', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-SECRET' }),
+      ),
     ]);
     expect(problems(store)).toEqual([]);
-    expect(exchangeOf(store, x).responsePreview).toBe('{"access_token":"[redacted]","token_type":"Bearer","expires_in":3600,"refresh_token":"[redacted]"}');
+    expect(exchangeOf(store, x).responsePreview).toBe(
+      '{"access_token":"[redacted]","token_type":"Bearer","expires_in":3600,"refresh_token":"[redacted]"}',
+    );
     expect(exchangeOf(store, x).requestPreview).toBe('grant_type=refresh_token&refresh_token=[redacted]');
     expect(JSON.stringify(store.snapshot())).not.toMatch(/SECRET|old-rt/);
   });
@@ -533,9 +791,14 @@ describe('Recorder: problems', () => {
   it('an upstream-error record ends the exchange with an upstream-unreachable problem', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
-    feed([...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'U' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })), { t: 'upstream-error', xid: x, ts: w.ts(), code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9', status: 502 }]);
+    feed([
+      ...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'U' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })),
+      { t: 'upstream-error', xid: x, ts: w.ts(), code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9', status: 502 },
+    ]);
     expect(exchangeOf(store, x)).toMatchObject({ status: 502, error: 'connect ECONNREFUSED 127.0.0.1:9', endedAt: expect.any(Number) });
-    expect(problems(store)).toEqual([expect.objectContaining({ code: 'upstream-unreachable', level: 'error', sessionId: 's1', exchangeId: x })]);
+    expect(problems(store)).toEqual([
+      expect.objectContaining({ code: 'upstream-unreachable', level: 'error', sessionId: 's1', exchangeId: x }),
+    ]);
     expect(problems(store)[0].text).toContain('502');
     // the exchange is finished: later records for it are ignored
     feed([w.end(x)]);
@@ -545,8 +808,13 @@ describe('Recorder: problems', () => {
   it('an upstream-error with code FORBIDDEN is a forbidden problem', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
-    feed([w.request(x, 'POST', '/mcp', { origin: 'http://evil.example' }), { t: 'upstream-error', xid: x, ts: w.ts(), code: 'FORBIDDEN', message: 'Origin http://evil.example is not allowed', status: 403 }]);
-    expect(problems(store)).toEqual([expect.objectContaining({ code: 'forbidden', text: 'Refused by mcpscope: Origin http://evil.example is not allowed' })]);
+    feed([
+      w.request(x, 'POST', '/mcp', { origin: 'http://evil.example' }),
+      { t: 'upstream-error', xid: x, ts: w.ts(), code: 'FORBIDDEN', message: 'Origin http://evil.example is not allowed', status: 403 },
+    ]);
+    expect(problems(store)).toEqual([
+      expect.objectContaining({ code: 'forbidden', text: 'Refused by mcpscope: Origin http://evil.example is not allowed' }),
+    ]);
   });
 
   it('an upstream abort mid-SSE-event gives truncated-stream and upstream-reset problems', () => {
@@ -557,7 +825,11 @@ describe('Recorder: problems', () => {
     feed([
       ...w.send(x, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } })),
       w.head(x, 200, { 'content-type': 'text/event-stream' }),
-      ...w.chunks(x, sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'a' } })) + partial, [20]),
+      ...w.chunks(
+        x,
+        sse('data: ' + json({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'a' } })) + partial,
+        [20],
+      ),
       { t: 'abort', xid: x, ts: w.ts(), side: 'upstream', reason: 'upstream reset the connection' },
     ]);
     expect(messages(store).map((m) => m.method)).toEqual(['tools/call', 'notifications/message']);
@@ -566,7 +838,8 @@ describe('Recorder: problems', () => {
       ['truncated-stream', 'warn'],
       ['upstream-reset', 'error'],
     ]);
-    const first = json({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'a' } }).length + 'data: '.length + 2;
+    const first =
+      json({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'a' } }).length + 'data: '.length + 2;
     expect(ps[0]).toMatchObject({ raw: partial, location: { offset: first, length: partial.length } });
     expect(ps[1].text).toContain('upstream reset the connection');
     expect(exchangeOf(store, x)).toMatchObject({ aborted: 'upstream', error: 'upstream reset the connection' });
@@ -577,7 +850,10 @@ describe('Recorder: problems', () => {
     const { store, w, feed } = setup({ maxBodyBytes: 64 });
     const x = w.xid();
     const big = json({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(200) } });
-    feed([...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'L' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })), ...w.reply(x, 200, { 'content-type': 'application/json' }, big, [30, 100])]);
+    feed([
+      ...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'L' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })),
+      ...w.reply(x, 200, { 'content-type': 'application/json' }, big, [30, 100]),
+    ]);
     const [p] = problems(store);
     expect(p).toMatchObject({ code: 'too-large', level: 'warn', raw: big.slice(0, 64) });
     expect(p.text).toContain(`of ${big.length} bytes`);
@@ -588,8 +864,15 @@ describe('Recorder: problems', () => {
     const { store, w, feed } = setup();
     const x = w.xid();
     const z = gzipSync(Buffer.from(json({ jsonrpc: '2.0', id: 1, result: { ok: true } })));
-    feed([...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'Z' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })), ...w.reply(x, 200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }, z, [3])]);
-    expect(messages(store)[1]).toMatchObject({ kind: 'response', pair: messages(store)[0].seq, jsonrpc: { jsonrpc: '2.0', id: 1, result: { ok: true } } });
+    feed([
+      ...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'Z' }, json({ jsonrpc: '2.0', id: 1, method: 'ping' })),
+      ...w.reply(x, 200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }, z, [3]),
+    ]);
+    expect(messages(store)[1]).toMatchObject({
+      kind: 'response',
+      pair: messages(store)[0].seq,
+      jsonrpc: { jsonrpc: '2.0', id: 1, result: { ok: true } },
+    });
     expect(exchangeOf(store, x).responseBytes).toBe(z.length);
   });
 
@@ -600,10 +883,24 @@ describe('Recorder: problems', () => {
     const g = w.xid();
     feed([
       ...w.send(g, 'GET', '/sse', { accept: 'text/event-stream' }),
-      { t: 'modification', xid: g, ts: w.ts(), what: 'endpoint-rewrite', before: 'http://upstream.test/message?sessionId=1', after: `${ORIGIN}/message?sessionId=1&t=${PROXY_TOKEN}`, text: 'rewritten' },
+      {
+        t: 'modification',
+        xid: g,
+        ts: w.ts(),
+        what: 'endpoint-rewrite',
+        before: 'http://upstream.test/message?sessionId=1',
+        after: `${ORIGIN}/message?sessionId=1&t=${PROXY_TOKEN}`,
+        text: 'rewritten',
+      },
     ]);
     const mod = store.snapshot().find((e) => e.type === 'modification');
-    expect(mod).toMatchObject({ exchangeId: g, what: 'endpoint-rewrite', before: 'http://upstream.test/message?sessionId=1', after: `${ORIGIN}/message?sessionId=1&t=[redacted]`, text: 'rewritten' });
+    expect(mod).toMatchObject({
+      exchangeId: g,
+      what: 'endpoint-rewrite',
+      before: 'http://upstream.test/message?sessionId=1',
+      after: `${ORIGIN}/message?sessionId=1&t=[redacted]`,
+      text: 'rewritten',
+    });
   });
 });
 
@@ -631,7 +928,11 @@ describe('Recorder: capture overflow', () => {
     const q = new CaptureQueue(recorder.handle, { maxQueuedBytes: 100 });
     const x = w.xid();
     const body = json({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    for (const r of [...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'Q' }, body), w.head(x, 200, { 'content-type': 'application/json' })]) q.push(r);
+    for (const r of [
+      ...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'Q' }, body),
+      w.head(x, 200, { 'content-type': 'application/json' }),
+    ])
+      q.push(r);
     for (const r of w.chunks(x, json({ jsonrpc: '2.0', id: 1, result: { text: 'y'.repeat(300) } }), [60, 120, 200])) q.push(r);
     q.push(w.end(x));
     q.flush();

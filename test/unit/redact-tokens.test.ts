@@ -25,7 +25,11 @@ describe('redact-tokens: known formats in free text (secretlint rules + suppleme
   }
 
   it('a private key PEM block, whole or cut short', () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 1024,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const body = privateKey.split('\n')[3];
     expect(redactKnownTokens(`key:\n${privateKey}done`)).not.toContain(body);
     expect(redactKnownTokens(`key: ${privateKey.slice(0, 200)}`)).not.toContain(body.slice(0, 30));
@@ -33,7 +37,12 @@ describe('redact-tokens: known formats in free text (secretlint rules + suppleme
   });
 
   it('leaves ordinary text, UUIDs and hashes alone and does not run the rules on them', () => {
-    for (const t of ['The client asks which tools the server offers.', '795126c6-b7d9-4900-9b09-45c85fe0fc06', 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'hello 42']) {
+    for (const t of [
+      'The client asks which tools the server offers.',
+      '795126c6-b7d9-4900-9b09-45c85fe0fc06',
+      'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      'hello 42',
+    ]) {
       expect(mayHoldToken(t), t).toBe(false);
       expect(redactKnownTokens(t)).toBe(t);
     }

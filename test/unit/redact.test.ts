@@ -9,7 +9,9 @@ describe('redactor: headers', () => {
   it('Authorization keeps its scheme; the credential is redacted', () => {
     expect(r.headers({ authorization: 'Bearer eyJhbGciOi.abc.def' })).toEqual({ authorization: 'Bearer [redacted]' });
     expect(r.headers({ Authorization: 'Basic dXNlcjpwYXNz' })).toEqual({ authorization: 'Basic [redacted]' });
-    expect(r.headers({ 'proxy-authorization': 'Digest username="a", response="b"' })).toEqual({ 'proxy-authorization': 'Digest [redacted]' });
+    expect(r.headers({ 'proxy-authorization': 'Digest username="a", response="b"' })).toEqual({
+      'proxy-authorization': 'Digest [redacted]',
+    });
     // no scheme (a bare token): all of it goes
     expect(r.headers({ authorization: 'sk-live-abcdef' })).toEqual({ authorization: REDACTED });
   });
@@ -69,7 +71,9 @@ describe('redactor: URLs', () => {
   const r = createRedactor();
 
   it('redacts code, state and access_token query values; keeps the rest byte for byte', () => {
-    expect(r.url('/callback?code=abc&state=s1&access_token=t&keep=1')).toBe('/callback?code=[redacted]&state=[redacted]&access_token=[redacted]&keep=1');
+    expect(r.url('/callback?code=abc&state=s1&access_token=t&keep=1')).toBe(
+      '/callback?code=[redacted]&state=[redacted]&access_token=[redacted]&keep=1',
+    );
     expect(r.url('/mcp?sessionId=6f1c')).toBe('/mcp?sessionId=6f1c');
     expect(r.url('/message?sessionId=a&token=zz')).toBe('/message?sessionId=a&token=[redacted]');
     expect(r.url('http://h:1/p?refresh_token=r&id_token=i&client_secret=c&api_key=k')).toBe(
@@ -78,18 +82,28 @@ describe('redactor: URLs', () => {
   });
 
   it('redacts the token-endpoint form fields too (form bodies are redacted as queries)', () => {
-    expect(r.url('?grant_type=authorization_code&code_verifier=v&client_assertion=eyJ&client_assertion_type=jwt-bearer&username=u&password=p')).toBe(
+    expect(
+      r.url('?grant_type=authorization_code&code_verifier=v&client_assertion=eyJ&client_assertion_type=jwt-bearer&username=u&password=p'),
+    ).toBe(
       '?grant_type=authorization_code&code_verifier=[redacted]&client_assertion=[redacted]&client_assertion_type=jwt-bearer&username=u&password=[redacted]',
     );
   });
 
   it('redacts the extension-grant form fields: JWT bearer / cross-app access assertion, token-exchange tokens, device code', () => {
     expect(
-      r.url('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=eyJ.a.b&scope=mcp&resource=https%3A%2F%2Fmcp.example%2Fmcp'),
-    ).toBe('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=[redacted]&scope=mcp&resource=https%3A%2F%2Fmcp.example%2Fmcp');
+      r.url(
+        '?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=eyJ.a.b&scope=mcp&resource=https%3A%2F%2Fmcp.example%2Fmcp',
+      ),
+    ).toBe(
+      '?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=[redacted]&scope=mcp&resource=https%3A%2F%2Fmcp.example%2Fmcp',
+    );
     expect(
-      r.url('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=st&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=act&requested_token_type=x'),
-    ).toBe('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=[redacted]&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=[redacted]&requested_token_type=x');
+      r.url(
+        '?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=st&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=act&requested_token_type=x',
+      ),
+    ).toBe(
+      '?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=[redacted]&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token&actor_token=[redacted]&requested_token_type=x',
+    );
     expect(r.url('?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dc&client_id=c')).toBe(
       '?grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=[redacted]&client_id=c',
     );
@@ -117,28 +131,83 @@ describe('redactor: JSON', () => {
 
   it('redacts OAuth token fields at any depth', () => {
     const tokenResponse = { access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt', id_token: 'it', scope: 'a b' };
-    expect(r.json(tokenResponse)).toEqual({ access_token: REDACTED, token_type: 'Bearer', expires_in: 3600, refresh_token: REDACTED, id_token: REDACTED, scope: 'a b' });
-    const deep = { result: { content: [{ type: 'text', text: 'x', meta: { client_secret: 'cs', code_verifier: 'cv', client_assertion: 'ca', password: 'pw', api_key: 'k', apiKey: 'k2' } }] } };
-    expect(r.json(deep)).toEqual({
-      result: { content: [{ type: 'text', text: 'x', meta: { client_secret: REDACTED, code_verifier: REDACTED, client_assertion: REDACTED, password: REDACTED, api_key: REDACTED, apiKey: REDACTED } }] },
+    expect(r.json(tokenResponse)).toEqual({
+      access_token: REDACTED,
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: REDACTED,
+      id_token: REDACTED,
+      scope: 'a b',
     });
-    expect(r.json({ code: 'SplxlOBeZQQYbYS6WxSbIA', grant_type: 'authorization_code' })).toEqual({ code: REDACTED, grant_type: 'authorization_code' });
+    const deep = {
+      result: {
+        content: [
+          {
+            type: 'text',
+            text: 'x',
+            meta: { client_secret: 'cs', code_verifier: 'cv', client_assertion: 'ca', password: 'pw', api_key: 'k', apiKey: 'k2' },
+          },
+        ],
+      },
+    };
+    expect(r.json(deep)).toEqual({
+      result: {
+        content: [
+          {
+            type: 'text',
+            text: 'x',
+            meta: {
+              client_secret: REDACTED,
+              code_verifier: REDACTED,
+              client_assertion: REDACTED,
+              password: REDACTED,
+              api_key: REDACTED,
+              apiKey: REDACTED,
+            },
+          },
+        ],
+      },
+    });
+    expect(r.json({ code: 'SplxlOBeZQQYbYS6WxSbIA', grant_type: 'authorization_code' })).toEqual({
+      code: REDACTED,
+      grant_type: 'authorization_code',
+    });
   });
 
   it('redacts client registration and extension-grant fields: client_secret, registration_access_token, subject/actor tokens, device_code', () => {
-    const dcr = { client_id: 'c-1', client_secret: 'cs', client_secret_expires_at: 0, registration_access_token: 'rat', registration_client_uri: 'https://as/reg/c-1', redirect_uris: ['http://localhost/cb'] };
+    const dcr = {
+      client_id: 'c-1',
+      client_secret: 'cs',
+      client_secret_expires_at: 0,
+      registration_access_token: 'rat',
+      registration_client_uri: 'https://as/reg/c-1',
+      redirect_uris: ['http://localhost/cb'],
+    };
     expect(r.json(dcr)).toEqual({ ...dcr, client_secret: REDACTED, registration_access_token: REDACTED });
-    expect(r.json({ subject_token: 's', actor_token: 'a', device_code: 'd', user_code: 'WDJB-MJHT' })).toEqual({ subject_token: REDACTED, actor_token: REDACTED, device_code: REDACTED, user_code: 'WDJB-MJHT' });
+    expect(r.json({ subject_token: 's', actor_token: 'a', device_code: 'd', user_code: 'WDJB-MJHT' })).toEqual({
+      subject_token: REDACTED,
+      actor_token: REDACTED,
+      device_code: REDACTED,
+      user_code: 'WDJB-MJHT',
+    });
   });
 
   it('redacts an assertion only in a token request (beside grant_type), not as a tool argument', () => {
-    expect(r.json({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: 'eyJ.a.b' })).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: REDACTED });
+    expect(r.json({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: 'eyJ.a.b' })).toEqual({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: REDACTED,
+    });
     const call = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'check', arguments: { assertion: 'x > 1' } } };
     expect(r.json(call)).toBe(call);
   });
 
   it('redacts the private members of a JWK, and only of a JWK', () => {
-    const jwks = { keys: [{ kty: 'RSA', kid: 'k1', n: 'modulus', e: 'AQAB', d: 'priv', p: 'p1', q: 'q1', dp: 'x', dq: 'y', qi: 'z' }, { kty: 'oct', k: 'secret-key' }] };
+    const jwks = {
+      keys: [
+        { kty: 'RSA', kid: 'k1', n: 'modulus', e: 'AQAB', d: 'priv', p: 'p1', q: 'q1', dp: 'x', dq: 'y', qi: 'z' },
+        { kty: 'oct', k: 'secret-key' },
+      ],
+    };
     expect(r.json(jwks)).toEqual({
       keys: [
         { kty: 'RSA', kid: 'k1', n: 'modulus', e: 'AQAB', d: REDACTED, p: REDACTED, q: REDACTED, dp: REDACTED, dq: REDACTED, qi: REDACTED },
@@ -176,7 +245,12 @@ describe('redactor: JSON', () => {
   });
 
   it('returns unchanged objects by identity and copies only the changed path', () => {
-    const msg = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, list: [1, 'two', { a: null }] } };
+    const msg = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' }, list: [1, 'two', { a: null }] },
+    };
     expect(r.json(msg)).toBe(msg);
     const withSecret = { a: { b: { access_token: 'x' } }, untouched: { deep: [1, 2] }, arr: [{ ok: 1 }, { password: 'p' }] };
     const out = r.json(withSecret);
@@ -200,7 +274,9 @@ describe('redactor: JSON', () => {
 
   it('replaces extra secrets inside JSON strings', () => {
     const x = createRedactor({ extraSecrets: [TOKEN] });
-    expect(x.json({ params: { arguments: { text: `my token is ${TOKEN}` } } })).toEqual({ params: { arguments: { text: 'my token is [redacted]' } } });
+    expect(x.json({ params: { arguments: { text: `my token is ${TOKEN}` } } })).toEqual({
+      params: { arguments: { text: 'my token is [redacted]' } },
+    });
     const clean = { a: 'nothing here' };
     expect(x.json(clean)).toBe(clean);
   });
@@ -256,7 +332,9 @@ describe('redactor: showSecrets', () => {
 describe('redactJsonFields (JSON cut short, which does not parse)', () => {
   it('replaces the string values of credential fields, also a last one cut mid-value', () => {
     const cut = '{"access_token":"eyJhbGciOi.x.y", "token_type":"Bearer","refresh_token":"rt-1\\"q","id_token":"abc';
-    expect(redactJsonFields(cut)).toBe('{"access_token":"[redacted]", "token_type":"Bearer","refresh_token":"[redacted]","id_token":"[redacted]"');
+    expect(redactJsonFields(cut)).toBe(
+      '{"access_token":"[redacted]", "token_type":"Bearer","refresh_token":"[redacted]","id_token":"[redacted]"',
+    );
   });
 
   it('leaves other text, and values already redacted, alone', () => {
@@ -270,15 +348,31 @@ describe('redactor: issue 16 finding 4 (side paths)', () => {
   const r = createRedactor();
 
   it('common credential headers beyond Authorization, by name and by shape; session ids stay visible', () => {
-    const out = r.headers({ apikey: 'S1', 'x-goog-api-key': 'S2', 'private-token': 'S3', 'x-access-token': 'S4', 'x-amz-security-token': 'S5', 'openai-api-key': 'S6', 'x-github-token': 'S7', authentication: 'Bearer S8', 'x-custom-secret': 'S9', 'x-acme-key': 'S10', 'mcp-session-id': 'sess-1' });
+    const out = r.headers({
+      apikey: 'S1',
+      'x-goog-api-key': 'S2',
+      'private-token': 'S3',
+      'x-access-token': 'S4',
+      'x-amz-security-token': 'S5',
+      'openai-api-key': 'S6',
+      'x-github-token': 'S7',
+      authentication: 'Bearer S8',
+      'x-custom-secret': 'S9',
+      'x-acme-key': 'S10',
+      'mcp-session-id': 'sess-1',
+    });
     expect(JSON.stringify(out)).not.toMatch(/S\d/);
     expect(out['mcp-session-id']).toBe('sess-1');
     expect(out.authentication).toBe('Bearer [redacted]');
   });
 
   it('query names case-insensitively: apikey, API_KEY, key, secret, sig, X-Amz-Signature, session_token', () => {
-    const u = r.url('/mcp?apikey=S1&API_KEY=S2&key=S3&secret=S4&sig=S5&X-Amz-Signature=S6&X-Amz-Credential=S7&session_token=S8&page=2#frag');
-    expect(u).toBe('/mcp?apikey=[redacted]&API_KEY=[redacted]&key=[redacted]&secret=[redacted]&sig=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&session_token=[redacted]&page=2#frag');
+    const u = r.url(
+      '/mcp?apikey=S1&API_KEY=S2&key=S3&secret=S4&sig=S5&X-Amz-Signature=S6&X-Amz-Credential=S7&session_token=S8&page=2#frag',
+    );
+    expect(u).toBe(
+      '/mcp?apikey=[redacted]&API_KEY=[redacted]&key=[redacted]&secret=[redacted]&sig=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&session_token=[redacted]&page=2#frag',
+    );
   });
 
   it('URL userinfo', () => {
@@ -286,9 +380,24 @@ describe('redactor: issue 16 finding 4 (side paths)', () => {
   });
 
   it('camelCase and differently-cased JSON keys; MCP words kept', () => {
-    const v = { accessToken: 'S1', clientSecret: 'S2', Authorization: 'Bearer S3', token: 'S4', secret: 'S5', apiKey: 'S6', refreshToken: 'S7', privateKey: 'S8' };
+    const v = {
+      accessToken: 'S1',
+      clientSecret: 'S2',
+      Authorization: 'Bearer S3',
+      token: 'S4',
+      secret: 'S5',
+      apiKey: 'S6',
+      refreshToken: 'S7',
+      privateKey: 'S8',
+    };
     expect(Object.values(r.json(v) as object).every((x) => x === REDACTED)).toBe(true);
-    const mcp = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run', arguments: { code: 'print(1)', key: 'k' }, _meta: { progressToken: 'p1' } }, result: { nextCursor: 'c', usage: { maxTokens: 5, totalTokens: 9 } } };
+    const mcp = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'run', arguments: { code: 'print(1)', key: 'k' }, _meta: { progressToken: 'p1' } },
+      result: { nextCursor: 'c', usage: { maxTokens: 5, totalTokens: 9 } },
+    };
     expect(r.json(mcp)).toBe(mcp);
   });
 
@@ -304,7 +413,19 @@ describe('redactor: issue 16 finding 4 (side paths)', () => {
   });
 
   it('command lines: secret flags, env-style arguments, userinfo', () => {
-    expect(redactArgs(['--api-key=S1', '--token', 'S2', '--password', 'S3', 'API_KEY=S4', 'postgres://u:S5@db/x', '--port', '80'])).toEqual(['--api-key=[redacted]', '--token', REDACTED, '--password', REDACTED, 'API_KEY=[redacted]', 'postgres://u:[redacted]@db/x', '--port', '80']);
+    expect(redactArgs(['--api-key=S1', '--token', 'S2', '--password', 'S3', 'API_KEY=S4', 'postgres://u:S5@db/x', '--port', '80'])).toEqual(
+      [
+        '--api-key=[redacted]',
+        '--token',
+        REDACTED,
+        '--password',
+        REDACTED,
+        'API_KEY=[redacted]',
+        'postgres://u:[redacted]@db/x',
+        '--port',
+        '80',
+      ],
+    );
     expect(redactUrl('http://admin:S6@127.0.0.1:9/mcp?key=S7')).toBe('http://admin:[redacted]@127.0.0.1:9/mcp?key=[redacted]');
   });
 

@@ -22,7 +22,13 @@ function fixture(messages: Msg[], extra: Partial<Fixture> = {}): Fixture {
     version: FIXTURE_VERSION,
     generator: 'test',
     exportedAt: '2026-01-01T00:00:00.000Z',
-    session: { transport: 'streamable-http', target: 'http://upstream/mcp', startedAt: 0, protocolVersion: '2025-06-18', serverInfo: { name: 'srv', version: '1' } },
+    session: {
+      transport: 'streamable-http',
+      target: 'http://upstream/mcp',
+      startedAt: 0,
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'srv', version: '1' },
+    },
     exchanges: [],
     ...extra,
     messages: messages.map((m, i) => ({ carrier: m.dir === 'c2s' ? 'post-body' : 'post-sse', ...m, seq: (i + 1) * 10, t: i * 5 })),
@@ -34,7 +40,12 @@ const req = (id: number, method: string, params?: Record<string, unknown>): Msg 
   kind: 'request',
   message: { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) },
 });
-const res = (pair: number, id: number, result: unknown): Msg => ({ dir: 's2c', kind: 'response', pair, message: { jsonrpc: '2.0', id, result } });
+const res = (pair: number, id: number, result: unknown): Msg => ({
+  dir: 's2c',
+  kind: 'response',
+  pair,
+  message: { jsonrpc: '2.0', id, result },
+});
 
 /** initialize (10/20), tools/list (30/40), echo "a" → "A1" (50/60), echo "a" → "A2" (70/80), echo "b" (90/100). */
 function basic(): Fixture {
@@ -53,7 +64,9 @@ function basic(): Fixture {
 }
 
 /** A sink that records what was sent and lets a test await a message. */
-function recordingSink(streaming = true): ReplaySink & { sent: JsonRpcMessage[]; next(pred: (m: JsonRpcMessage) => boolean): Promise<JsonRpcMessage>; close(): void } {
+function recordingSink(
+  streaming = true,
+): ReplaySink & { sent: JsonRpcMessage[]; next(pred: (m: JsonRpcMessage) => boolean): Promise<JsonRpcMessage>; close(): void } {
   const sent: JsonRpcMessage[] = [];
   const waiters: { pred: (m: JsonRpcMessage) => boolean; resolve: (m: JsonRpcMessage) => void }[] = [];
   const closeCbs: (() => void)[] = [];
@@ -92,10 +105,16 @@ function recordingSink(streaming = true): ReplaySink & { sent: JsonRpcMessage[];
 
 describe('match keys', () => {
   it('ignore key order, _meta (progress tokens and all) and the difference between no params and {}', () => {
-    expect(matchKey('tools/call', { name: 'x', arguments: { a: 1, b: 2 } })).toBe(matchKey('tools/call', { arguments: { b: 2, a: 1 }, name: 'x', _meta: { progressToken: 7 } }));
+    expect(matchKey('tools/call', { name: 'x', arguments: { a: 1, b: 2 } })).toBe(
+      matchKey('tools/call', { arguments: { b: 2, a: 1 }, name: 'x', _meta: { progressToken: 7 } }),
+    );
     expect(matchKey('tools/list', undefined)).toBe(matchKey('tools/list', {}));
-    expect(matchKey('tools/list', { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'c' } } })).toBe(matchKey('tools/list', undefined));
-    expect(matchKey('tools/call', { name: 'x', arguments: { a: 1 } })).not.toBe(matchKey('tools/call', { name: 'x', arguments: { a: '1' } }));
+    expect(matchKey('tools/list', { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'c' } } })).toBe(
+      matchKey('tools/list', undefined),
+    );
+    expect(matchKey('tools/call', { name: 'x', arguments: { a: 1 } })).not.toBe(
+      matchKey('tools/call', { name: 'x', arguments: { a: '1' } }),
+    );
     expect(matchKey('initialize', { protocolVersion: '2025-03-26', clientInfo: { name: 'anyone' } })).toBe('initialize');
     expect(canonicalJson({ b: [{ y: 1, x: 2 }], a: null })).toBe('{"a":null,"b":[{"x":2,"y":1}]}');
   });
@@ -150,12 +169,18 @@ describe('match keys', () => {
     // Fewer differing paths to `a` (name, x) than to `b` (x, y, z), but `b` is the same tool.
     expect('error' in r && r.error.data?.closest?.seq).toBe(30);
     const other = m.match('tools/call', { name: 'c', arguments: { x: 1 } });
-    expect('error' in other && other.error.message).toContain('tools/call "c" was never called in the recorded session (recorded: tools/call a, tools/call b).');
+    expect('error' in other && other.error.message).toContain(
+      'tools/call "c" was never called in the recorded session (recorded: tools/call a, tools/call b).',
+    );
   });
 
   it('synthesise an initialize result from the session metadata when the recording has none', () => {
     const model = buildReplayModel(fixture([req(5, 'tools/list'), res(10, 5, { tools: [] })], {}));
-    expect(model.initialize.response?.message.result).toEqual({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'srv', version: '1' } });
+    expect(model.initialize.response?.message.result).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      serverInfo: { name: 'srv', version: '1' },
+    });
     const r = new Matcher(model).match('initialize', { clientInfo: { name: 'x' } });
     expect('call' in r && r.call).toBe(model.initialize);
   });
@@ -175,11 +200,39 @@ function withFollowers(): Fixture {
     req(0, 'initialize', {}),
     res(10, 0, { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'srv', version: '1' } }),
     req(1, 'tools/call', { name: 'slow', arguments: {}, _meta: { progressToken: 'rec-token' } }), // 30
-    { dir: 's2c', kind: 'notification', pair: 30, parent: 30, message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'rec-token', progress: 1, total: 2 } } }, // 40
-    { dir: 's2c', kind: 'notification', parent: 30, message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'step 1' } } }, // 50
-    { dir: 's2c', kind: 'request', parent: 30, message: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } }, // 60
-    { dir: 'c2s', kind: 'response', pair: 60, parent: 30, message: { jsonrpc: '2.0', id: 0, result: { model: 'm', role: 'assistant', content: { type: 'text', text: 'yes' } } } }, // 70
-    { dir: 's2c', kind: 'notification', pair: 30, parent: 30, message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'rec-token', progress: 2, total: 2 } } }, // 80
+    {
+      dir: 's2c',
+      kind: 'notification',
+      pair: 30,
+      parent: 30,
+      message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'rec-token', progress: 1, total: 2 } },
+    }, // 40
+    {
+      dir: 's2c',
+      kind: 'notification',
+      parent: 30,
+      message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'step 1' } },
+    }, // 50
+    {
+      dir: 's2c',
+      kind: 'request',
+      parent: 30,
+      message: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+    }, // 60
+    {
+      dir: 'c2s',
+      kind: 'response',
+      pair: 60,
+      parent: 30,
+      message: { jsonrpc: '2.0', id: 0, result: { model: 'm', role: 'assistant', content: { type: 'text', text: 'yes' } } },
+    }, // 70
+    {
+      dir: 's2c',
+      kind: 'notification',
+      pair: 30,
+      parent: 30,
+      message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'rec-token', progress: 2, total: 2 } },
+    }, // 80
     res(30, 1, { content: [{ type: 'text', text: 'slow done' }] }), // 90
     { dir: 's2c', kind: 'notification', carrier: 'get-sse', message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } }, // 100
     req(2, 'tools/list'), // 110
@@ -205,9 +258,19 @@ describe('the replay model', () => {
         { ...req(0, 'initialize', {}), carrier: 'stdio' },
         { ...res(10, 0, { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's' } }), carrier: 'stdio' },
         { ...req(1, 'tools/call', { name: 'x' }), carrier: 'stdio' }, // 30
-        { dir: 's2c', kind: 'notification', carrier: 'stdio', message: { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'during' } } }, // 40
+        {
+          dir: 's2c',
+          kind: 'notification',
+          carrier: 'stdio',
+          message: { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'during' } },
+        }, // 40
         { ...res(30, 1, {}), carrier: 'stdio' }, // 50
-        { dir: 's2c', kind: 'notification', carrier: 'stdio', message: { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'after' } } }, // 60
+        {
+          dir: 's2c',
+          kind: 'notification',
+          carrier: 'stdio',
+          message: { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'after' } },
+        }, // 60
       ],
       { session: { transport: 'stdio', target: 'node server.js', startedAt: 0 } },
     );
@@ -242,14 +305,24 @@ describe('a replay session', () => {
     const logs: string[] = [];
     const session = new ReplaySession(buildReplayModel(withFollowers()), { log: (l) => logs.push(l) });
     const sink = recordingSink();
-    const done = session.handle({ jsonrpc: '2.0', id: 'client-7', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 99 } } }, sink);
+    const done = session.handle(
+      { jsonrpc: '2.0', id: 'client-7', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 99 } } },
+      sink,
+    );
     const sampling = await sink.next((m) => m.method === 'sampling/createMessage');
     // Until the client answers, nothing else is sent (let everything already runnable run first).
     await new Promise((resolve) => setImmediate(resolve));
-    expect(sink.sent.map((m) => m.method ?? `response ${String(m.id)}`)).toEqual(['notifications/progress', 'notifications/message', 'sampling/createMessage']);
+    expect(sink.sent.map((m) => m.method ?? `response ${String(m.id)}`)).toEqual([
+      'notifications/progress',
+      'notifications/message',
+      'sampling/createMessage',
+    ]);
     expect(sink.sent[0].params).toEqual({ progressToken: 99, progress: 1, total: 2 });
     expect(sampling.id).toBe(0); // the recorded id, free in this session
-    await session.handle({ jsonrpc: '2.0', id: 0, result: { model: 'other', role: 'assistant', content: { type: 'text', text: 'no' } } }, recordingSink());
+    await session.handle(
+      { jsonrpc: '2.0', id: 0, result: { model: 'other', role: 'assistant', content: { type: 'text', text: 'no' } } },
+      recordingSink(),
+    );
     await done;
     expect(sink.sent.map((m) => m.method ?? `response ${String(m.id)}`)).toEqual([
       'notifications/progress',
@@ -343,15 +416,29 @@ describe('path-level diffs', () => {
   });
 
   it('ignore _meta and volatile values (UUIDs, timestamps, epoch ms) but not real changes', () => {
-    const a = { _meta: { x: 1 }, session: '3d952c02-872a-462d-ba91-bfa4a99cc2ef', at: 'Started 2026-01-01T10:00:00.123Z', ms: 1763780011234, n: 1 };
-    const b = { _meta: { x: 2 }, session: '9b004b8e-2ce9-40e7-962a-9e8695f2821d', at: 'Started 2027-05-05T11:11:11Z', ms: 1763780099999, n: 2 };
+    const a = {
+      _meta: { x: 1 },
+      session: '3d952c02-872a-462d-ba91-bfa4a99cc2ef',
+      at: 'Started 2026-01-01T10:00:00.123Z',
+      ms: 1763780011234,
+      n: 1,
+    };
+    const b = {
+      _meta: { x: 2 },
+      session: '9b004b8e-2ce9-40e7-962a-9e8695f2821d',
+      at: 'Started 2027-05-05T11:11:11Z',
+      ms: 1763780099999,
+      n: 2,
+    };
     expect(diffJson(a, b, { ignoreVolatile: true }).map((d) => formatDifference(d))).toEqual(['n: 1 → 2']);
     expect(diffJson(a, b).length).toBe(4);
     expect(normalizeVolatile('id 3d952c02-872a-462d-ba91-bfa4a99cc2ef at Sun, 22 Nov 2026 03:45:30 GMT')).toBe('id <uuid> at <time>');
   });
 
   it('word errors and their disappearance plainly', () => {
-    expect(compareOutcome('tools/call echo', 1, { result: { content: [] } }, { error: { code: -32601, message: 'Method not found' } })[0]).toMatchObject({
+    expect(
+      compareOutcome('tools/call echo', 1, { result: { content: [] } }, { error: { code: -32601, message: 'Method not found' } })[0],
+    ).toMatchObject({
       kind: 'new-error',
       text: 'tools/call echo › new error -32601 "Method not found" (the recording has a result)',
     });
@@ -375,10 +462,14 @@ describe('fixture validation', () => {
       }
       throw new Error('accepted');
     };
-    expect(bad({ ...basic(), version: 2 })).toBe('f.json: fixture version 2 is not supported by this mcpscope (it reads version 1); upgrade mcpscope to read it');
+    expect(bad({ ...basic(), version: 2 })).toBe(
+      'f.json: fixture version 2 is not supported by this mcpscope (it reads version 1); upgrade mcpscope to read it',
+    );
     expect(bad({ ...basic(), format: 'other' })).toContain('not an mcpscope fixture ("format" is "other"');
     expect(bad({ log: { entries: [] } })).toContain('this is a HAR file');
-    expect(bad({ ...basic(), messages: [{ seq: 1, dir: 'up', kind: 'request', message: {} }] })).toContain('messages[0].dir must be "c2s" or "s2c"');
+    expect(bad({ ...basic(), messages: [{ seq: 1, dir: 'up', kind: 'request', message: {} }] })).toContain(
+      'messages[0].dir must be "c2s" or "s2c"',
+    );
     expect(() => parseFixture('{"type":"session","seq":1}\n{"type":"message","seq":2}\n', 'rec.ndjson')).toThrow(/NDJSON event log/);
     expect(() => parseFixture('nope', 'x.json')).toThrow(/x.json: not valid JSON/);
   });

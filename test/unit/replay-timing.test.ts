@@ -9,7 +9,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/fixtures/fixture-format.js';
 import { buildReplayModel } from '../../proxy/fixtures/replay-matching.js';
-import { ReplaySession, timingFactor, type JsonRpcMessage, type ReplaySessionOptions, type ReplaySink } from '../../proxy/fixtures/replay-session.js';
+import {
+  ReplaySession,
+  timingFactor,
+  type JsonRpcMessage,
+  type ReplaySessionOptions,
+  type ReplaySink,
+} from '../../proxy/fixtures/replay-session.js';
 import { parseTiming } from '../../proxy/commands/replay.js';
 
 type Msg = Omit<FixtureMessage, 'seq' | 'carrier'> & { carrier?: FixtureMessage['carrier'] };
@@ -30,7 +36,12 @@ const call = (t: number, id: number, name: string, progress = false): Msg => ({
   t,
   dir: 'c2s',
   kind: 'request',
-  message: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...(progress ? { _meta: { progressToken: `rec-${id}` } } : {}) } },
+  message: {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: {}, ...(progress ? { _meta: { progressToken: `rec-${id}` } } : {}) },
+  },
 });
 const result = (t: number, pair: number, id: number, text: string): Msg => ({
   t,
@@ -53,7 +64,14 @@ const progress = (t: number, pair: number, n: number): Msg => ({
  * call sent 10 ms after it (seq 20, t=110) answered at +20: the fast one completed first.
  */
 function concurrent(): Fixture {
-  return fixture([call(100, 1, 'slow', true), call(110, 2, 'fast'), result(130, 20, 2, 'fast done'), progress(200, 10, 1), progress(300, 10, 2), result(400, 10, 1, 'slow done')]);
+  return fixture([
+    call(100, 1, 'slow', true),
+    call(110, 2, 'fast'),
+    result(130, 20, 2, 'fast done'),
+    progress(200, 10, 1),
+    progress(300, 10, 2),
+    result(400, 10, 1, 'slow done'),
+  ]);
 }
 
 interface Stamped {
@@ -67,7 +85,12 @@ function stampingSink(t0: number, out: Stamped[], tag: string): ReplaySink {
     streaming: true,
     closed: false,
     send(m: JsonRpcMessage) {
-      const what = m.method === 'notifications/progress' ? `${tag} progress ${(m.params as { progress: number }).progress}` : m.method ? `${tag} ${String(m.method)}` : `${tag} response`;
+      const what =
+        m.method === 'notifications/progress'
+          ? `${tag} progress ${(m.params as { progress: number }).progress}`
+          : m.method
+            ? `${tag} ${String(m.method)}`
+            : `${tag} response`;
       out.push({ at: Date.now() - t0, what });
       return true;
     },
@@ -80,9 +103,15 @@ async function replayConcurrent(options: ReplaySessionOptions): Promise<Stamped[
   const session = new ReplaySession(buildReplayModel(concurrent()), options);
   const out: Stamped[] = [];
   const t0 = Date.now();
-  const slow = session.handle({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'live' } } }, stampingSink(t0, out, 'slow'));
+  const slow = session.handle(
+    { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'live' } } },
+    stampingSink(t0, out, 'slow'),
+  );
   await vi.advanceTimersByTimeAsync(10);
-  const fast = session.handle({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'fast', arguments: {} } }, stampingSink(t0, out, 'fast'));
+  const fast = session.handle(
+    { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'fast', arguments: {} } },
+    stampingSink(t0, out, 'fast'),
+  );
   await vi.advanceTimersByTimeAsync(5_000);
   await Promise.all([slow, fast]);
   return out;
@@ -138,19 +167,44 @@ describe('replay timing', () => {
     // 40 ms after that; list_changed went on the GET stream 100 ms after the result.
     const f = fixture([
       call(0, 1, 'ask'),
-      { t: 50, dir: 's2c', kind: 'request', parent: 10, message: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } },
-      { t: 60, dir: 'c2s', kind: 'response', pair: 20, parent: 10, message: { jsonrpc: '2.0', id: 0, result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } } } },
+      {
+        t: 50,
+        dir: 's2c',
+        kind: 'request',
+        parent: 10,
+        message: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+      },
+      {
+        t: 60,
+        dir: 'c2s',
+        kind: 'response',
+        pair: 20,
+        parent: 10,
+        message: { jsonrpc: '2.0', id: 0, result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } } },
+      },
       result(100, 10, 1, 'asked'),
-      { t: 200, dir: 's2c', kind: 'notification', carrier: 'get-sse', message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } },
+      {
+        t: 200,
+        dir: 's2c',
+        kind: 'notification',
+        carrier: 'get-sse',
+        message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+      },
     ]);
     const session = new ReplaySession(buildReplayModel(f));
     const out: Stamped[] = [];
     const t0 = Date.now();
     session.attachBackground(stampingSink(t0, out, 'get'));
-    const done = session.handle({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'ask', arguments: {} } }, stampingSink(t0, out, 'post'));
+    const done = session.handle(
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'ask', arguments: {} } },
+      stampingSink(t0, out, 'post'),
+    );
     await vi.advanceTimersByTimeAsync(500); // the live client takes 450 ms to answer
     expect(out).toEqual([{ at: 50, what: 'post sampling/createMessage' }]);
-    await session.handle({ jsonrpc: '2.0', id: 0, result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'y' } } }, stampingSink(t0, [], 'reply'));
+    await session.handle(
+      { jsonrpc: '2.0', id: 0, result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'y' } } },
+      stampingSink(t0, [], 'reply'),
+    );
     await vi.advanceTimersByTimeAsync(1_000);
     await done;
     expect(out).toEqual([

@@ -6,8 +6,6 @@ import { BOM, concat, sample } from '../support/bytes.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-
-
 const SAMPLES = [
   'python-legacy-sse-crlf.sse',
   'cloudflare-legacy-sse.sse',
@@ -28,7 +26,10 @@ function feed(chunks: Uint8Array[], options?: SseParserOptions): SseFrame[] {
 
 const whole = (bytes: Uint8Array, options?: SseParserOptions) => feed([bytes], options);
 const bytewise = (bytes: Uint8Array, options?: SseParserOptions) =>
-  feed(Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)), options);
+  feed(
+    Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)),
+    options,
+  );
 /** Splits at the given (unsorted, possibly out of range) cut points. */
 function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   const points = [...new Set(cuts.map((c) => Math.min(Math.max(c, 0), bytes.length)))].sort((a, b) => a - b);
@@ -121,9 +122,7 @@ describe('SseParser — WHATWG rules', () => {
   });
 
   it('parses a simple LF event with exact offset, length and raw', () => {
-    expect(whole(enc('data:hello\n\n'))).toEqual([
-      frame({ offset: 0, length: 12, raw: 'data:hello\n\n', data: 'hello', dispatch: true }),
-    ]);
+    expect(whole(enc('data:hello\n\n'))).toEqual([frame({ offset: 0, length: 12, raw: 'data:hello\n\n', data: 'hello', dispatch: true })]);
   });
 
   it('joins multi-line data with \\n', () => {
@@ -322,9 +321,7 @@ describe('SseParser — BOM', () => {
       ]);
     }
     // A stream that is nothing but a partial BOM: an incomplete block at end().
-    expect(feed([BOM.subarray(0, 1), BOM.subarray(1, 2)])).toEqual([
-      frame({ offset: 0, length: 2, raw: '\uFFFD', complete: false }),
-    ]);
+    expect(feed([BOM.subarray(0, 1), BOM.subarray(1, 2)])).toEqual([frame({ offset: 0, length: 2, raw: '\uFFFD', complete: false })]);
   });
 
   it('a BOM-only stream yields nothing', () => {
@@ -342,9 +339,7 @@ describe('SseParser — chunking', () => {
     // The blank line's CR ends the block now — no waiting for the next chunk.
     expect(p.push(enc('\n\r'))).toEqual([frame({ offset: 0, length: 10, raw: 'data: x\r\n\r', data: 'x', dispatch: true })]);
     // The LF is swallowed (not an extra blank line), the next block starts after it.
-    expect(p.push(enc('\ndata: y\r\n\r\n'))).toEqual([
-      frame({ offset: 11, length: 10, raw: 'data: y\r\n\r', data: 'y', dispatch: true }),
-    ]);
+    expect(p.push(enc('\ndata: y\r\n\r\n'))).toEqual([frame({ offset: 11, length: 10, raw: 'data: y\r\n\r', data: 'y', dispatch: true })]);
     expect(p.end()).toBeUndefined();
     expect(p.bytesSeen).toBe(22);
   });
@@ -356,9 +351,7 @@ describe('SseParser — chunking', () => {
 
   it('an LF after a CR-terminated line inside a block is part of raw', () => {
     const frames = feed([enc('event: e\r'), enc('\ndata: 1\n\n')]);
-    expect(frames).toEqual([
-      frame({ offset: 0, length: 19, raw: 'event: e\r\ndata: 1\n\n', event: 'e', data: '1', dispatch: true }),
-    ]);
+    expect(frames).toEqual([frame({ offset: 0, length: 19, raw: 'event: e\r\ndata: 1\n\n', event: 'e', data: '1', dispatch: true })]);
   });
 
   it('decodes characters split across chunks', () => {
@@ -415,7 +408,10 @@ describe('SseParser — wire samples', () => {
         comments: [' ping - 2025-10-16 05:06:28.123456+00:00'],
       }),
     );
-    const ids = frames.slice(1).filter((f) => f.dispatch).map((f) => (JSON.parse(f.data!) as { id?: number }).id);
+    const ids = frames
+      .slice(1)
+      .filter((f) => f.dispatch)
+      .map((f) => (JSON.parse(f.data!) as { id?: number }).id);
     expect(ids).toEqual([0, 1, undefined, undefined, 3, 2]);
     expect(frames[6].data).toContain('结果: 11.0');
     expect(frames.every((f) => f.event === undefined || f.raw.startsWith(`event: ${f.event}\r\n`))).toBe(true);
@@ -512,9 +508,7 @@ describe('SseParser — end of stream', () => {
   });
 
   it('returns a pending block whose last line is terminated but has no blank line', () => {
-    expect(feed([enc('data: a\r')])).toEqual([
-      frame({ offset: 0, length: 8, raw: 'data: a\r', data: 'a', complete: false }),
-    ]);
+    expect(feed([enc('data: a\r')])).toEqual([frame({ offset: 0, length: 8, raw: 'data: a\r', data: 'a', complete: false })]);
   });
 
   it('returns undefined when nothing is pending', () => {
@@ -687,7 +681,14 @@ describe('SseParser — properties', () => {
       fc.property(streamArb, cutsArb, (bytes, cuts) => {
         const expected = whole(bytes);
         expect(oracle(bytes)).toEqual(expected);
-        expect(feed(splitAt(bytes, cuts.map((c) => c % (bytes.length + 1))))).toEqual(expected);
+        expect(
+          feed(
+            splitAt(
+              bytes,
+              cuts.map((c) => c % (bytes.length + 1)),
+            ),
+          ),
+        ).toEqual(expected);
         checkInvariants(expected, bytes.length);
       }),
       { numRuns: 500 },
@@ -713,7 +714,10 @@ describe('SseParser — properties', () => {
     );
     fc.assert(
       fc.property(bytesArb, cutsArb, fc.integer({ min: 1, max: 64 }), (bytes, cuts, max) => {
-        const chunks = splitAt(bytes, cuts.map((c) => c % (bytes.length + 1)));
+        const chunks = splitAt(
+          bytes,
+          cuts.map((c) => c % (bytes.length + 1)),
+        );
         const p = new SseParser();
         const frames: SseFrame[] = [];
         for (const c of chunks) frames.push(...p.push(c));

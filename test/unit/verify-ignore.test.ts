@@ -69,7 +69,9 @@ function fixture(messages: Omit<FixtureMessage, 'seq'>[], extra: Record<string, 
 describe('a fixture’s verify.ignore', () => {
   it('is optional, and when present must be a list of valid patterns', () => {
     expect(validateFixture(fixture([])).verify).toBeUndefined();
-    expect(validateFixture(fixture([], { verify: { ignore: ['tools/call x › content'] } })).verify?.ignore).toEqual(['tools/call x › content']);
+    expect(validateFixture(fixture([], { verify: { ignore: ['tools/call x › content'] } })).verify?.ignore).toEqual([
+      'tools/call x › content',
+    ]);
     expect(validateFixture(fixture([], { verify: {} })).verify).toEqual({});
     const bad = (verify: unknown) => {
       try {
@@ -91,11 +93,32 @@ describe('the replay model’s server→client requests', () => {
   it('lists every one — on a call’s stream, on the standalone stream, guessed (stdio) — with the recorded client’s reply', () => {
     const model = buildReplayModel(
       fixture([
-        { t: 0, dir: 'c2s', kind: 'request', carrier: 'post-body', message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask' } } }, // 10
-        { t: 1, dir: 's2c', kind: 'request', carrier: 'post-sse', parent: 10, message: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: {} } }, // 20
+        {
+          t: 0,
+          dir: 'c2s',
+          kind: 'request',
+          carrier: 'post-body',
+          message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask' } },
+        }, // 10
+        {
+          t: 1,
+          dir: 's2c',
+          kind: 'request',
+          carrier: 'post-sse',
+          parent: 10,
+          message: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: {} },
+        }, // 20
         { t: 2, dir: 's2c', kind: 'request', carrier: 'get-sse', message: { jsonrpc: '2.0', id: 1, method: 'roots/list' } }, // 30
         { t: 3, dir: 'c2s', kind: 'response', carrier: 'post-body', pair: 30, message: { jsonrpc: '2.0', id: 1, result: { roots: [] } } }, // 40
-        { t: 4, dir: 'c2s', kind: 'response', carrier: 'post-body', pair: 20, parent: 10, message: { jsonrpc: '2.0', id: 0, result: { model: 'm' } } }, // 50
+        {
+          t: 4,
+          dir: 'c2s',
+          kind: 'response',
+          carrier: 'post-body',
+          pair: 20,
+          parent: 10,
+          message: { jsonrpc: '2.0', id: 0, result: { model: 'm' } },
+        }, // 50
         { t: 5, dir: 's2c', kind: 'response', carrier: 'post-sse', pair: 10, message: { jsonrpc: '2.0', id: 1, result: {} } }, // 60
       ]),
     );
@@ -108,7 +131,13 @@ describe('the replay model’s server→client requests', () => {
 
     const stdio = buildReplayModel(
       fixture([
-        { t: 0, dir: 'c2s', kind: 'request', carrier: 'stdio', message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask' } } }, // 10
+        {
+          t: 0,
+          dir: 'c2s',
+          kind: 'request',
+          carrier: 'stdio',
+          message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask' } },
+        }, // 10
         { t: 1, dir: 's2c', kind: 'request', carrier: 'stdio', message: { jsonrpc: '2.0', id: 0, method: 'roots/list' } }, // 20
         { t: 2, dir: 'c2s', kind: 'response', carrier: 'stdio', pair: 20, message: { jsonrpc: '2.0', id: 0, result: { roots: [] } } }, // 30
         { t: 3, dir: 's2c', kind: 'response', carrier: 'stdio', pair: 10, message: { jsonrpc: '2.0', id: 1, result: {} } }, // 40
@@ -120,12 +149,19 @@ describe('the replay model’s server→client requests', () => {
 
 describe('the report', () => {
   it('counts ignored differences per call and names the patterns', () => {
-    const d = { call: 'tools/call random_delay', kind: 'changed' as const, path: 'content[0].text', text: 'tools/call random_delay › content[0].text: "a" → "b"' };
+    const d = {
+      call: 'tools/call random_delay',
+      kind: 'changed' as const,
+      path: 'content[0].text',
+      text: 'tools/call random_delay › content[0].text: "a" → "b"',
+    };
     const report: VerifyReport = {
       ok: true,
       target: 'http://x/mcp',
       transport: 'http',
-      calls: [{ seq: 10, call: 'tools/call random_delay', method: 'tools/call', status: 'same', durationMs: 1, differences: [], ignored: [d] }],
+      calls: [
+        { seq: 10, call: 'tools/call random_delay', method: 'tools/call', status: 'same', durationMs: 1, differences: [], ignored: [d] },
+      ],
       differences: [],
       ignored: [d],
       ignore: ['tools/call random_delay › content[0].text'],

@@ -1,6 +1,14 @@
 /** The pure transforms behind `mcpscope wrap` / `unwrap` (proxy/commands/client-config.ts). */
 import { describe, expect, it } from 'vitest';
-import { ClientConfigError, parseJsonc, parseWrapped, unwrapConfig, wrapConfig, wrappedCommandLine, type Launcher } from '../../proxy/commands/client-config.js';
+import {
+  ClientConfigError,
+  parseJsonc,
+  parseWrapped,
+  unwrapConfig,
+  wrapConfig,
+  wrappedCommandLine,
+  type Launcher,
+} from '../../proxy/commands/client-config.js';
 
 /** What `mcpscope wrap` passes (resolveLauncher): an absolute node and an absolute mcpscope script. */
 const LAUNCHER: Launcher = { command: '/usr/local/bin/node', args: ['/usr/local/bin/mcpscope'], shell: 'mcpscope' };
@@ -42,7 +50,16 @@ describe('wrapConfig', () => {
     expect(out.globalShortcut).toBe('Ctrl+Space');
     expect(out.mcpServers.files).toEqual({
       command: '/usr/local/bin/node',
-      args: ['/usr/local/bin/mcpscope', '--ui-port', '7000', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'],
+      args: [
+        '/usr/local/bin/mcpscope',
+        '--ui-port',
+        '7000',
+        '--',
+        'npx',
+        '-y',
+        '@modelcontextprotocol/server-filesystem',
+        '/Users/me/Documents',
+      ],
     });
     expect(out.mcpServers.github).toEqual({
       command: '/usr/local/bin/node',
@@ -52,16 +69,25 @@ describe('wrapConfig', () => {
     expect(out.mcpServers.remote).toEqual({ url: 'http://127.0.0.1:6481/v1/mcp?x=1' });
     // The proxies are typed in a terminal: the launcher's shell form.
     expect(r.proxies).toEqual([
-      { name: 'remote', target: 'https://mcp.example.com/v1/mcp?x=1', port: 6481, command: "mcpscope --target 'https://mcp.example.com/v1/mcp?x=1' --port 6481 --ui-port 7000" },
+      {
+        name: 'remote',
+        target: 'https://mcp.example.com/v1/mcp?x=1',
+        port: 6481,
+        command: "mcpscope --target 'https://mcp.example.com/v1/mcp?x=1' --port 6481 --ui-port 7000",
+      },
     ]);
     expect(r.changed).toBe(true);
     expect(Object.keys(r.record.servers)).toEqual(['files', 'github', 'remote']);
   });
 
-  it('keeps the file\'s indentation, key order and everything outside the changed entries', () => {
+  it("keeps the file's indentation, key order and everything outside the changed entries", () => {
     const r = wrapConfig(CLAUDE, { launcher: LAUNCHER });
     // Untouched lines stay byte for byte; the rewritten entries use the file's 2-space indentation.
-    expect(r.text.startsWith('{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {\n    "files": {\n      "command": "/usr/local/bin/node",\n      "args": [\n        "/usr/local/bin/mcpscope",\n        "--ui-port",')).toBe(true);
+    expect(
+      r.text.startsWith(
+        '{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {\n    "files": {\n      "command": "/usr/local/bin/node",\n      "args": [\n        "/usr/local/bin/mcpscope",\n        "--ui-port",',
+      ),
+    ).toBe(true);
     expect(r.text).toContain('    "remote": { "url": "http://127.0.0.1:6481/v1/mcp?x=1" }\n  }\n}\n');
     // command stays before args, env after
     const g = r.text.slice(r.text.indexOf('"github"'));
@@ -100,7 +126,10 @@ describe('wrapConfig', () => {
       args: ['/usr/local/bin/mcpscope', '--ui-port', '7000', '--', 'docker', 'run', '-i', '--rm', 'ghcr.io/github/github-mcp-server'],
       env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' },
     });
-    expect(r.servers.find((s) => s.name === 'files')).toMatchObject({ action: 'wrapped', detail: expect.stringContaining('ran under `npx -y mcpscope`, now under `/usr/local/bin/node /usr/local/bin/mcpscope`') });
+    expect(r.servers.find((s) => s.name === 'files')).toMatchObject({
+      action: 'wrapped',
+      detail: expect.stringContaining('ran under `npx -y mcpscope`, now under `/usr/local/bin/node /usr/local/bin/mcpscope`'),
+    });
     expect(r.servers.find((s) => s.name === 'remote')!.action).toBe('already-wrapped');
     // The record still holds the true originals: unwrap gives CLAUDE back byte for byte.
     expect(unwrapConfig(r.text, r.record).text).toBe(CLAUDE);
@@ -109,10 +138,15 @@ describe('wrapConfig', () => {
 
     // Without a record (wrapped by hand, or the sidecar lost), the original is rebuilt from after "--".
     const hand = '{ "mcpServers": { "f": { "command": "npx", "args": ["-y", "mcpscope", "--", "node", "s.js"], "env": { "A": "1" } } } }';
-    const moved = '{ "mcpServers": { "f": { "command": "/old/node", "args": ["/old/clone/bin/mcpscope.js", "--ui-port", "7001", "--", "node", "s.js"] } } }';
+    const moved =
+      '{ "mcpServers": { "f": { "command": "/old/node", "args": ["/old/clone/bin/mcpscope.js", "--ui-port", "7001", "--", "node", "s.js"] } } }';
     const h = wrapConfig(hand, { launcher: LAUNCHER });
-    expect(h.text).toBe('{ "mcpServers": { "f": { "command": "/usr/local/bin/node", "args": ["/usr/local/bin/mcpscope", "--", "node", "s.js"], "env": { "A": "1" } } } }');
-    expect(unwrapConfig(h.text, h.record).text).toBe('{ "mcpServers": { "f": { "command": "node", "args": ["s.js"], "env": { "A": "1" } } } }');
+    expect(h.text).toBe(
+      '{ "mcpServers": { "f": { "command": "/usr/local/bin/node", "args": ["/usr/local/bin/mcpscope", "--", "node", "s.js"], "env": { "A": "1" } } } }',
+    );
+    expect(unwrapConfig(h.text, h.record).text).toBe(
+      '{ "mcpServers": { "f": { "command": "node", "args": ["s.js"], "env": { "A": "1" } } } }',
+    );
     expect(wrapConfig(moved, { launcher: LAUNCHER }).text).toBe(
       '{ "mcpServers": { "f": { "command": "/usr/local/bin/node", "args": ["/usr/local/bin/mcpscope", "--ui-port", "7001", "--", "node", "s.js"] } } }',
     );
@@ -120,7 +154,10 @@ describe('wrapConfig', () => {
 
   it('gives a new URL server the next free port, not one already in use', () => {
     const once = wrapConfig(CLAUDE);
-    const grown = once.text.replace('"remote": {', '"second": { "url": "http://127.0.0.1:6482/mcp" },\n    "third": { "url": "https://third.example/mcp" },\n    "remote": {');
+    const grown = once.text.replace(
+      '"remote": {',
+      '"second": { "url": "http://127.0.0.1:6482/mcp" },\n    "third": { "url": "https://third.example/mcp" },\n    "remote": {',
+    );
     const r = wrapConfig(grown, { record: once.record });
     const out = JSON.parse(r.text);
     expect(out.mcpServers.second.url).toBe('http://127.0.0.1:6482/mcp'); // already a local proxy port: left alone
@@ -190,7 +227,10 @@ describe('unwrapConfig', () => {
     const w = wrapConfig(CLAUDE, { launcher: LAUNCHER });
     const u = unwrapConfig(w.text);
     const out = JSON.parse(u.text);
-    expect(out.mcpServers.files).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'] });
+    expect(out.mcpServers.files).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'],
+    });
     expect(out.mcpServers.github.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' });
     expect(out.mcpServers.remote.url).toBe('http://127.0.0.1:6481/v1/mcp?x=1');
     expect(u.servers.find((s) => s.name === 'remote')!.detail).toMatch(/no record of its original URL/);
@@ -198,7 +238,10 @@ describe('unwrapConfig', () => {
 
   it('restores a URL entry edited since wrap, keeping the edit', () => {
     const w = wrapConfig(CLAUDE);
-    const edited = w.text.replace('{ "url": "http://127.0.0.1:6481/v1/mcp?x=1" }', '{ "url": "http://127.0.0.1:6481/v1/mcp?x=1", "headers": { "A": "b" } }');
+    const edited = w.text.replace(
+      '{ "url": "http://127.0.0.1:6481/v1/mcp?x=1" }',
+      '{ "url": "http://127.0.0.1:6481/v1/mcp?x=1", "headers": { "A": "b" } }',
+    );
     const out = JSON.parse(unwrapConfig(edited, w.record).text);
     expect(out.mcpServers.remote).toEqual({ url: 'https://mcp.example.com/v1/mcp?x=1', headers: { A: 'b' } });
   });
@@ -223,26 +266,36 @@ describe('helpers', () => {
   it('wrappedCommandLine recognises only mcpscope wrappers', () => {
     expect(wrappedCommandLine({ command: 'npx', args: ['-y', 'mcpscope', '--ui-port', '1', '--', 'a', 'b'] })).toEqual(['a', 'b']);
     expect(wrappedCommandLine({ command: 'mcpscope', args: ['--', 'a'] })).toEqual(['a']);
-    expect(wrappedCommandLine({ command: '/usr/local/bin/node', args: ['/usr/local/bin/mcpscope', '--ui-port', '1', '--', 'a'] })).toEqual(['a']);
-    expect(wrappedCommandLine({ command: 'C:\\Program Files\\nodejs\\node.exe', args: ['C:\\src\\mcpscope\\bin\\mcpscope.js', '--', 'a'] })).toEqual(['a']);
+    expect(wrappedCommandLine({ command: '/usr/local/bin/node', args: ['/usr/local/bin/mcpscope', '--ui-port', '1', '--', 'a'] })).toEqual([
+      'a',
+    ]);
+    expect(
+      wrappedCommandLine({ command: 'C:\\Program Files\\nodejs\\node.exe', args: ['C:\\src\\mcpscope\\bin\\mcpscope.js', '--', 'a'] }),
+    ).toEqual(['a']);
     expect(wrappedCommandLine({ command: 'npx', args: ['-y', 'other', '--', 'a'] })).toBeUndefined();
     expect(wrappedCommandLine({ command: 'node', args: ['s.js', '--', 'x'] })).toBeUndefined();
     expect(wrappedCommandLine({ command: 'node', args: ['/x/mcpscope-like.js', '--', 'x'] })).toBeUndefined();
     expect(wrappedCommandLine({ command: '/usr/bin/node', args: ['/x/bin/mcpscope.js', '--'] })).toBeUndefined(); // nothing to run
   });
 
-  it('parseWrapped separates the launcher, mcpscope\'s options and the server\'s command line', () => {
+  it("parseWrapped separates the launcher, mcpscope's options and the server's command line", () => {
     expect(parseWrapped({ command: 'npx', args: ['-y', 'mcpscope@0.1.0', '--ui-port', '7000', '--', 'node', 's.js'] })).toEqual({
       launcher: ['npx', '-y', 'mcpscope@0.1.0'],
       options: ['--ui-port', '7000'],
       line: ['node', 's.js'],
     });
-    expect(parseWrapped({ command: '/usr/bin/node', args: ['--no-warnings', '/opt/mcpscope/bin/mcpscope.js', '--token', 't', '--', 'x'] })).toEqual({
+    expect(
+      parseWrapped({ command: '/usr/bin/node', args: ['--no-warnings', '/opt/mcpscope/bin/mcpscope.js', '--token', 't', '--', 'x'] }),
+    ).toEqual({
       launcher: ['/usr/bin/node', '--no-warnings', '/opt/mcpscope/bin/mcpscope.js'],
       options: ['--token', 't'],
       line: ['x'],
     });
-    expect(parseWrapped({ command: '/usr/local/bin/mcpscope', args: ['--', 'x'] })).toEqual({ launcher: ['/usr/local/bin/mcpscope'], options: [], line: ['x'] });
+    expect(parseWrapped({ command: '/usr/local/bin/mcpscope', args: ['--', 'x'] })).toEqual({
+      launcher: ['/usr/local/bin/mcpscope'],
+      options: [],
+      line: ['x'],
+    });
   });
 
   it('parseJsonc records comments and accepts trailing commas', () => {

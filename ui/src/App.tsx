@@ -86,7 +86,9 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const [paused, setPaused] = useState(false);
   const [showSecrets, setShowSecrets] = useState(false);
   const [busy, setBusy] = useState<string | undefined>(undefined);
-  const [detailWidth, setDetailWidth] = useState(() => Math.round(Math.min(760, Math.max(420, (typeof window !== 'undefined' ? window.innerWidth : 1400) * 0.42))));
+  const [detailWidth, setDetailWidth] = useState(() =>
+    Math.round(Math.min(760, Math.max(420, (typeof window !== 'undefined' ? window.innerWidth : 1400) * 0.42))),
+  );
   const feedRef = useRef<FeedClient | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
   const [detectedSource, setDetectedSource] = useState<UiSource>(detectSource ? { mode: 'unknown' } : { mode: 'live' });
@@ -136,9 +138,19 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const allRows = filtered ? stats.rows : rows.length;
   const sessions = useMemo(() => store.sessionList(), [store, version]);
   const closedSessions = useMemo(() => new Set(sessions.filter((s) => s.status === 'closed').map((s) => s.id)), [sessions]);
-  const totals = useMemo(() => sessions.reduce((t, s: SessionInfo) => ({ messages: t.messages + s.counts.messages, errors: t.errors + s.counts.errors }), { messages: 0, errors: 0 }), [sessions]);
+  const totals = useMemo(
+    () =>
+      sessions.reduce((t, s: SessionInfo) => ({ messages: t.messages + s.counts.messages, errors: t.errors + s.counts.errors }), {
+        messages: 0,
+        errors: 0,
+      }),
+    [sessions],
+  );
   const selectedRow: Row | undefined = selectedKey !== undefined ? store.row(selectedKey) : undefined;
-  const visibleKeys = useMemo(() => (filtered && view === 'waterfall' ? new Set(rows.map((r) => r.key)) : undefined), [filtered, rows, view]);
+  const visibleKeys = useMemo(
+    () => (filtered && view === 'waterfall' ? new Set(rows.map((r) => r.key)) : undefined),
+    [filtered, rows, view],
+  );
 
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
@@ -269,7 +281,8 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const methods = useCallback(() => {
     const seen = new Set<string>();
     const visit = (r: Row, depth: number) => {
-      const m = r.type === 'call' ? r.request.method : r.type === 'problem' || r.type === 'http' || r.type === 'log' ? undefined : r.message.method;
+      const m =
+        r.type === 'call' ? r.request.method : r.type === 'problem' || r.type === 'http' || r.type === 'log' ? undefined : r.message.method;
       if (m) seen.add(m);
       if (r.type === 'call' && depth < 4) for (const c of store.childrenOf(r)) visit(c, depth + 1);
     };
@@ -300,7 +313,10 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const multiSession = sessions.length > 1 && filters.session === '';
 
   return (
-    <div className={`app${showDetail ? ' with-detail' : ''}`} style={showDetail ? ({ '--detail-w': `${detailWidth}px` } as CSSProperties) : undefined}>
+    <div
+      className={`app${showDetail ? ' with-detail' : ''}`}
+      style={showDetail ? ({ '--detail-w': `${detailWidth}px` } as CSSProperties) : undefined}
+    >
       <Header
         source={source}
         status={status.status}
@@ -316,7 +332,8 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
       />
       {showSecrets ? (
         <div className="banner banner-warn" role="alert">
-          Secrets are shown: Authorization headers, cookies and OAuth tokens are not redacted (--show-secrets). Do not share screenshots or exports of this view.
+          Secrets are shown: Authorization headers, cookies and OAuth tokens are not redacted (--show-secrets). Do not share screenshots or
+          exports of this view.
         </div>
       ) : null}
       <div className="app-body">
@@ -355,16 +372,39 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
                 searchRef={searchRef}
               />
               {view === 'timeline' ? (
-                <Timeline rows={rows} selectedKey={selectedKey} onSelect={select} onOpen={open} showSession={multiSession} live={live && !paused} closedSessions={closedSessions} />
+                <Timeline
+                  rows={rows}
+                  selectedKey={selectedKey}
+                  onSelect={select}
+                  onOpen={open}
+                  showSession={multiSession}
+                  live={live && !paused}
+                  closedSessions={closedSessions}
+                />
               ) : (
-                <Waterfall store={store} sessionId={filters.session} version={version} selectedKey={selectedKey} onSelect={select} live={live && !paused} visibleKeys={visibleKeys} />
+                <Waterfall
+                  store={store}
+                  sessionId={filters.session}
+                  version={version}
+                  selectedKey={selectedKey}
+                  onSelect={select}
+                  live={live && !paused}
+                  visibleKeys={visibleKeys}
+                />
               )}
             </>
           )}
         </main>
         {showDetail ? (
           <>
-            <div className="splitter" role="separator" aria-orientation="vertical" onPointerDown={onSplitDown} onPointerMove={onSplitMove} onPointerUp={onSplitUp} />
+            <div
+              className="splitter"
+              role="separator"
+              aria-orientation="vertical"
+              onPointerDown={onSplitDown}
+              onPointerMove={onSplitMove}
+              onPointerUp={onSplitUp}
+            />
             <DetailPane store={store} row={selectedRow} version={version} onSelect={select} onClose={() => setDetailOpen(false)} />
           </>
         ) : null}

@@ -27,7 +27,16 @@ export interface AppKeys {
 }
 
 /** Installs the keyboard handler for the app's lifetime (the refs carry the current state). */
-export function useAppKeys({ searchRef, rowsRef, selRef, detailRef, compareRef, setSelectedKey, setDetailOpen, setCompare }: AppKeys): void {
+export function useAppKeys({
+  searchRef,
+  rowsRef,
+  selRef,
+  detailRef,
+  compareRef,
+  setSelectedKey,
+  setDetailOpen,
+  setCompare,
+}: AppKeys): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const typing = isTyping(e.target);

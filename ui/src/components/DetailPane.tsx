@@ -146,7 +146,13 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
             {copied === 'JSON' ? 'Copied ✓' : 'Copy JSON'}
           </button>
           {canCurl ? (
-            <button type="button" className="btn btn-sm" data-testid="copy-curl" onClick={onCopyCurl} title="Copy the client's HTTP request as a cURL command against the proxy">
+            <button
+              type="button"
+              className="btn btn-sm"
+              data-testid="copy-curl"
+              onClick={onCopyCurl}
+              title="Copy the client's HTTP request as a cURL command against the proxy"
+            >
               {copied === 'cURL' ? 'Copied ✓' : 'Copy cURL'}
             </button>
           ) : null}
@@ -170,7 +176,9 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
               onClick={() => setTab(t.id)}
             >
               {t.label}
-              {t.id === 'hints' && hintCount.total > 0 ? <span className={`count${hintCount.errors ? ' err' : ''}`}>{hintCount.total}</span> : null}
+              {t.id === 'hints' && hintCount.total > 0 ? (
+                <span className={`count${hintCount.errors ? ' err' : ''}`}>{hintCount.total}</span>
+              ) : null}
               {t.id === 'stream' && sseExchanges.length > 0 ? <span className="count">{sseExchanges.length}</span> : null}
             </button>
           );

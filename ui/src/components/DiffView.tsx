@@ -7,7 +7,15 @@ import './DiffView.css';
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { TimelineStore } from '../state/store.js';
 import type { MessageEvent, SessionInfo } from '../state/types.js';
-import { diffSessions, summarizeDiff, type DiffCache, type DiffRow, type DiffSide, type PathChange, type SchemaDrift } from '../state/session-diff.js';
+import {
+  diffSessions,
+  summarizeDiff,
+  type DiffCache,
+  type DiffRow,
+  type DiffSide,
+  type PathChange,
+  type SchemaDrift,
+} from '../state/session-diff.js';
 import { formatClock, formatMs, jsonText } from '../state/format.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { Vis } from './VisibleText.js';
@@ -49,7 +57,12 @@ function sessionOption(s: SessionInfo): string {
 }
 
 /** Loads the full payload of messages that arrived on the feed as stubs (large ones), on demand. */
-function useFullMessages(): { resolve(m: MessageEvent): MessageEvent | undefined; load(seqs: readonly number[]): void; loaded: number; failed: ReadonlySet<number> } {
+function useFullMessages(): {
+  resolve(m: MessageEvent): MessageEvent | undefined;
+  load(seqs: readonly number[]): void;
+  loaded: number;
+  failed: ReadonlySet<number>;
+} {
   const cache = useRef(new Map<number, MessageEvent>());
   const requested = useRef(new Set<number>());
   const [failed, setFailed] = useState<ReadonlySet<number>>(() => new Set());
@@ -123,8 +136,13 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
   );
 
   let empty: { title: string; text: string } | undefined;
-  if (sessions.length < 2) empty = { title: 'Two sessions are needed to compare', text: 'Capture another session through the proxy, or open a saved capture: drop a fixture, NDJSON or HAR file anywhere on the page.' };
-  else if (left === '' || right === '') empty = { title: 'Pick two sessions', text: 'Tick them in the session list (the first is A, the second B), or choose them above.' };
+  if (sessions.length < 2)
+    empty = {
+      title: 'Two sessions are needed to compare',
+      text: 'Capture another session through the proxy, or open a saved capture: drop a fixture, NDJSON or HAR file anywhere on the page.',
+    };
+  else if (left === '' || right === '')
+    empty = { title: 'Pick two sessions', text: 'Tick them in the session list (the first is A, the second B), or choose them above.' };
   else if (left === right) empty = { title: 'A and B are the same session', text: 'Pick another session for one of the sides.' };
   else if (rows.length === 0) empty = { title: 'No calls yet', text: 'Neither session has made a request so far.' };
 
@@ -133,7 +151,15 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
       <div className="diff-toolbar">
         <span className="diff-title">Compare</span>
         <SessionPicker label="A" value={left} sessions={sessions} onPick={(id) => onChange(id, right)} testId="diff-left" />
-        <button type="button" className="btn btn-sm btn-icon" data-testid="diff-swap" title="Swap A and B" aria-label="Swap A and B" onClick={() => onChange(right, left)} disabled={left === '' && right === ''}>
+        <button
+          type="button"
+          className="btn btn-sm btn-icon"
+          data-testid="diff-swap"
+          title="Swap A and B"
+          aria-label="Swap A and B"
+          onClick={() => onChange(right, left)}
+          disabled={left === '' && right === ''}
+        >
           ⇄
         </button>
         <SessionPicker label="B" value={right} sessions={sessions} onPick={(id) => onChange(left, id)} testId="diff-right" />
@@ -178,7 +204,8 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
           <div className="diff-empty">
             <div className="tl-empty-title">No differences</div>
             <div className="tl-empty-text">
-              {summary.same === 1 ? 'The one call has' : `All ${summary.same.toLocaleString()} calls have`} the same parameters and outcomes in {left} and {right} (ids, <code>_meta</code>, progress tokens, timestamps and latency are not compared).
+              {summary.same === 1 ? 'The one call has' : `All ${summary.same.toLocaleString()} calls have`} the same parameters and outcomes
+              in {left} and {right} (ids, <code>_meta</code>, progress tokens, timestamps and latency are not compared).
             </div>
           </div>
         ) : (
@@ -192,7 +219,8 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
                   Show all {shown.length.toLocaleString()} calls
                 </button>
                 <span className="muted">
-                  {visible.length.toLocaleString()} shown{!changesOnly && summary.same > 0 ? ' · tick “Differences only” to hide the identical ones' : ''}
+                  {visible.length.toLocaleString()} shown
+                  {!changesOnly && summary.same > 0 ? ' · tick “Differences only” to hide the identical ones' : ''}
                 </span>
               </div>
             ) : null}
@@ -203,12 +231,30 @@ export function DiffView({ store, version, sessions, left, right, onChange, onOp
   );
 }
 
-function SessionPicker({ label, value, sessions, onPick, testId }: { label: 'A' | 'B'; value: string; sessions: readonly SessionInfo[]; onPick(id: string): void; testId: string }) {
+function SessionPicker({
+  label,
+  value,
+  sessions,
+  onPick,
+  testId,
+}: {
+  label: 'A' | 'B';
+  value: string;
+  sessions: readonly SessionInfo[];
+  onPick(id: string): void;
+  testId: string;
+}) {
   const known = value === '' || sessions.some((s) => s.id === value);
   return (
     <label className="diff-pick">
       <span className={`side-tag side-${label}`}>{label}</span>
-      <select className="input select" value={value} onChange={(e) => onPick(e.target.value)} data-testid={testId} aria-label={`Session ${label}`}>
+      <select
+        className="input select"
+        value={value}
+        onChange={(e) => onPick(e.target.value)}
+        data-testid={testId}
+        aria-label={`Session ${label}`}
+      >
         <option value="">Pick a session…</option>
         {!known ? <option value={value}>{value} (not captured)</option> : null}
         {sessions.map((s) => (
@@ -221,13 +267,29 @@ function SessionPicker({ label, value, sessions, onPick, testId }: { label: 'A' 
   );
 }
 
-function DiffRowView({ row, onOpenCall, failed }: { row: DiffRow; onOpenCall(sessionId: string, key: string): void; failed: ReadonlySet<number> }) {
+function DiffRowView({
+  row,
+  onOpenCall,
+  failed,
+}: {
+  row: DiffRow;
+  onOpenCall(sessionId: string, key: string): void;
+  failed: ReadonlySet<number>;
+}) {
   const k = KIND_TEXT[row.kind];
   const waiting = row.missing?.filter((s) => !failed.has(s)) ?? [];
   const broken = row.missing?.filter((s) => failed.has(s)) ?? [];
-  const hasDetails = row.changes.length > 0 || (row.drift?.length ?? 0) > 0 || waiting.length > 0 || broken.length > 0 || (row.notes?.length ?? 0) > 0;
+  const hasDetails =
+    row.changes.length > 0 || (row.drift?.length ?? 0) > 0 || waiting.length > 0 || broken.length > 0 || (row.notes?.length ?? 0) > 0;
   return (
-    <div className={`diff-row dk-${row.kind}`} role="row" data-testid="diff-row" data-diff={row.kind} data-method={row.method} data-name={row.name ?? ''}>
+    <div
+      className={`diff-row dk-${row.kind}`}
+      role="row"
+      data-testid="diff-row"
+      data-diff={row.kind}
+      data-method={row.method}
+      data-name={row.name ?? ''}
+    >
       <div className="diff-line">
         <span className="dr-mark" title={k.title} aria-label={k.title}>
           {k.mark}
@@ -245,7 +307,11 @@ function DiffRowView({ row, onOpenCall, failed }: { row: DiffRow; onOpenCall(ses
               </span>
             </>
           ) : null}
-          {row.occurrence > 1 ? <span className="dr-occ" title={`the ${ordinal(row.occurrence)} such call in each session`}>#{row.occurrence}</span> : null}
+          {row.occurrence > 1 ? (
+            <span className="dr-occ" title={`the ${ordinal(row.occurrence)} such call in each session`}>
+              #{row.occurrence}
+            </span>
+          ) : null}
         </span>
         <SideCell side={row.left} label="A" onOpenCall={onOpenCall} />
         <SideCell side={row.right} label="B" onOpenCall={onOpenCall} />
@@ -261,7 +327,9 @@ function DiffRowView({ row, onOpenCall, failed }: { row: DiffRow; onOpenCall(ses
             </ul>
           ) : null}
           {waiting.length > 0 ? <div className="diff-note">Loading the full payload to compare it…</div> : null}
-          {broken.length > 0 ? <div className="diff-note warn">A large payload could not be loaded (#{broken.join(', #')}): it was not compared.</div> : null}
+          {broken.length > 0 ? (
+            <div className="diff-note warn">A large payload could not be loaded (#{broken.join(', #')}): it was not compared.</div>
+          ) : null}
           {row.notes?.map((n, i) => (
             <div key={i} className="diff-note warn">
               <Vis text={n} />
@@ -297,7 +365,12 @@ function SideCell({ side, label, onOpenCall }: { side?: DiffSide; label: 'A' | '
         </span>
       ) : null}
       <span className="spacer" />
-      <button type="button" className="link-button dr-open mono" title={`Show this call of ${side.sessionId} in the timeline`} onClick={() => onOpenCall(side.sessionId, side.key)}>
+      <button
+        type="button"
+        className="link-button dr-open mono"
+        title={`Show this call of ${side.sessionId} in the timeline`}
+        onClick={() => onOpenCall(side.sessionId, side.key)}
+      >
         #{side.seq}
       </button>
     </span>
@@ -363,7 +436,9 @@ function DriftList({ drift }: { drift: readonly SchemaDrift[] }) {
       <ul>
         {drift.map((d) => (
           <li key={`${d.change}:${d.name}`} className={`drift drift-${d.change}`} data-drift={d.change} data-name={d.name}>
-            <span className={`drift-tag drift-tag-${d.change}`}>{d.change === 'added' ? '+ added' : d.change === 'removed' ? '− removed' : '≠ changed'}</span>
+            <span className={`drift-tag drift-tag-${d.change}`}>
+              {d.change === 'added' ? '+ added' : d.change === 'removed' ? '− removed' : '≠ changed'}
+            </span>
             <span className="drift-name mono">
               <Vis text={d.name} />
             </span>

@@ -72,11 +72,26 @@ export function DropOverlay() {
     <div className="drop-overlay" data-testid="drop-overlay" aria-hidden="true">
       <div className="drop-card">
         <svg width="34" height="34" viewBox="0 0 24 24" aria-hidden="true" className="drop-icon">
-          <path d="M12 3v12m0 0-4.5-4.5M12 15l4.5-4.5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />
-          <path d="M4 15v3.5A1.5 1.5 0 0 0 5.5 20h13a1.5 1.5 0 0 0 1.5-1.5V15" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />
+          <path
+            d="M12 3v12m0 0-4.5-4.5M12 15l4.5-4.5"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="1.8"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+          />
+          <path
+            d="M4 15v3.5A1.5 1.5 0 0 0 5.5 20h13a1.5 1.5 0 0 0 1.5-1.5V15"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="1.8"
+            strokeLinecap="round"
+          />
         </svg>
         <div className="drop-title">Drop a capture to open it</div>
-        <div className="drop-text">A fixture (.json), an NDJSON event log (.ndjson) or a HAR file (.har). It is added as a new session next to the live ones.</div>
+        <div className="drop-text">
+          A fixture (.json), an NDJSON event log (.ndjson) or a HAR file (.har). It is added as a new session next to the live ones.
+        </div>
       </div>
     </div>
   );

@@ -115,10 +115,21 @@ export function ExportMenu({ sessionId, empty = false }: ExportMenuProps) {
         }}
         title={`Download ${scope} as a fixture, HAR or NDJSON`}
       >
-        Export <span className="caret" aria-hidden="true">▾</span>
+        Export{' '}
+        <span className="caret" aria-hidden="true">
+          ▾
+        </span>
       </button>
       {open ? (
-        <div className="menu" role="menu" id={menuId} ref={menuRef} aria-label={`Export ${scope}`} data-testid="export-menu" onKeyDown={onMenuKey}>
+        <div
+          className="menu"
+          role="menu"
+          id={menuId}
+          ref={menuRef}
+          aria-label={`Export ${scope}`}
+          data-testid="export-menu"
+          onKeyDown={onMenuKey}
+        >
           <div className="menu-head">
             Export <b>{sessionId === '' ? 'all sessions' : <span className="mono">{sessionId}</span>}</b>
             {empty ? <span className="muted"> · nothing captured yet</span> : null}
@@ -134,11 +145,27 @@ export function ExportMenu({ sessionId, empty = false }: ExportMenuProps) {
               </>
             );
             return href ? (
-              <a key={f.format} role="menuitem" className="menu-item" href={href} download data-testid={`export-${f.format}`} tabIndex={-1} onClick={() => close(true)}>
+              <a
+                key={f.format}
+                role="menuitem"
+                className="menu-item"
+                href={href}
+                download
+                data-testid={`export-${f.format}`}
+                tabIndex={-1}
+                onClick={() => close(true)}
+              >
                 {body}
               </a>
             ) : (
-              <span key={f.format} role="menuitem" className="menu-item disabled" aria-disabled="true" data-testid={`export-${f.format}`} tabIndex={-1}>
+              <span
+                key={f.format}
+                role="menuitem"
+                className="menu-item disabled"
+                aria-disabled="true"
+                data-testid={`export-${f.format}`}
+                tabIndex={-1}
+              >
                 {body}
               </span>
             );

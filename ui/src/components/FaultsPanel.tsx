@@ -67,7 +67,13 @@ export function FaultsPanel() {
   const add = async () => {
     const n = Number(value);
     const action =
-      type === 'delay' ? { type, ms: n } : type === 'status' ? { type, status: n } : type === 'drop-stream' ? { type, afterEvents: n } : { type };
+      type === 'delay'
+        ? { type, ms: n }
+        : type === 'status'
+          ? { type, status: n }
+          : type === 'drop-stream'
+            ? { type, afterEvents: n }
+            : { type };
     const match = { ...(method ? { method } : {}), ...(tool ? { tool } : {}), ...(path ? { path } : {}) };
     const res = await apiFetch('faults', {
       method: 'POST',
@@ -75,7 +81,8 @@ export function FaultsPanel() {
       body: JSON.stringify({ match, action, once }),
     }).catch((err: Error) => err);
     if (res instanceof Error || !res.ok) {
-      const msg = res instanceof Error ? res.message : ((await res.json().catch(() => ({}))) as { error?: string }).error ?? `HTTP ${res.status}`;
+      const msg =
+        res instanceof Error ? res.message : (((await res.json().catch(() => ({}))) as { error?: string }).error ?? `HTTP ${res.status}`);
       setError(`Could not add the rule: ${msg}`);
       return;
     }
@@ -102,8 +109,14 @@ export function FaultsPanel() {
       </button>
       {open ? (
         <div className="menu" role="dialog" aria-label="Fault injection" data-testid="faults-panel" style={{ width: 360, padding: 8 }}>
-          <div className="menu-head">Fault injection — applied to matching requests through the proxy, each recorded as a modification.</div>
-          {error ? <p className="err-text" data-testid="faults-error">{error}</p> : null}
+          <div className="menu-head">
+            Fault injection — applied to matching requests through the proxy, each recorded as a modification.
+          </div>
+          {error ? (
+            <p className="err-text" data-testid="faults-error">
+              {error}
+            </p>
+          ) : null}
           {rules.length === 0 && !unavailable ? <p className="muted">No rules: traffic passes untouched.</p> : null}
           <ul data-testid="faults-list" style={{ listStyle: 'none', padding: 0, margin: '6px 0' }}>
             {rules.map((r) => (
@@ -112,52 +125,60 @@ export function FaultsPanel() {
                   {matchText(r.match)} → {actionText(r.action)}
                   {r.once ? ' (once)' : ''}
                 </span>
-                <button type="button" className="btn" data-testid="fault-remove" onClick={() => void remove(r.id)} aria-label={`Remove rule ${r.id}`}>
+                <button
+                  type="button"
+                  className="btn"
+                  data-testid="fault-remove"
+                  onClick={() => void remove(r.id)}
+                  aria-label={`Remove rule ${r.id}`}
+                >
                   Remove
                 </button>
               </li>
             ))}
           </ul>
           {unavailable ? null : (
-          <form
-            data-testid="fault-form"
-            style={{ display: 'grid', gap: 4 }}
-            onSubmit={(e) => {
-              e.preventDefault();
-              void add();
-            }}
-          >
-            <label>
-              JSON-RPC method <input value={method} onChange={(e) => setMethod(e.currentTarget.value)} data-testid="fault-method" placeholder="any" />
-            </label>
-            <label>
-              Tool <input value={tool} onChange={(e) => setTool(e.currentTarget.value)} data-testid="fault-tool" placeholder="any" />
-            </label>
-            <label>
-              Path <input value={path} onChange={(e) => setPath(e.currentTarget.value)} data-testid="fault-path" placeholder="any" />
-            </label>
-            <label>
-              Action{' '}
-              <select value={type} onChange={(e) => setType(e.currentTarget.value as ActionType)} data-testid="fault-type">
-                <option value="status">answer HTTP status</option>
-                <option value="delay">delay (ms)</option>
-                <option value="drop-stream">drop SSE stream after N events</option>
-                <option value="expire-session">expire session (404)</option>
-              </select>
-            </label>
-            {needsValue ? (
+            <form
+              data-testid="fault-form"
+              style={{ display: 'grid', gap: 4 }}
+              onSubmit={(e) => {
+                e.preventDefault();
+                void add();
+              }}
+            >
               <label>
-                {type === 'status' ? 'Status (500, 502, 503, 404)' : type === 'delay' ? 'Milliseconds' : 'Events'}{' '}
-                <input value={value} onChange={(e) => setValue(e.currentTarget.value)} data-testid="fault-value" inputMode="numeric" />
+                JSON-RPC method{' '}
+                <input value={method} onChange={(e) => setMethod(e.currentTarget.value)} data-testid="fault-method" placeholder="any" />
               </label>
-            ) : null}
-            <label>
-              <input type="checkbox" checked={once} onChange={(e) => setOnce(e.currentTarget.checked)} data-testid="fault-once" /> only the next matching request
-            </label>
-            <button type="submit" className="btn btn-primary" data-testid="fault-add">
-              Add rule
-            </button>
-          </form>
+              <label>
+                Tool <input value={tool} onChange={(e) => setTool(e.currentTarget.value)} data-testid="fault-tool" placeholder="any" />
+              </label>
+              <label>
+                Path <input value={path} onChange={(e) => setPath(e.currentTarget.value)} data-testid="fault-path" placeholder="any" />
+              </label>
+              <label>
+                Action{' '}
+                <select value={type} onChange={(e) => setType(e.currentTarget.value as ActionType)} data-testid="fault-type">
+                  <option value="status">answer HTTP status</option>
+                  <option value="delay">delay (ms)</option>
+                  <option value="drop-stream">drop SSE stream after N events</option>
+                  <option value="expire-session">expire session (404)</option>
+                </select>
+              </label>
+              {needsValue ? (
+                <label>
+                  {type === 'status' ? 'Status (500, 502, 503, 404)' : type === 'delay' ? 'Milliseconds' : 'Events'}{' '}
+                  <input value={value} onChange={(e) => setValue(e.currentTarget.value)} data-testid="fault-value" inputMode="numeric" />
+                </label>
+              ) : null}
+              <label>
+                <input type="checkbox" checked={once} onChange={(e) => setOnce(e.currentTarget.checked)} data-testid="fault-once" /> only
+                the next matching request
+              </label>
+              <button type="submit" className="btn btn-primary" data-testid="fault-add">
+                Add rule
+              </button>
+            </form>
           )}
         </div>
       ) : null}

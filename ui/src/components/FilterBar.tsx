@@ -57,20 +57,49 @@ function useDebounced(value: string, commit: (v: string) => void, ms: number): [
   return [local, set, flush];
 }
 
-export function FilterBar({ filters, onChange, methods, shown, total, filtered, view, onView, searchRef, debounceMs = 180 }: FilterBarProps) {
+export function FilterBar({
+  filters,
+  onChange,
+  methods,
+  shown,
+  total,
+  filtered,
+  view,
+  onView,
+  searchRef,
+  debounceMs = 180,
+}: FilterBarProps) {
   const listId = useId();
   const [suggestions, setSuggestions] = useState<string[]>([]);
   const [method, setMethod, flushMethod] = useDebounced(filters.method, (v) => onChange({ ...filters, method: v }), debounceMs);
   const [text, setText, flushText] = useDebounced(filters.text, (v) => onChange({ ...filters, text: v }), debounceMs);
-  const [latency, setLatency, flushLatency] = useDebounced(filters.minLatencyMs ? String(filters.minLatencyMs) : '', (v) => onChange({ ...filters, minLatencyMs: Math.max(0, Number(v) || 0) }), debounceMs);
+  const [latency, setLatency, flushLatency] = useDebounced(
+    filters.minLatencyMs ? String(filters.minLatencyMs) : '',
+    (v) => onChange({ ...filters, minLatencyMs: Math.max(0, Number(v) || 0) }),
+    debounceMs,
+  );
 
   return (
     <div className="filterbar" role="toolbar" aria-label="Filters">
       <div className="segmented" role="tablist" aria-label="View">
-        <button type="button" role="tab" aria-selected={view === 'timeline'} className={view === 'timeline' ? 'active' : ''} data-testid="view-timeline" onClick={() => onView('timeline')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={view === 'timeline'}
+          className={view === 'timeline' ? 'active' : ''}
+          data-testid="view-timeline"
+          onClick={() => onView('timeline')}
+        >
           Timeline
         </button>
-        <button type="button" role="tab" aria-selected={view === 'waterfall'} className={view === 'waterfall' ? 'active' : ''} data-testid="view-waterfall" onClick={() => onView('waterfall')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={view === 'waterfall'}
+          className={view === 'waterfall' ? 'active' : ''}
+          data-testid="view-waterfall"
+          onClick={() => onView('waterfall')}
+        >
           Waterfall
         </button>
       </div>
@@ -113,12 +142,24 @@ export function FilterBar({ filters, onChange, methods, shown, total, filtered, 
           <option key={m} value={m} />
         ))}
       </datalist>
-      <select className="input select" data-testid="filter-dir" aria-label="Direction" value={filters.dir} onChange={(e) => onChange({ ...filters, dir: e.target.value as Filters['dir'] })}>
+      <select
+        className="input select"
+        data-testid="filter-dir"
+        aria-label="Direction"
+        value={filters.dir}
+        onChange={(e) => onChange({ ...filters, dir: e.target.value as Filters['dir'] })}
+      >
         <option value="">both directions</option>
         <option value="c2s">client → server</option>
         <option value="s2c">server → client</option>
       </select>
-      <select className="input select" data-testid="filter-kind" aria-label="Kind" value={filters.kind} onChange={(e) => onChange({ ...filters, kind: e.target.value as Filters['kind'] })}>
+      <select
+        className="input select"
+        data-testid="filter-kind"
+        aria-label="Kind"
+        value={filters.kind}
+        onChange={(e) => onChange({ ...filters, kind: e.target.value as Filters['kind'] })}
+      >
         <option value="">all kinds</option>
         <option value="request">requests</option>
         <option value="notification">notifications</option>
@@ -127,7 +168,12 @@ export function FilterBar({ filters, onChange, methods, shown, total, filtered, 
         <option value="log">stderr lines (stdio)</option>
       </select>
       <label className={`toggle${filters.errorsOnly ? ' on' : ''}`} title="Only rows with an error, a tool error or a protocol problem">
-        <input type="checkbox" data-testid="filter-errors" checked={filters.errorsOnly} onChange={(e) => onChange({ ...filters, errorsOnly: e.target.checked })} />
+        <input
+          type="checkbox"
+          data-testid="filter-errors"
+          checked={filters.errorsOnly}
+          onChange={(e) => onChange({ ...filters, errorsOnly: e.target.checked })}
+        />
         <span>
           Errors<span className="toggle-more"> only</span>
         </span>

@@ -58,7 +58,14 @@ export function Logo() {
     <svg className="logo" width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
       <circle cx="10.5" cy="10.5" r="7" fill="none" stroke="currentColor" strokeWidth="2.2" />
       <path d="M15.6 15.6 L21 21" stroke="currentColor" strokeWidth="2.6" strokeLinecap="round" />
-      <path d="M6.5 11.5 h2 l1.2 -3 l1.8 5.5 l1.2 -2.5 h1.8" fill="none" stroke="var(--accent)" strokeWidth="1.6" strokeLinejoin="round" strokeLinecap="round" />
+      <path
+        d="M6.5 11.5 h2 l1.2 -3 l1.8 5.5 l1.2 -2.5 h1.8"
+        fill="none"
+        stroke="var(--accent)"
+        strokeWidth="1.6"
+        strokeLinejoin="round"
+        strokeLinecap="round"
+      />
     </svg>
   );
 }
@@ -70,7 +77,13 @@ const CAPTURE_ACCEPT = '.json,.ndjson,.jsonl,.har,application/json,application/x
 function FileIcon() {
   return (
     <svg width="11" height="13" viewBox="0 0 11 13" aria-hidden="true" style={{ flex: 'none' }}>
-      <path d="M1.5 0.75 h5 l3 3 v7.75 a0.75 0.75 0 0 1 -0.75 0.75 h-7.25 a0.75 0.75 0 0 1 -0.75 -0.75 v-10 a0.75 0.75 0 0 1 0.75 -0.75 z M6.5 0.75 v3 h3" fill="none" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round" />
+      <path
+        d="M1.5 0.75 h5 l3 3 v7.75 a0.75 0.75 0 0 1 -0.75 0.75 h-7.25 a0.75 0.75 0 0 1 -0.75 -0.75 v-10 a0.75 0.75 0 0 1 0.75 -0.75 z M6.5 0.75 v3 h3"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.2"
+        strokeLinejoin="round"
+      />
     </svg>
   );
 }
@@ -98,7 +111,19 @@ function CaptureBadge({ file, kind, status, statusDetail }: { file: string; kind
   );
 }
 
-export function Header({ source = { mode: 'live' }, status, statusDetail, paused, stats, sessionsCount, exportSession, onTogglePause, onClear, onOpenFiles, busy }: HeaderProps) {
+export function Header({
+  source = { mode: 'live' },
+  status,
+  statusDetail,
+  paused,
+  stats,
+  sessionsCount,
+  exportSession,
+  onTogglePause,
+  onClear,
+  onOpenFiles,
+  busy,
+}: HeaderProps) {
   const fileRef = useRef<HTMLInputElement>(null);
   const live = source.mode === 'live';
   // Until the server says what it serves, the feed's "live" is not claimed.
@@ -144,10 +169,22 @@ export function Header({ source = { mode: 'live' }, status, statusDetail, paused
       <div className="header-actions">
         {live ? (
           <>
-            <button type="button" className={`btn${paused ? ' btn-primary' : ''}`} data-testid="pause" onClick={onTogglePause} title={paused ? 'Resume the live view' : 'Pause the live view (traffic is still recorded)'}>
+            <button
+              type="button"
+              className={`btn${paused ? ' btn-primary' : ''}`}
+              data-testid="pause"
+              onClick={onTogglePause}
+              title={paused ? 'Resume the live view' : 'Pause the live view (traffic is still recorded)'}
+            >
               {paused ? '▶ Resume' : '❚❚ Pause'}
             </button>
-            <button type="button" className="btn" data-testid="clear" onClick={onClear} title="Forget everything captured so far (POST api/clear)">
+            <button
+              type="button"
+              className="btn"
+              data-testid="clear"
+              onClick={onClear}
+              title="Forget everything captured so far (POST api/clear)"
+            >
               Clear
             </button>
           </>
@@ -202,7 +239,14 @@ function EvictedNote() {
         .then((r) => (r.ok ? (r.json() as Promise<Partial<StoreStats>>) : undefined))
         .then((s) => {
           // Only a well-formed answer counts (an older mcpscope may not have api/stats).
-          if (live && s && typeof s.evictedEvents === 'number' && typeof s.evictedSessions === 'number' && typeof s.maxEvents === 'number' && typeof s.maxBytes === 'number') {
+          if (
+            live &&
+            s &&
+            typeof s.evictedEvents === 'number' &&
+            typeof s.evictedSessions === 'number' &&
+            typeof s.maxEvents === 'number' &&
+            typeof s.maxBytes === 'number'
+          ) {
             setStats(s as StoreStats);
           }
         })

@@ -217,7 +217,13 @@ function DeepNode({ keyLabel, value, depth, comma }: { keyLabel: ReactNode; valu
   const toggle = () => setText((t) => (t ? undefined : boundedJsonText(value, Infinity)));
   return (
     <>
-      <div className="jv-line jv-collapsed jv-deep" style={{ paddingLeft: depth * 14 }} onClick={toggle} title={text ? 'Click to hide the text' : 'Click to show this part as JSON text'} data-testid="jv-deep">
+      <div
+        className="jv-line jv-collapsed jv-deep"
+        style={{ paddingLeft: depth * 14 }}
+        onClick={toggle}
+        title={text ? 'Click to hide the text' : 'Click to show this part as JSON text'}
+        data-testid="jv-deep"
+      >
         <span className="jv-gutter jv-caret">{text ? '▾' : '▸'}</span>
         {keyLabel}
         <span className="jv-punct">{Array.isArray(value) ? '[…]' : '{…}'}</span>

@@ -121,7 +121,12 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
             >
               <div className="si-line1">
                 {comparing ? (
-                  <span className={`si-pick${side ? ` side-${side}` : ''}`} data-testid="compare-pick" data-checked={side !== undefined} aria-hidden="true">
+                  <span
+                    className={`si-pick${side ? ` side-${side}` : ''}`}
+                    data-testid="compare-pick"
+                    data-checked={side !== undefined}
+                    aria-hidden="true"
+                  >
                     {side ?? ''}
                   </span>
                 ) : null}
@@ -139,7 +144,11 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                 <span className="si-time mono">{formatClock(s.startedAt)}</span>
               </div>
               {s.transport === 'stdio' && s.target ? (
-                <div className="si-command mono" data-testid="session-command" title={`The server's command line: ${escapeInvisible(s.target)}`}>
+                <div
+                  className="si-command mono"
+                  data-testid="session-command"
+                  title={`The server's command line: ${escapeInvisible(s.target)}`}
+                >
                   <span className="si-prompt" aria-hidden="true">
                     $
                   </span>{' '}
@@ -187,7 +196,11 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                     <span title="requests">{plural(s.counts.requests, 'req', 'reqs')}</span>
                   </>
                 )}
-                {s.counts.pending > 0 ? <span className="pending-text" title="requests without an answer yet">{s.counts.pending} pending</span> : null}
+                {s.counts.pending > 0 ? (
+                  <span className="pending-text" title="requests without an answer yet">
+                    {s.counts.pending} pending
+                  </span>
+                ) : null}
                 {s.counts.errors > 0 ? (
                   <span className="err-text" title="errors, tool errors and protocol mistakes">
                     {plural(s.counts.errors, 'error')}

@@ -9,7 +9,20 @@ import type { CallRow, Row } from '../state/types.js';
 import { isAtBottom, keepInView, scrollToReveal, visibleRange } from '../state/virtual.js';
 import { formatBytes, formatClock, formatMs, jsonText } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
-import { STATUS_LABEL, callGist, httpGist, httpTitle, notificationGist, rowDepth, rowDir, rowMethod, rowName, rowSize, rowStatus, rowTs } from './row-info.js';
+import {
+  STATUS_LABEL,
+  callGist,
+  httpGist,
+  httpTitle,
+  notificationGist,
+  rowDepth,
+  rowDir,
+  rowMethod,
+  rowName,
+  rowSize,
+  rowStatus,
+  rowTs,
+} from './row-info.js';
 import { useElementSize } from './use-element-size.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
@@ -154,7 +167,15 @@ export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = fa
         <span className="c-latency">Latency</span>
         <span className="c-size">Size</span>
       </div>
-      <div className="tl-viewport" ref={viewportRef} onScroll={onScroll} data-testid="timeline-viewport" tabIndex={0} role="grid" aria-rowcount={count}>
+      <div
+        className="tl-viewport"
+        ref={viewportRef}
+        onScroll={onScroll}
+        data-testid="timeline-viewport"
+        tabIndex={0}
+        role="grid"
+        aria-rowcount={count}
+      >
         <div className="tl-spacer" style={{ height: range.totalHeight }}>
           <div className="tl-window" style={{ transform: `translateY(${range.offsetTop}px)` }}>
             {slice.map((row, i) => (
@@ -189,7 +210,9 @@ function EmptyTimeline() {
   return (
     <div className="tl-empty">
       <div className="tl-empty-title">No traffic yet</div>
-      <div className="tl-empty-text">Point your MCP client at the proxy URL mcpscope printed; every JSON-RPC frame shows up here as it crosses the wire.</div>
+      <div className="tl-empty-text">
+        Point your MCP client at the proxy URL mcpscope printed; every JSON-RPC frame shows up here as it crosses the wire.
+      </div>
     </div>
   );
 }
@@ -239,7 +262,9 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
       <span className="c-time mono">{formatClock(ts)}</span>
       <span
         className={`c-dir dir-${dir ?? (row.type === 'log' ? 'log' : 'none')}`}
-        title={dir === 'c2s' ? 'client → server' : dir === 's2c' ? 'server → client' : row.type === 'log' ? "the server process's stderr" : ''}
+        title={
+          dir === 'c2s' ? 'client → server' : dir === 's2c' ? 'server → client' : row.type === 'log' ? "the server process's stderr" : ''
+        }
       >
         {dir === 'c2s' ? '→' : dir === 's2c' ? '←' : row.type === 'log' ? '⋯' : '!'}
       </span>
@@ -272,7 +297,8 @@ function statusTitle(row: Row): string {
     if (err) return `${err.code} ${err.message}${err.meaning ? `\n${err.meaning}` : ''}`;
     if (row.status === 'tool-error') return 'The tool ran and reported a failure (isError: true).';
     if (row.status === 'cancelled') return 'The request was cancelled (notifications/cancelled).';
-    if (row.httpStatus !== undefined && !row.response) return `The server answered HTTP ${row.httpStatus} and no JSON-RPC response: the request was refused before it reached MCP (an authorization challenge, an expired session…). The HTTP tab of its detail shows why.`;
+    if (row.httpStatus !== undefined && !row.response)
+      return `The server answered HTTP ${row.httpStatus} and no JSON-RPC response: the request was refused before it reached MCP (an authorization challenge, an expired session…). The HTTP tab of its detail shows why.`;
     if (row.status === 'pending') return 'Waiting for the response.';
     return 'Answered with a result.';
   }
@@ -282,7 +308,8 @@ function statusTitle(row: Row): string {
     const x = row.exchange;
     return x.error ?? (x.status !== undefined ? `HTTP ${x.status}` : 'Waiting for the response.');
   }
-  if (row.type === 'orphan') return row.message.error ? `${row.message.error.code} ${row.message.error.message}` : 'A message that matched no request.';
+  if (row.type === 'orphan')
+    return row.message.error ? `${row.message.error.code} ${row.message.error.message}` : 'A message that matched no request.';
   return '';
 }
 
@@ -320,7 +347,10 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
     } else if (row.message.error) gist = `${row.message.error.code} ${row.message.error.message}`;
     else gist = 'matched no request';
   }
-  const nestedTag = depth > 0 && row.type !== 'problem' && row.type !== 'http' ? <span className="tag tag-dir">{row.dir === 's2c' ? 'server→client' : 'client→server'}</span> : null;
+  const nestedTag =
+    depth > 0 && row.type !== 'problem' && row.type !== 'http' ? (
+      <span className="tag tag-dir">{row.dir === 's2c' ? 'server→client' : 'client→server'}</span>
+    ) : null;
   return (
     <span className={`c-method${depth ? ' indent' : ''}`}>
       {depth ? <span className="connector" aria-hidden="true" /> : null}
@@ -367,7 +397,12 @@ function ProgressCell({ row }: { row: CallRow }) {
   const pct = total && total > 0 ? Math.max(0, Math.min(1, last.progress / total)) : undefined;
   const text = progressText(last);
   return (
-    <span className="row-progress" data-testid="row-progress" data-progress={text} title={last.message ? `${text} · ${last.message}` : text}>
+    <span
+      className="row-progress"
+      data-testid="row-progress"
+      data-progress={text}
+      title={last.message ? `${text} · ${last.message}` : text}
+    >
       <span className={`pbar${pct === undefined ? ' indeterminate' : ''}${row.status !== 'pending' ? ' done' : ''}`}>
         <span className="pbar-fill" style={{ width: pct === undefined ? '100%' : `${pct * 100}%` }} />
       </span>

@@ -49,7 +49,13 @@ function Toast({ notice, onDismiss }: { notice: Notice; onDismiss(id: number): v
     return disarm;
     // Re-armed when the notice is replaced (same id, new content).
   }, [notice]);
-  const icon = notice.busy ? <span className="spinner" aria-hidden="true" /> : <span className="toast-icon" aria-hidden="true">{notice.kind === 'ok' ? '✓' : notice.kind === 'info' ? 'i' : '!'}</span>;
+  const icon = notice.busy ? (
+    <span className="spinner" aria-hidden="true" />
+  ) : (
+    <span className="toast-icon" aria-hidden="true">
+      {notice.kind === 'ok' ? '✓' : notice.kind === 'info' ? 'i' : '!'}
+    </span>
+  );
   return (
     <div
       className={`toast toast-${notice.kind}`}

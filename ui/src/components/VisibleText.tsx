@@ -33,7 +33,12 @@ export function Vis({ text, multiline }: { text: string | undefined; multiline?:
 export function InvisibleMark({ texts, options }: { texts: readonly (string | undefined)[]; options?: VisibleOptions }): ReactNode {
   if (!texts.some((t) => hasInvisible(t, options))) return null;
   return (
-    <span className="invisible-mark" data-testid="invisible-mark" title="This name holds invisible characters (shown as ⟨U+…⟩ badges): it may not be what it looks like." aria-label="holds invisible characters">
+    <span
+      className="invisible-mark"
+      data-testid="invisible-mark"
+      title="This name holds invisible characters (shown as ⟨U+…⟩ badges): it may not be what it looks like."
+      aria-label="holds invisible characters"
+    >
       ⚠
     </span>
   );

@@ -112,7 +112,10 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
   const labelNeed = useMemo(() => {
     let chars = 0;
     for (const { lane } of layout.lanes) {
-      const n = shownLength(lane.label) + (lane.call ? shownLength(lane.call) + 1 : 0) + (!sessionId && lane.sessionId ? shownLength(lane.sessionId) + 3 : 0);
+      const n =
+        shownLength(lane.label) +
+        (lane.call ? shownLength(lane.call) + 1 : 0) +
+        (!sessionId && lane.sessionId ? shownLength(lane.sessionId) + 3 : 0);
       if (n > chars) chars = n;
     }
     return 22 + chars * LANE_CHAR_W;
@@ -235,8 +238,8 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
           {layout.lanes.length} lanes · {layout.streams} streams · {layout.calls} calls · {formatMs(duration)}
         </span>
         <span className="wf-legend">
-          <i className="lg st-ok" /> ok <i className="lg st-error" /> error <i className="lg st-tool-error" /> tool error <i className="lg st-cancelled" /> cancelled{' '}
-          <i className="lg st-pending" /> pending <i className="lg-tick" /> progress
+          <i className="lg st-ok" /> ok <i className="lg st-error" /> error <i className="lg st-tool-error" /> tool error{' '}
+          <i className="lg st-cancelled" /> cancelled <i className="lg st-pending" /> pending <i className="lg-tick" /> progress
         </span>
         <span className="spacer" />
         <span className="btn-group">
@@ -259,8 +262,17 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
         </span>
       </div>
       <div className="wf-scroll" ref={scrollRef} onScroll={onScroll} onWheel={onWheel} data-testid="waterfall-scroll">
-        <div className="wf-canvas" style={{ width: LABEL_W + plotW + PLOT_PAD, height: AXIS_H + layout.totalHeight, ['--wf-label-w' as string]: `${LABEL_W}px` }}>
-          <div className="wf-axis" data-testid="waterfall-axis" data-start={start} data-end={end} style={{ width: LABEL_W + plotW + PLOT_PAD }}>
+        <div
+          className="wf-canvas"
+          style={{ width: LABEL_W + plotW + PLOT_PAD, height: AXIS_H + layout.totalHeight, ['--wf-label-w' as string]: `${LABEL_W}px` }}
+        >
+          <div
+            className="wf-axis"
+            data-testid="waterfall-axis"
+            data-start={start}
+            data-end={end}
+            style={{ width: LABEL_W + plotW + PLOT_PAD }}
+          >
             <div className="wf-axis-label">{sessionId ? `session ${sessionId}` : 'all sessions'}</div>
             {ticks.map((t) => (
               <div key={t} className="wf-tick" style={{ left: x(start + t) }}>
@@ -315,7 +327,20 @@ interface LaneProps {
   onSelect(key: string): void;
 }
 
-function WaterfallLane({ layout: l, showSession, x, pxPerMs, t0, t1, end, labelRight, plotRight, selectedKey, store, onSelect }: LaneProps) {
+function WaterfallLane({
+  layout: l,
+  showSession,
+  x,
+  pxPerMs,
+  t0,
+  t1,
+  end,
+  labelRight,
+  plotRight,
+  selectedKey,
+  store,
+  onSelect,
+}: LaneProps) {
   const { lane } = l;
   // Bars in the visible window with their geometry; a label goes inside a bar wide enough for
   // it, else after it when there is room before the next bar on its track, else before it when
@@ -357,7 +382,12 @@ function WaterfallLane({ layout: l, showSession, x, pxPerMs, t0, t1, end, labelR
       const most = Math.max(inside, after, before);
       if (most < MIN_LABEL_ROOM) return undefined;
       const text = labelTexts(bar.label).at(-1)!;
-      label = most === inside ? { side: 'inside', text, width: inside } : most === after ? { side: 'after', text, width: after } : { side: 'before', text, width: before };
+      label =
+        most === inside
+          ? { side: 'inside', text, width: inside }
+          : most === after
+            ? { side: 'after', text, width: after }
+            : { side: 'before', text, width: before };
     }
     if (label.side === 'after') usedRight.set(track, left + width + 4 + label.width);
     return label;
@@ -387,7 +417,9 @@ function WaterfallLane({ layout: l, showSession, x, pxPerMs, t0, t1, end, labelR
           ) : null}
         </span>
       </div>
-      {lane.streams.map((s) => (s.carrier && s.carrier !== 'post-json' && s.start > 0 ? <LaneExtent key={s.key} lane={s} x={x} end={end} t0={t0} t1={t1} /> : null))}
+      {lane.streams.map((s) =>
+        s.carrier && s.carrier !== 'post-json' && s.start > 0 ? <LaneExtent key={s.key} lane={s} x={x} end={end} t0={t0} t1={t1} /> : null,
+      )}
       {drawn.map(({ bar, track, left, width }, i) => {
         const top = LANE_PAD / 2 + track * TRACK_H;
         return (
@@ -462,7 +494,11 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
           className={`wf-bar-beside ${label.side}${selected ? ' selected' : ''}`}
           data-testid="waterfall-bar-label"
           data-key={bar.key}
-          style={label.side === 'after' ? { left: left + width + 4, top: barTop, maxWidth: label.width } : { left: left - 4 - label.width, top: barTop, width: label.width }}
+          style={
+            label.side === 'after'
+              ? { left: left + width + 4, top: barTop, maxWidth: label.width }
+              : { left: left - 4 - label.width, top: barTop, width: label.width }
+          }
           title={title}
           onClick={select}
         >

@@ -234,7 +234,10 @@ export function callGist(row: Extract<Row, { type: 'call' }>): string {
 export function rowKeysForMessage(m: MessageEvent): string[] {
   const keys: string[] = [];
   if (m.kind === 'request') keys.push(`c${m.seq}`);
-  if (m.pair !== undefined && (m.kind === 'response' || m.kind === 'error' || m.method === 'notifications/progress' || m.method === 'notifications/cancelled')) {
+  if (
+    m.pair !== undefined &&
+    (m.kind === 'response' || m.kind === 'error' || m.method === 'notifications/progress' || m.method === 'notifications/cancelled')
+  ) {
     keys.push(`c${m.pair}`);
   }
   if (m.replayOf !== undefined) keys.push(...rowKeysForMessage({ ...m, seq: m.replayOf, replayOf: undefined }));
@@ -250,8 +253,14 @@ export function dirLabel(dir: 'c2s' | 's2c'): string {
 export const CARRIER_TEXT: Record<string, { short: string; long: string }> = {
   'post-body': { short: 'POST body', long: 'Sent by the client in the body of an HTTP POST.' },
   'post-json': { short: 'JSON answer', long: 'The server answered the HTTP POST with a plain JSON body.' },
-  'post-sse': { short: 'POST event stream', long: 'The server answered the HTTP POST with an SSE event stream (post-sse); messages for that request travel on it.' },
-  'get-sse': { short: 'GET event stream', long: 'The SSE event stream the client opened with an HTTP GET (get-sse): the server sends messages on it without a request.' },
+  'post-sse': {
+    short: 'POST event stream',
+    long: 'The server answered the HTTP POST with an SSE event stream (post-sse); messages for that request travel on it.',
+  },
+  'get-sse': {
+    short: 'GET event stream',
+    long: 'The SSE event stream the client opened with an HTTP GET (get-sse): the server sends messages on it without a request.',
+  },
   'legacy-sse': { short: 'legacy event stream', long: 'The event stream of the legacy HTTP+SSE transport (2024-11-05, legacy-sse).' },
   stdio: { short: 'stdio', long: "A line on the server process's stdin or stdout (stdio transport)." },
 };

@@ -55,7 +55,11 @@ export async function loadServerInfo(): Promise<ServerInfo> {
     if (!res.ok) return { mode: 'live' };
     const body = (await res.json()) as Partial<{ mode: string; file: unknown; kind: unknown }>;
     if (body.mode === 'capture') {
-      return { mode: 'capture', file: typeof body.file === 'string' ? body.file : 'saved capture', kind: typeof body.kind === 'string' ? body.kind : undefined };
+      return {
+        mode: 'capture',
+        file: typeof body.file === 'string' ? body.file : 'saved capture',
+        kind: typeof body.kind === 'string' ? body.kind : undefined,
+      };
     }
     return { mode: 'live' };
   } catch {

@@ -317,7 +317,14 @@ export class FeedClient {
           return;
         }
         this.lastInstance = msg.instance;
-        this._hello = { schemaVersion: msg.schemaVersion, version: msg.version, showSecrets: msg.showSecrets, instance: msg.instance, firstSeq: msg.firstSeq, lastSeq: msg.lastSeq };
+        this._hello = {
+          schemaVersion: msg.schemaVersion,
+          version: msg.version,
+          showSecrets: msg.showSecrets,
+          instance: msg.instance,
+          firstSeq: msg.firstSeq,
+          lastSeq: msg.lastSeq,
+        };
         this.attempt = 0;
         this.setConn('live');
         return;

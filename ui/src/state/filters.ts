@@ -65,7 +65,12 @@ function messageHasText(m: MessageEvent | undefined, needle: string, store: Time
 function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
   switch (row.type) {
     case 'call': {
-      if (messageHasText(row.request, needle, store) || messageHasText(row.response, needle, store) || messageHasText(row.cancel, needle, store)) return true;
+      if (
+        messageHasText(row.request, needle, store) ||
+        messageHasText(row.response, needle, store) ||
+        messageHasText(row.cancel, needle, store)
+      )
+        return true;
       for (const p of row.progress) if (messageHasText(p, needle, store)) return true;
       return false;
     }
@@ -74,12 +79,21 @@ function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
       return messageHasText(row.message, needle, store);
     case 'problem': {
       const e = row.event;
-      return e.code.toLowerCase().includes(needle) || e.text.toLowerCase().includes(needle) || (e.raw !== undefined && e.raw.toLowerCase().includes(needle));
+      return (
+        e.code.toLowerCase().includes(needle) ||
+        e.text.toLowerCase().includes(needle) ||
+        (e.raw !== undefined && e.raw.toLowerCase().includes(needle))
+      );
     }
     case 'http': {
       const x = row.exchange;
       const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(needle);
-      return has(`${x.method} ${x.url} ${x.status ?? ''}`) || x.hints.some((h) => has(h.text) || has(h.code)) || has(x.requestPreview) || has(x.responsePreview);
+      return (
+        has(`${x.method} ${x.url} ${x.status ?? ''}`) ||
+        x.hints.some((h) => has(h.text) || has(h.code)) ||
+        has(x.requestPreview) ||
+        has(x.responsePreview)
+      );
     }
     case 'log':
       return row.event.text.toLowerCase().includes(needle);
@@ -120,7 +134,14 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
 
   if (f.dir !== '') {
     // Problems and stderr lines have no direction.
-    const dir = row.type === 'call' ? row.request.dir : row.type === 'problem' || row.type === 'log' ? undefined : row.type === 'http' ? row.dir : row.message.dir;
+    const dir =
+      row.type === 'call'
+        ? row.request.dir
+        : row.type === 'problem' || row.type === 'log'
+          ? undefined
+          : row.type === 'http'
+            ? row.dir
+            : row.message.dir;
     if (dir !== f.dir) return false;
   }
 
@@ -147,7 +168,12 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
   }
 
   if (f.method !== '') {
-    const method = row.type === 'call' ? row.request.method : row.type === 'problem' || row.type === 'http' || row.type === 'log' ? undefined : row.message.method;
+    const method =
+      row.type === 'call'
+        ? row.request.method
+        : row.type === 'problem' || row.type === 'http' || row.type === 'log'
+          ? undefined
+          : row.message.method;
     if (method === undefined || !method.toLowerCase().includes(f.method)) return false;
   }
 

@@ -218,12 +218,19 @@ export function curlFor(exchange: ExchangeInfo, body: string | undefined, origin
     }
   }
   if (redacted.length > 0) {
-    lines.push(`# mcpscope redacted the value of ${[...new Set(redacted)].join(', ')}: replace [redacted] with the real value before running.`);
+    lines.push(
+      `# mcpscope redacted the value of ${[...new Set(redacted)].join(', ')}: replace [redacted] with the real value before running.`,
+    );
   }
   const base = origin.replace(/\/+$/, '');
   const path = exchange.url.startsWith('/') ? exchange.url : `/${exchange.url}`;
   const method = (exchange.method || 'GET').toUpperCase();
-  const sse = exchange.responseType === 'text/event-stream' || exchange.carrier === 'post-sse' || exchange.carrier === 'get-sse' || exchange.carrier === 'legacy-sse' || (method === 'GET' && acceptsEventStream);
+  const sse =
+    exchange.responseType === 'text/event-stream' ||
+    exchange.carrier === 'post-sse' ||
+    exchange.carrier === 'get-sse' ||
+    exchange.carrier === 'legacy-sse' ||
+    (method === 'GET' && acceptsEventStream);
   const args: string[] = ['curl'];
   if (sse) args.push('-N');
   const hasBody = body !== undefined && body !== '';

@@ -22,7 +22,12 @@ export type ImportOutcome = ({ ok: true } & ImportResult) | { ok: false; error: 
 /** The server refuses larger bodies (IMPORT_BODY_LIMIT in proxy/fixtures/routes.ts). */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
-const KIND_LABEL: Record<string, string> = { fixture: 'a fixture', ndjson: 'an NDJSON event log', events: 'an event list', har: 'a HAR file' };
+const KIND_LABEL: Record<string, string> = {
+  fixture: 'a fixture',
+  ndjson: 'an NDJSON event log',
+  events: 'an event list',
+  har: 'a HAR file',
+};
 
 /** "a fixture", "a HAR file"… */
 export function kindLabel(kind: string): string {
@@ -35,7 +40,10 @@ function plural(n: number, word: string): string {
 
 /** "1 session (s1-i1), 42 events from a fixture". */
 export function describeImport(r: ImportResult): string {
-  const sessions = r.sessions.length === 0 ? 'no session' : `${plural(r.sessions.length, 'session')} (${r.sessions.slice(0, 3).join(', ')}${r.sessions.length > 3 ? ', …' : ''})`;
+  const sessions =
+    r.sessions.length === 0
+      ? 'no session'
+      : `${plural(r.sessions.length, 'session')} (${r.sessions.slice(0, 3).join(', ')}${r.sessions.length > 3 ? ', …' : ''})`;
   return `${sessions}, ${plural(r.events, 'event')} from ${kindLabel(r.kind)}`;
 }
 
@@ -50,12 +58,14 @@ async function errorOf(res: Response): Promise<string> {
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown; statusCode?: unknown };
     // Fastify's own errors put a generic phrase in `error` and the detail in `message`.
-    if (typeof body.message === 'string' && body.message !== '') return res.status === 413 ? `The file is too large for mcpscope to import (${body.message}).` : body.message;
+    if (typeof body.message === 'string' && body.message !== '')
+      return res.status === 413 ? `The file is too large for mcpscope to import (${body.message}).` : body.message;
     if (typeof body.error === 'string' && body.error !== '') return body.error;
   } catch {
     /* not JSON */
   }
-  if (res.status === 401 || res.status === 403) return `mcpscope refused the upload (HTTP ${res.status}): reload the page with the link mcpscope printed.`;
+  if (res.status === 401 || res.status === 403)
+    return `mcpscope refused the upload (HTTP ${res.status}): reload the page with the link mcpscope printed.`;
   return `mcpscope answered HTTP ${res.status}${text && text.length < 200 ? `: ${text.trim()}` : ''}.`;
 }
 
@@ -85,7 +95,11 @@ export async function importCaptureText(text: string, fetchImpl: typeof fetch = 
 /** Reads a dropped or picked file and imports it. */
 export async function importCaptureFile(file: Blob & { name?: string }, fetchImpl: typeof fetch = fetch): Promise<ImportOutcome> {
   if (file.size === 0) return { ok: false, error: 'The file is empty.' };
-  if (file.size > MAX_IMPORT_BYTES) return { ok: false, error: `The file is ${Math.round(file.size / (1024 * 1024))} MB; mcpscope imports captures up to ${MAX_IMPORT_BYTES / (1024 * 1024)} MB (use \`mcpscope open FILE\` for larger ones).` };
+  if (file.size > MAX_IMPORT_BYTES)
+    return {
+      ok: false,
+      error: `The file is ${Math.round(file.size / (1024 * 1024))} MB; mcpscope imports captures up to ${MAX_IMPORT_BYTES / (1024 * 1024)} MB (use \`mcpscope open FILE\` for larger ones).`,
+    };
   let text: string;
   try {
     text = await file.text();

@@ -254,7 +254,12 @@ export function diffSessions(store: TimelineStore, leftId: string, rightId: stri
 
 function identity(call: CallRow, occurrence: number): Pick<DiffRow, 'id' | 'dir' | 'method' | 'name' | 'occurrence'> {
   const method = call.request.method ?? '(no method)';
-  const out: Pick<DiffRow, 'id' | 'dir' | 'method' | 'name' | 'occurrence'> = { id: `${alignKey(call)} #${occurrence}`, dir: call.dir, method, occurrence };
+  const out: Pick<DiffRow, 'id' | 'dir' | 'method' | 'name' | 'occurrence'> = {
+    id: `${alignKey(call)} #${occurrence}`,
+    dir: call.dir,
+    method,
+    occurrence,
+  };
   if (call.request.name !== undefined) out.name = call.request.name;
   return out;
 }
@@ -317,7 +322,8 @@ function comparePair(a: CallRow, b: CallRow, ignore: ReadonlySet<string>, option
   const notes: string[] = [];
   const diff = (x: unknown, y: unknown) => diffJson(x, y, { ignoreKeys: ignore, ignoreVolatile: true });
 
-  if (a.status !== b.status) changes.push({ path: 'status', kind: 'changed', before: a.status, after: b.status, text: `status: ${a.status} → ${b.status}` });
+  if (a.status !== b.status)
+    changes.push({ path: 'status', kind: 'changed', before: a.status, after: b.status, text: `status: ${a.status} → ${b.status}` });
 
   const reqA = payload(a.request, options, missing, notes, 'left request');
   const reqB = payload(b.request, options, missing, notes, 'right request');

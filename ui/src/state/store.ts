@@ -15,8 +15,28 @@
  *   the rows that changed), the waterfall (`waterfall`, waterfall.ts) and the SSE stream table
  *   (`streamOf`, stream-table.ts). This module holds the events, sessions, exchanges and rows.
  */
-import type { ExchangeInfo, LogEvent, McpscopeEvent, MessageEvent, ModificationEvent, ProblemEvent, SessionInfo } from '../../../proxy/model/events.js';
-import type { CallRow, Filters, HttpRow, LogRow, NotificationRow, OrphanRow, ProblemRow, Row, StoreStats, StreamEntry, Waterfall } from './types.js';
+import type {
+  ExchangeInfo,
+  LogEvent,
+  McpscopeEvent,
+  MessageEvent,
+  ModificationEvent,
+  ProblemEvent,
+  SessionInfo,
+} from '../../../proxy/model/events.js';
+import type {
+  CallRow,
+  Filters,
+  HttpRow,
+  LogRow,
+  NotificationRow,
+  OrphanRow,
+  ProblemRow,
+  Row,
+  StoreStats,
+  StreamEntry,
+  Waterfall,
+} from './types.js';
 import { MEMO_INIT, VisibleList } from './visible-list.js';
 import { SSE_CARRIERS, streamEntries, type ExchangeBucket } from './stream-table.js';
 import { WaterfallBuilder } from './waterfall.js';
@@ -309,7 +329,15 @@ export class TimelineStore {
       case 'problem': {
         this._problems.push(e);
         if (e.exchangeId !== undefined) this.bucket(e.exchangeId).problems.push(e);
-        const row = { type: 'problem', key: `p${e.seq}`, seq: e.seq, sessionId: e.sessionId ?? this.sessionOfExchange(e.exchangeId), event: e, rev: 0, ...MEMO_INIT } as ProblemRow;
+        const row = {
+          type: 'problem',
+          key: `p${e.seq}`,
+          seq: e.seq,
+          sessionId: e.sessionId ?? this.sessionOfExchange(e.exchangeId),
+          event: e,
+          rev: 0,
+          ...MEMO_INIT,
+        } as ProblemRow;
         this.addTopLevel(row);
         break;
       }
@@ -434,7 +462,16 @@ export class TimelineStore {
           return;
         }
         // No request to fold into (unknown id, or a second answer): show it on its own.
-        const row = { type: 'orphan', key: `o${m.seq}`, seq: m.seq, sessionId: m.sessionId, dir: m.dir, message: m, rev: 0, ...MEMO_INIT } as OrphanRow;
+        const row = {
+          type: 'orphan',
+          key: `o${m.seq}`,
+          seq: m.seq,
+          sessionId: m.sessionId,
+          dir: m.dir,
+          message: m,
+          rev: 0,
+          ...MEMO_INIT,
+        } as OrphanRow;
         this.rowKeyByMessage.set(m.seq, row.key);
         this.addTopLevel(row);
         return;
@@ -457,7 +494,17 @@ export class TimelineStore {
             return;
           }
         }
-        const row = { type: 'notification', key: `n${m.seq}`, seq: m.seq, sessionId: m.sessionId, dir: m.dir, message: m, rev: 0, parentKey: undefined, ...MEMO_INIT } as NotificationRow;
+        const row = {
+          type: 'notification',
+          key: `n${m.seq}`,
+          seq: m.seq,
+          sessionId: m.sessionId,
+          dir: m.dir,
+          message: m,
+          rev: 0,
+          parentKey: undefined,
+          ...MEMO_INIT,
+        } as NotificationRow;
         this.rowKeyByMessage.set(m.seq, row.key);
         this.place(row, m);
         return;
@@ -553,7 +600,13 @@ export class TimelineStore {
     if (this.statsCache?.version !== this._version) {
       this.statsCache = {
         version: this._version,
-        value: { rows: this.rowByKey.size, messages: this.messagesBySeq.size, events: this.log.length, dropped: this.droppedCount, refetched: this.refetchedCount },
+        value: {
+          rows: this.rowByKey.size,
+          messages: this.messagesBySeq.size,
+          events: this.log.length,
+          dropped: this.droppedCount,
+          refetched: this.refetchedCount,
+        },
       };
     }
     return this.statsCache.value;

@@ -19,7 +19,13 @@ function finite(n: number, fallback = 0): number {
 }
 
 /** The rows in view plus `overscan` rows above and below (default 8), clamped to the list. */
-export function visibleRange(o: { scrollTop: number; viewportHeight: number; rowHeight: number; count: number; overscan?: number }): VisibleRange {
+export function visibleRange(o: {
+  scrollTop: number;
+  viewportHeight: number;
+  rowHeight: number;
+  count: number;
+  overscan?: number;
+}): VisibleRange {
   const count = Math.max(0, Math.floor(finite(o.count)));
   const rowHeight = finite(o.rowHeight) > 0 ? o.rowHeight : 1;
   const totalHeight = count * rowHeight;

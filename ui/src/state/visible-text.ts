@@ -95,7 +95,8 @@ const NAMED: Record<number, string> = {
 
 const hex = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 
-const isVariationSelector = (cp: number) => (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0100 && cp <= 0xe01ef) || (cp >= 0x180b && cp <= 0x180d) || cp === 0x180f;
+const isVariationSelector = (cp: number) =>
+  (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0100 && cp <= 0xe01ef) || (cp >= 0x180b && cp <= 0x180d) || cp === 0x180f;
 const isTag = (cp: number) => cp >= 0xe0000 && cp <= 0xe007f;
 
 /** Why a code point is drawn as a badge, or undefined when it is an ordinary character. */
@@ -137,7 +138,7 @@ interface Unit {
 
 function codePoints(text: string): Unit[] {
   const out: Unit[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
       const d = text.charCodeAt(i + 1);
@@ -194,7 +195,7 @@ export function visibleParts(text: string, options: VisibleOptions = {}): Visibl
   const flush = (to: number) => {
     if (to > plainFrom) parts.push(text.slice(plainFrom, to));
   };
-  for (let i = 0; i < units.length; ) {
+  for (let i = 0; i < units.length;) {
     const u = units[i];
     const what = describeInvisible(u.cp);
     if (what === undefined || allowedHere(units, i, multiline)) {

@@ -215,7 +215,9 @@ export class WaterfallBuilder {
     const src = this.src;
     const set = src.streamExchanges().get(sessionId);
     let found: string | undefined;
-    if (set) for (const xid of set) if (src.exchanges.get(xid)?.carrier === 'legacy-sse' || src.messagesOf(xid)?.some((m) => m.carrier === 'legacy-sse')) found = xid;
+    if (set)
+      for (const xid of set)
+        if (src.exchanges.get(xid)?.carrier === 'legacy-sse' || src.messagesOf(xid)?.some((m) => m.carrier === 'legacy-sse')) found = xid;
     if (found !== undefined) return found;
     for (const x of src.exchanges.values()) if (x.sessionId === sessionId && x.carrier === 'legacy-sse') found = x.id;
     return found;
@@ -225,7 +227,15 @@ export class WaterfallBuilder {
   private streamLane(xid: string, sid: string, carrier: Carrier | undefined): LaneSlot {
     let slot = this.laneCache.get(xid);
     if (!slot) {
-      slot = { key: xid, lane: this.makeStreamLane(xid, sid, carrier), stamp: 0, stale: false, extStart: Infinity, extEnd: -Infinity, open: false };
+      slot = {
+        key: xid,
+        lane: this.makeStreamLane(xid, sid, carrier),
+        stamp: 0,
+        stale: false,
+        extStart: Infinity,
+        extEnd: -Infinity,
+        open: false,
+      };
       this.laneCache.set(xid, slot);
     } else if (carrier !== undefined && slot.lane.carrier !== carrier) {
       // A lane made before the stream was known (a pending POST) is upgraded once it is.
@@ -259,7 +269,15 @@ export class WaterfallBuilder {
   private plainLane(key: string, sessionId: string, label: string, carrier: Carrier | undefined): LaneSlot {
     let slot = this.laneCache.get(key);
     if (!slot) {
-      slot = { key, lane: { key, sessionId, label, start: Infinity, carrier }, stamp: 0, stale: false, extStart: Infinity, extEnd: -Infinity, open: false };
+      slot = {
+        key,
+        lane: { key, sessionId, label, start: Infinity, carrier },
+        stamp: 0,
+        stale: false,
+        extStart: Infinity,
+        extEnd: -Infinity,
+        open: false,
+      };
       this.laneCache.set(key, slot);
     }
     return slot;

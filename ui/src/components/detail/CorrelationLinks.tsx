@@ -10,14 +10,24 @@ import { Vis } from '../VisibleText.js';
 import { exchangeTitle, rowKeysForMessage, seqTitle } from '../row-info.js';
 import { findRowKey } from './shared.js';
 
-
-export function CorrelationLinks({ store, row, onSelect, onSection }: { store: TimelineStore; row: Row; onSelect(key: string): void; onSection(id: string): void }) {
+export function CorrelationLinks({
+  store,
+  row,
+  onSelect,
+  onSection,
+}: {
+  store: TimelineStore;
+  row: Row;
+  onSelect(key: string): void;
+  onSection(id: string): void;
+}) {
   const links: ReactNode[] = [];
   const parentKey = row.type === 'call' || row.type === 'notification' ? row.parentKey : undefined;
   if (parentKey && store.row(parentKey)) {
     links.push(
       <button key="parent" type="button" className="chip" onClick={() => onSelect(parentKey)} data-link="parent">
-        ↖ parent call <span className="chip-sub">
+        ↖ parent call{' '}
+        <span className="chip-sub">
           <Vis text={rowTitleSafe(store, parentKey)} />
         </span>
       </button>,
@@ -25,13 +35,27 @@ export function CorrelationLinks({ store, row, onSelect, onSection }: { store: T
   }
   if (row.type === 'call') {
     links.push(
-      <button key="req" type="button" className="chip" onClick={() => onSection('request')} data-link="request" title={`Show the request. ${seqTitle(row.request.seq)}`}>
+      <button
+        key="req"
+        type="button"
+        className="chip"
+        onClick={() => onSection('request')}
+        data-link="request"
+        title={`Show the request. ${seqTitle(row.request.seq)}`}
+      >
         request #{row.request.seq}
       </button>,
     );
     if (row.response) {
       links.push(
-        <button key="res" type="button" className="chip" onClick={() => onSection('response')} data-link="response" title={`Show the ${row.response.kind === 'error' ? 'error' : 'response'}. ${seqTitle(row.response.seq)}`}>
+        <button
+          key="res"
+          type="button"
+          className="chip"
+          onClick={() => onSection('response')}
+          data-link="response"
+          title={`Show the ${row.response.kind === 'error' ? 'error' : 'response'}. ${seqTitle(row.response.seq)}`}
+        >
           {row.response.kind === 'error' ? 'error' : 'response'} #{row.response.seq}
         </button>,
       );
@@ -45,7 +69,14 @@ export function CorrelationLinks({ store, row, onSelect, onSection }: { store: T
     }
     if (row.cancel) {
       links.push(
-        <button key="cancel" type="button" className="chip chip-warn" onClick={() => onSection('cancel')} data-link="cancel" title={`Show the cancellation. ${seqTitle(row.cancel.seq)}`}>
+        <button
+          key="cancel"
+          type="button"
+          className="chip chip-warn"
+          onClick={() => onSection('cancel')}
+          data-link="cancel"
+          title={`Show the cancellation. ${seqTitle(row.cancel.seq)}`}
+        >
           cancelled #{row.cancel.seq}
         </button>,
       );
@@ -61,11 +92,13 @@ export function CorrelationLinks({ store, row, onSelect, onSection }: { store: T
     const m = row.message;
     if (m.pair !== undefined) {
       const target = findRowKey(store, [`c${m.pair}`]);
-      const what = m.method === 'notifications/cancelled' ? 'cancelled request' : m.method === 'notifications/progress' ? 'progress of' : 'request';
+      const what =
+        m.method === 'notifications/cancelled' ? 'cancelled request' : m.method === 'notifications/progress' ? 'progress of' : 'request';
       if (target) {
         links.push(
           <button key="pair" type="button" className="chip" onClick={() => onSelect(target)} data-link="pair">
-            → {what} <span className="chip-sub">
+            → {what}{' '}
+            <span className="chip-sub">
               <Vis text={rowTitleSafe(store, target)} />
             </span>
           </button>,
@@ -76,7 +109,14 @@ export function CorrelationLinks({ store, row, onSelect, onSection }: { store: T
       const target = findRowKey(store, rowKeysForMessage({ ...m, seq: m.replayOf, replayOf: undefined }));
       if (target) {
         links.push(
-          <button key="replay" type="button" className="chip" onClick={() => onSelect(target)} data-link="replay" title={`A copy the server sent again when the client resumed the stream. The original is ${seqTitle(m.replayOf)}`}>
+          <button
+            key="replay"
+            type="button"
+            className="chip"
+            onClick={() => onSelect(target)}
+            data-link="replay"
+            title={`A copy the server sent again when the client resumed the stream. The original is ${seqTitle(m.replayOf)}`}
+          >
             replay of #{m.replayOf}
           </button>,
         );
@@ -87,10 +127,18 @@ export function CorrelationLinks({ store, row, onSelect, onSection }: { store: T
     const target = first ? findRowKey(store, rowKeysForMessage(first)) : undefined;
     if (target) {
       links.push(
-        <button key="ex" type="button" className="chip" onClick={() => onSelect(target)} data-link="exchange" title={exchangeTitle(row.event.exchangeId)}>
-          → call on exchange {row.event.exchangeId} <span className="chip-sub">
-              <Vis text={rowTitleSafe(store, target)} />
-            </span>
+        <button
+          key="ex"
+          type="button"
+          className="chip"
+          onClick={() => onSelect(target)}
+          data-link="exchange"
+          title={exchangeTitle(row.event.exchangeId)}
+        >
+          → call on exchange {row.event.exchangeId}{' '}
+          <span className="chip-sub">
+            <Vis text={rowTitleSafe(store, target)} />
+          </span>
         </button>,
       );
     }

@@ -9,7 +9,6 @@ import { Vis } from '../VisibleText.js';
 import { rowMessages } from '../row-info.js';
 import { Seq, ExchangeLabel, HintList } from './shared.js';
 
-
 export function HintsTab({ store, row, exchanges }: { store: TimelineStore; row: Row; exchanges: ExchangeInfo[] }) {
   const sections: ReactNode[] = [];
   if (row.type === 'problem') {

@@ -10,7 +10,6 @@ import { Vis } from '../VisibleText.js';
 import { CarrierLabel, ExchangeLabel, HintList } from './shared.js';
 import { RawText } from './RawTab.js';
 
-
 function HeaderTable({ title, headers }: { title: string; headers: Record<string, string | string[]> | undefined }) {
   const entries = headers ? Object.entries(headers) : [];
   return (
@@ -46,7 +45,8 @@ function HeaderTable({ title, headers }: { title: string; headers: Record<string
 }
 
 export function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges: ExchangeInfo[] }) {
-  if (exchanges.length === 0) return <div className="placeholder">No HTTP exchange is linked to this row (stdio traffic, or the exchange was cleared).</div>;
+  if (exchanges.length === 0)
+    return <div className="placeholder">No HTTP exchange is linked to this row (stdio traffic, or the exchange was cleared).</div>;
   return (
     <div className="http">
       {exchanges.map((x) => {
@@ -60,7 +60,11 @@ export function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges:
               <span className="mono http-url">
                 <Vis text={x.url} />
               </span>
-              {x.status !== undefined ? <span className={`http-status mono s${Math.floor(x.status / 100)}xx`}>{x.status}</span> : <span className="badge st-pending">waiting</span>}
+              {x.status !== undefined ? (
+                <span className={`http-status mono s${Math.floor(x.status / 100)}xx`}>{x.status}</span>
+              ) : (
+                <span className="badge st-pending">waiting</span>
+              )}
               <span className="muted">
                 <ExchangeLabel id={x.id} />
               </span>
@@ -74,7 +78,9 @@ export function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges:
                   </dd>
                 </>
               ) : null}
-              <dt title="How the messages of this exchange travelled: in the request body, a JSON answer, or an SSE event stream">Carried as</dt>
+              <dt title="How the messages of this exchange travelled: in the request body, a JSON answer, or an SSE event stream">
+                Carried as
+              </dt>
               <dd>
                 <CarrierLabel carrier={x.carrier} />
                 {x.carrier ? <span className="mono muted"> ({x.carrier})</span> : null}

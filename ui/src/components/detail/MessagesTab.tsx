@@ -22,7 +22,9 @@ export function MessagesTab({ store, row, onSelect }: { store: TimelineStore; ro
     const x = store.exchanges.get(row.exchange.id) ?? row.exchange;
     return (
       <div className="messages">
-        <div className="note">Plain HTTP, not MCP: recorded as an HTTP exchange (redacted previews of its bodies), not parsed as JSON-RPC.</div>
+        <div className="note">
+          Plain HTTP, not MCP: recorded as an HTTP exchange (redacted previews of its bodies), not parsed as JSON-RPC.
+        </div>
         <HttpTab store={store} exchanges={[x]} />
       </div>
     );
@@ -96,9 +98,11 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
         </span>
         <SessionLabel id={row.sessionId} title="The session this call belongs to (see the list on the left)" />
         {row.latencyMs !== undefined ? <span className="mono">{formatMs(row.latencyMs)}</span> : null}
-        {req.progressToken !== undefined ? <span className="mono muted">
+        {req.progressToken !== undefined ? (
+          <span className="mono muted">
             progressToken <Vis text={jsonText(req.progressToken, 80)} />
-          </span> : null}
+          </span>
+        ) : null}
       </div>
       <div className="side-by-side">
         <div className="panel" data-section="request">
@@ -116,11 +120,15 @@ function CallMessages({ store, row, onSelect }: { store: TimelineStore; row: Cal
           {res ? (
             <>
               {res.error ? <ErrorBox m={res} /> : null}
-              {res.isError ? <div className="note err">The tool reported a failure (result.isError: true) — not a protocol error.</div> : null}
+              {res.isError ? (
+                <div className="note err">The tool reported a failure (result.isError: true) — not a protocol error.</div>
+              ) : null}
               <Payload m={res} label="response" />
             </>
           ) : (
-            <div className="placeholder">{row.status === 'cancelled' ? 'Cancelled before a response arrived.' : 'Waiting for the response…'}</div>
+            <div className="placeholder">
+              {row.status === 'cancelled' ? 'Cancelled before a response arrived.' : 'Waiting for the response…'}
+            </div>
           )}
         </div>
       </div>
@@ -255,10 +263,17 @@ function LogView({ store, row }: { store: TimelineStore; row: LogRow }) {
         </div>
         <RawText text={e.text} />
         <div className="note">
-          A stdio server's stderr is its own log output, outside MCP: mcpscope relays it unchanged and records it line by line{session?.transport === 'stdio' ? <> for{' '}
+          A stdio server's stderr is its own log output, outside MCP: mcpscope relays it unchanged and records it line by line
+          {session?.transport === 'stdio' ? (
+            <>
+              {' '}
+              for{' '}
               <span className="mono">
                 <Vis text={session.target} />
-              </span></> : null}.
+              </span>
+            </>
+          ) : null}
+          .
         </div>
       </div>
     </div>

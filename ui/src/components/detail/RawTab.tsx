@@ -8,7 +8,6 @@ import { Vis } from '../VisibleText.js';
 import { rowMessages } from '../row-info.js';
 import { Seq, CarrierLabel, ExchangeLabel } from './shared.js';
 
-
 const RAW_CLIP = 200_000;
 
 export function RawText({ text }: { text: string }) {
@@ -29,14 +28,24 @@ export function RawText({ text }: { text: string }) {
 export function RawTab({ row }: { row: Row }) {
   if (row.type === 'log') return <RawText text={row.event.text} />;
   if (row.type === 'problem') {
-    return row.event.raw !== undefined ? <RawText text={row.event.raw} /> : <div className="placeholder">No bytes were kept for this problem.</div>;
+    return row.event.raw !== undefined ? (
+      <RawText text={row.event.raw} />
+    ) : (
+      <div className="placeholder">No bytes were kept for this problem.</div>
+    );
   }
   if (row.type === 'http') {
     const x = row.exchange;
-    if (x.requestPreview === undefined && x.responsePreview === undefined) return <div className="placeholder">No body was kept for this exchange (it had none, or it was not read).</div>;
+    if (x.requestPreview === undefined && x.responsePreview === undefined)
+      return <div className="placeholder">No body was kept for this exchange (it had none, or it was not read).</div>;
     return (
       <div className="raw-list">
-        {([['Request body', x.requestPreview], ['Response body', x.responsePreview]] as const).map(([title, text]) =>
+        {(
+          [
+            ['Request body', x.requestPreview],
+            ['Response body', x.responsePreview],
+          ] as const
+        ).map(([title, text]) =>
           text !== undefined ? (
             <div className="panel" key={title}>
               <div className="panel-head">
@@ -93,7 +102,8 @@ export function RawTab({ row }: { row: Row }) {
           ) : (
             <>
               <div className="note">
-                The exact frame text was not kept ({m.batch ? 'member of a batch' : m.truncated ? 'too large' : 'redacted or too large'}); showing the parsed message.
+                The exact frame text was not kept ({m.batch ? 'member of a batch' : m.truncated ? 'too large' : 'redacted or too large'});
+                showing the parsed message.
               </div>
               <RawText text={jsonPretty(m.jsonrpc)} />
             </>

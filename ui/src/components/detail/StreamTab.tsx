@@ -10,12 +10,22 @@ import { escapeInvisible } from '../../state/visible-text.js';
 import { carrierText, rowKeysForMessage, rowMessages, seqTitle } from '../row-info.js';
 import { findRowKey, ExchangeLabel } from './shared.js';
 
-
 const STREAM_PAGE = 500;
 
-export function StreamTab({ store, row, exchanges, onSelect }: { store: TimelineStore; row: Row; exchanges: ExchangeInfo[]; onSelect(key: string): void }) {
+export function StreamTab({
+  store,
+  row,
+  exchanges,
+  onSelect,
+}: {
+  store: TimelineStore;
+  row: Row;
+  exchanges: ExchangeInfo[];
+  onSelect(key: string): void;
+}) {
   const mine = new Set(rowMessages(row).map((m) => m.seq));
-  if (exchanges.length === 0) return <div className="placeholder">This row did not travel on an event stream (plain JSON over HTTP, or stdio).</div>;
+  if (exchanges.length === 0)
+    return <div className="placeholder">This row did not travel on an event stream (plain JSON over HTTP, or stdio).</div>;
   return (
     <div className="streams">
       {exchanges.map((x) => (
@@ -25,7 +35,17 @@ export function StreamTab({ store, row, exchanges, onSelect }: { store: Timeline
   );
 }
 
-function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore; exchange: ExchangeInfo; mine: ReadonlySet<number>; onSelect(key: string): void }) {
+function StreamTable({
+  store,
+  exchange,
+  mine,
+  onSelect,
+}: {
+  store: TimelineStore;
+  exchange: ExchangeInfo;
+  mine: ReadonlySet<number>;
+  onSelect(key: string): void;
+}) {
   const entries = store.streamOf(exchange.id);
   const [limit, setLimit] = useState(STREAM_PAGE);
   // Start the window at the row's own entries when the stream is long.
@@ -36,7 +56,8 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
     <div className="panel">
       <div className="panel-head">
         <span className="panel-title">
-          <Vis text={exchange.method} /> <Vis text={exchange.url} /> <span className="muted">({exchange.carrier ? carrierText(exchange.carrier).short : exchange.responseType})</span>
+          <Vis text={exchange.method} /> <Vis text={exchange.url} />{' '}
+          <span className="muted">({exchange.carrier ? carrierText(exchange.carrier).short : exchange.responseType})</span>
         </span>
         <span className="muted">
           <ExchangeLabel id={exchange.id} /> · {plural(entries.length, 'event')}
@@ -77,7 +98,11 @@ function StreamTable({ store, exchange, mine, onSelect }: { store: TimelineStore
             const isMine = e.messageSeq !== undefined && mine.has(e.messageSeq);
             const target = e.messageSeq !== undefined ? targetOf(store, e.messageSeq) : undefined;
             return (
-              <tr key={e.seq} className={`what-${e.what}${isMine ? ' mine' : ''}${target ? ' clickable' : ''}`} onClick={target && !isMine ? () => onSelect(target) : undefined}>
+              <tr
+                key={e.seq}
+                className={`what-${e.what}${isMine ? ' mine' : ''}${target ? ' clickable' : ''}`}
+                onClick={target && !isMine ? () => onSelect(target) : undefined}
+              >
                 <td className="mono muted" title={seqTitle(e.seq)}>
                   {e.seq}
                 </td>

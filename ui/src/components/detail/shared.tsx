@@ -24,7 +24,11 @@ export function MessageMeta({ m, base }: { m: MessageEvent; base?: number }) {
       <Seq seq={m.seq} />
       <span>{dirLabel(m.dir)}</span>
       <span className="mono">{formatClock(m.ts)}</span>
-      {base !== undefined && m.ts !== base ? <span className="mono" title="after the request">+{formatMs(m.ts - base)}</span> : null}
+      {base !== undefined && m.ts !== base ? (
+        <span className="mono" title="after the request">
+          +{formatMs(m.ts - base)}
+        </span>
+      ) : null}
       <span>{formatBytes(m.size)}</span>
       <CarrierLabel carrier={m.carrier} />
       {m.exchangeId ? <ExchangeLabel id={m.exchangeId} /> : null}
@@ -39,7 +43,10 @@ export function MessageMeta({ m, base }: { m: MessageEvent; base?: number }) {
         </span>
       ) : null}
       {m.replayOf !== undefined ? (
-        <span className="tag tag-warn" title={`A copy the server sent again when the client resumed the stream. The original is ${seqTitle(m.replayOf)}`}>
+        <span
+          className="tag tag-warn"
+          title={`A copy the server sent again when the client resumed the stream. The original is ${seqTitle(m.replayOf)}`}
+        >
           replay of #{m.replayOf}
         </span>
       ) : null}
@@ -101,7 +108,9 @@ export function Payload({ m, label }: { m: MessageEvent; label: string }) {
   const { message, loading, error } = useFullMessage(m);
   return (
     <>
-      {m.truncated ? <div className="note warn">This payload was too large to keep in full: only a stub and a prefix of the raw text were recorded.</div> : null}
+      {m.truncated ? (
+        <div className="note warn">This payload was too large to keep in full: only a stub and a prefix of the raw text were recorded.</div>
+      ) : null}
       {m.elided && loading ? (
         <div className="note" data-testid="payload-loading">
           Loading {formatBytes(m.size)}…
