@@ -13,7 +13,8 @@
  *   visible list with filters and search (`visibleRows`, visible-list.ts: filter results are
  *   cached per row, keyed on the row's `rev`, so a recompute after a live batch only re-evaluates
  *   the rows that changed), the waterfall (`waterfall`, waterfall.ts) and the SSE stream table
- *   (`streamOf`, stream-table.ts). This module holds the events, sessions, exchanges and rows.
+ *   (`streamOf`, stream-table.ts). This module holds the events (the seq-ordered log: event-log.ts),
+ *   sessions, exchanges and rows (made in rows.ts, folded here).
  */
 import type {
   ExchangeInfo,
@@ -24,41 +25,16 @@ import type {
   ProblemEvent,
   SessionInfo,
 } from '../../../proxy/model/events.js';
-import type {
-  CallRow,
-  Filters,
-  HttpRow,
-  LogRow,
-  NotificationRow,
-  OrphanRow,
-  ProblemRow,
-  Row,
-  StoreStats,
-  StreamEntry,
-  Waterfall,
-} from './types.js';
-import { MEMO_INIT, VisibleList } from './visible-list.js';
+import type { CallRow, Filters, HttpRow, NotificationRow, Row, StoreStats, StreamEntry, Waterfall } from './types.js';
+import { VisibleList } from './visible-list.js';
+import { indexOfSeq, isSorted, mergeBySeq, validSeq } from './event-log.js';
+import { callRow, httpRow, logRow, notificationRow, orphanRow, problemRow } from './rows.js';
 import { SSE_CARRIERS, streamEntries, type ExchangeBucket } from './stream-table.js';
 import { WaterfallBuilder } from './waterfall.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
 const NO_ROWS: readonly Row[] = Object.freeze([]) as readonly Row[];
-
-/** Whether the batch is valid events in strictly increasing seq order (the fast path). */
-function isSorted(events: readonly McpscopeEvent[]): boolean {
-  let prev = -Infinity;
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    if (!e || !(e.seq > prev)) return false;
-    prev = e.seq;
-  }
-  return true;
-}
-
-function validSeq(e: McpscopeEvent | null | undefined): e is McpscopeEvent {
-  return !!e && typeof e === 'object' && typeof e.seq === 'number' && Number.isFinite(e.seq);
-}
 
 export class TimelineStore {
   // ---- raw state --------------------------------------------------------------------------
@@ -168,21 +144,7 @@ export class TimelineStore {
 
   /** Whether an event with this seq is already in the store. O(log n). */
   has(seq: number): boolean {
-    return this.indexOfSeq(seq) >= 0;
-  }
-
-  private indexOfSeq(seq: number): number {
-    const log = this.log;
-    let lo = 0;
-    let hi = log.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const s = log[mid].seq;
-      if (s === seq) return mid;
-      if (s < seq) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexOfSeq(this.log, seq) >= 0;
   }
 
   /**
@@ -213,22 +175,10 @@ export class TimelineStore {
     }
     if (added === 0) return;
     if (late) {
-      this.mergeLate(late);
+      this.log = mergeBySeq(this.log, late);
       this.rebuild();
     }
     this.changed(notify);
-  }
-
-  /** Merges sorted, unique, not-yet-kept events into the log. */
-  private mergeLate(late: McpscopeEvent[]): void {
-    const out: McpscopeEvent[] = new Array(this.log.length + late.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < this.log.length && j < late.length) out[k++] = this.log[i].seq < late[j].seq ? this.log[i++] : late[j++];
-    while (i < this.log.length) out[k++] = this.log[i++];
-    while (j < late.length) out[k++] = late[j++];
-    this.log = out;
   }
 
   /** Recomputes every derived structure from the log. */
@@ -329,16 +279,7 @@ export class TimelineStore {
       case 'problem': {
         this._problems.push(e);
         if (e.exchangeId !== undefined) this.bucket(e.exchangeId).problems.push(e);
-        const row = {
-          type: 'problem',
-          key: `p${e.seq}`,
-          seq: e.seq,
-          sessionId: e.sessionId ?? this.sessionOfExchange(e.exchangeId),
-          event: e,
-          rev: 0,
-          ...MEMO_INIT,
-        } as ProblemRow;
-        this.addTopLevel(row);
+        this.addTopLevel(problemRow(e, e.sessionId ?? this.sessionOfExchange(e.exchangeId)));
         break;
       }
       case 'modification':
@@ -348,7 +289,7 @@ export class TimelineStore {
         this._logs.push(e);
         // A wrapped stdio server's stderr line: a row of its session (mcpscope's own notes are not).
         if (e.source === 'stderr' && typeof e.text === 'string') {
-          this.addTopLevel({ type: 'log', key: `l${e.seq}`, seq: e.seq, sessionId: e.sessionId, event: e, rev: 0, ...MEMO_INIT } as LogRow);
+          this.addTopLevel(logRow(e));
         }
         break;
       default:
@@ -367,7 +308,7 @@ export class TimelineStore {
       this.touch(row);
       return;
     }
-    this.addTopLevel({ type: 'http', key, seq, sessionId: x.sessionId, dir: 'c2s', exchange: x, rev: 0, ...MEMO_INIT } as HttpRow);
+    this.addTopLevel(httpRow(seq, x));
   }
 
   private sessionOfExchange(exchangeId: string | undefined): string | undefined {
@@ -424,25 +365,7 @@ export class TimelineStore {
     }
     switch (m.kind) {
       case 'request': {
-        const row: CallRow = {
-          type: 'call',
-          key: `c${m.seq}`,
-          seq: m.seq,
-          sessionId: m.sessionId,
-          dir: m.dir,
-          request: m,
-          // Declared up front (not added later) so call rows keep one hidden class.
-          response: undefined,
-          progress: [],
-          cancel: undefined,
-          children: [],
-          status: 'pending',
-          latencyMs: undefined,
-          httpStatus: undefined,
-          rev: 0,
-          parentKey: undefined,
-          ...MEMO_INIT,
-        } as CallRow;
+        const row = callRow(m);
         this.callByRequestSeq.set(m.seq, row);
         this.rowKeyByMessage.set(m.seq, row.key);
         this.place(row, m);
@@ -462,16 +385,7 @@ export class TimelineStore {
           return;
         }
         // No request to fold into (unknown id, or a second answer): show it on its own.
-        const row = {
-          type: 'orphan',
-          key: `o${m.seq}`,
-          seq: m.seq,
-          sessionId: m.sessionId,
-          dir: m.dir,
-          message: m,
-          rev: 0,
-          ...MEMO_INIT,
-        } as OrphanRow;
+        const row = orphanRow(m);
         this.rowKeyByMessage.set(m.seq, row.key);
         this.addTopLevel(row);
         return;
@@ -494,17 +408,7 @@ export class TimelineStore {
             return;
           }
         }
-        const row = {
-          type: 'notification',
-          key: `n${m.seq}`,
-          seq: m.seq,
-          sessionId: m.sessionId,
-          dir: m.dir,
-          message: m,
-          rev: 0,
-          parentKey: undefined,
-          ...MEMO_INIT,
-        } as NotificationRow;
+        const row = notificationRow(m);
         this.rowKeyByMessage.set(m.seq, row.key);
         this.place(row, m);
         return;
