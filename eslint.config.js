@@ -32,18 +32,18 @@ const nodeBuiltins = (allowed = []) => ({
 const proxyFolder = (folders) => `^(\\.\\./)+(proxy/)?(${folders.join('|')})/`;
 
 const layerBoundary = {
-  regex: proxyFolder(['annotate', 'server', 'record', 'store', 'fixtures']),
+  regex: proxyFolder(['annotate', 'serve', 'reverse', 'thread', 'record', 'store', 'export', 'import', 'replay']),
   message:
-    'proxy/parse and proxy/correlate sit below annotate, server, record, store and fixtures: they never import them. See docs/architecture.md.',
+    'proxy/parse and proxy/correlate sit below annotate, record, store, serve, the proxies and export/import/replay: they never import them. See docs/architecture.md.',
 };
 const noUi = {
   regex: '^(\\.\\./)+ui/',
   message: 'proxy/parse and proxy/correlate never import the UI. See docs/architecture.md.',
 };
 const threadBoundary = {
-  regex: proxyFolder(['record', 'store', 'correlate', 'fixtures']),
+  regex: proxyFolder(['record', 'store', 'correlate', 'export', 'import', 'replay']),
   message:
-    "The proxy thread's modules (forwarding, forward, capture, proxy-worker, proxy-server, fault-actions) never import record, store, correlate or fixtures: those run on the main thread. See docs/architecture.md.",
+    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions) never import record, store, correlate, export, import or replay: those run on the main thread. See docs/architecture.md.",
 };
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
@@ -51,8 +51,8 @@ const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patter
 const SHARED = ['proxy/model/**', 'proxy/annotate/**', 'ui/src/**'];
 const LOWER_LAYERS = ['proxy/parse/**', 'proxy/correlate/**'];
 const PROXY_THREAD = [
-  'proxy/server/proxy-worker.ts',
-  'proxy/server/proxy-server.ts',
+  'proxy/thread/proxy-worker.ts',
+  'proxy/reverse/**',
   'proxy/forward/**',
   'proxy/forwarding/**',
   'proxy/faults/fault-actions.ts',

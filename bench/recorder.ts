@@ -9,7 +9,7 @@
 import { Recorder } from '../proxy/record/recorder.js';
 import { createRedactor } from '../proxy/record/redact.js';
 import { EventStore } from '../proxy/store/event-store.js';
-import { FeedHub } from '../proxy/server/feed.js';
+import { FeedHub } from '../proxy/serve/feed.js';
 import type { WireRecord } from '../proxy/capture/wire-records.js';
 
 const arg = (name: string, fallback: number) => {

@@ -10,7 +10,7 @@
 //   close → closes and exits.
 import { createInterface } from 'node:readline';
 import { startMcpscope } from '../dist/proxy/mcpscope.js';
-import { yieldCpuToProxyThread } from '../dist/proxy/server/proxy-thread.js';
+import { yieldCpuToProxyThread } from '../dist/proxy/thread/proxy-thread.js';
 
 const [target] = process.argv.slice(2);
 const withUi = process.env.SCOPE_CHILD_UI === '1';

@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { EventStore } from '../proxy/store/event-store.js';
-import { startUiServer } from '../proxy/server/ui-server.js';
+import { startUiServer } from '../proxy/serve/ui-server.js';
 import { UI_DIR, packageVersion } from '../proxy/mcpscope.js';
 import type { McpscopeEvent, UnsequencedEvent } from '../proxy/model/events.js';
 import { syntheticEvents } from './ui-synthetic.js';

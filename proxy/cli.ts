@@ -202,7 +202,7 @@ async function main(): Promise<void> {
   if (!v) return;
 
   const host = v.host ?? '127.0.0.1';
-  const { isLoopbackHostname } = await import('./server/guards.js');
+  const { isLoopbackHostname } = await import('./serve/guards.js');
   if (!isLoopbackHostname(host)) {
     process.stderr.write(
       `mcpscope: warning: listening on ${host} exposes the proxy and the UI beyond this machine. The UI still needs its token.\n`,
@@ -321,7 +321,7 @@ async function main(): Promise<void> {
     }
   }
   // Everything but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it (Linux).
-  const { yieldCpuToProxyThread } = await import('./server/proxy-thread.js');
+  const { yieldCpuToProxyThread } = await import('./thread/proxy-thread.js');
   yieldCpuToProxyThread(scope.proxyThread);
 
   const out = process.stderr;

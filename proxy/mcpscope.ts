@@ -12,11 +12,11 @@ import { Recorder } from './record/recorder.js';
 import { DEFAULT_MAX_BODY_BYTES } from './parse/body-reader.js';
 import { createRedactor } from './record/redact.js';
 import { EventStore } from './store/event-store.js';
-import { startProxyThread, type ProxyPort, type ProxyThread } from './server/proxy-thread.js';
-import { startUiServer, type UiFeedOptions, type UiServer } from './server/ui-server.js';
-import { fixtureRoutes } from './fixtures/routes.js';
+import { startProxyThread, type ProxyPort, type ProxyThread } from './thread/proxy-thread.js';
+import { startUiServer, type UiFeedOptions, type UiServer } from './serve/ui-server.js';
+import { fixtureRoutes } from './serve/fixture-routes.js';
 import type { McpscopeEvent } from './model/events.js';
-import { writeDiscovery } from './server/discovery.js';
+import { writeDiscovery } from './serve/discovery.js';
 import { packageVersion } from './version.js';
 import { FaultRegistry } from './faults/fault-rules.js';
 import { faultRoutes } from './faults/routes.js';
@@ -53,7 +53,7 @@ export interface McpscopeOptions {
   maxEvents?: number;
   /** Approximate bytes of kept events before eviction (default 512 MiB). */
   maxMemoryBytes?: number;
-  /** Append every event to this NDJSON file as it is recorded (see proxy/fixtures/ndjson-recorder.ts). */
+  /** Append every event to this NDJSON file as it is recorded (see proxy/export/ndjson-recorder.ts). */
   recordFile?: string;
   /**
    * Show MCP session ids (`Mcp-Session-Id`) as `sha256:<first 12 hex>` everywhere mcpscope keeps
@@ -66,7 +66,7 @@ export interface McpscopeOptions {
   /**
    * Write `ui-<port>.json` (token, pid, URL) into $MCPSCOPE_HOME (default ~/.mcpscope) while the
    * UI runs, so that stdio wrappers started by a desktop client find its token (see
-   * proxy/server/discovery.ts). The CLI turns it on.
+   * proxy/serve/discovery.ts). The CLI turns it on.
    */
   discoveryFile?: boolean;
   /**
@@ -209,7 +209,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   // It is redacted like every export, whatever --show-secrets says for the UI.
   let stopRecording: (() => void) | undefined;
   if (options.recordFile) {
-    const { recordToFile } = await import('./fixtures/ndjson-recorder.js');
+    const { recordToFile } = await import('./export/ndjson-recorder.js');
     stopRecording = recordToFile(store, options.recordFile, { redactor: createRedactor({ extraSecrets: [token] }) });
   }
 

@@ -8,18 +8,12 @@
  *
  * See docs/testing-with-fixtures.md.
  */
-import { loadFixture } from './fixtures/load-fixture.js';
-import type { Fixture } from './fixtures/fixture-format.js';
-import { startMockServer as startHttpMock, type MockServer, type MockServerOptions } from './fixtures/replay-server.js';
+import { loadFixture } from './import/load-fixture.js';
+import type { Fixture } from './model/fixture-format.js';
+import { startMockServer as startHttpMock, type MockServer, type MockServerOptions } from './replay/replay-server.js';
 
-export { FixtureError, loadFixture, parseFixture, validateFixture } from './fixtures/load-fixture.js';
-export {
-  startStdioMock,
-  type MockServer,
-  type MockServerOptions,
-  type StdioMock,
-  type StdioMockOptions,
-} from './fixtures/replay-server.js';
+export { FixtureError, loadFixture, parseFixture, validateFixture } from './import/load-fixture.js';
+export { startStdioMock, type MockServer, type MockServerOptions, type StdioMock, type StdioMockOptions } from './replay/replay-server.js';
 export {
   verifyFixture,
   formatVerifyReport,
@@ -28,9 +22,9 @@ export {
   type VerifyReport,
   type VerifyDifference,
   type VerifyCall,
-} from './fixtures/verify.js';
-export { FIXTURE_FORMAT, FIXTURE_VERSION } from './fixtures/fixture-format.js';
-export type { Fixture, FixtureExchange, FixtureMessage, FixtureSession } from './fixtures/fixture-format.js';
+} from './replay/verify.js';
+export { FIXTURE_FORMAT, FIXTURE_VERSION } from './model/fixture-format.js';
+export type { Fixture, FixtureExchange, FixtureMessage, FixtureSession } from './model/fixture-format.js';
 
 /**
  * Serves a fixture (an object from `loadFixture`, or a path to a fixture file) as a Streamable

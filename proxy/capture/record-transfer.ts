@@ -1,6 +1,6 @@
 /**
  * Wire records across a thread boundary (the proxy thread → the recorder on the main thread,
- * proxy/server/proxy-thread.ts). A batch's chunk bytes are copied once into one fresh
+ * proxy/thread/proxy-thread.ts). A batch's chunk bytes are copied once into one fresh
  * ArrayBuffer that is transferred, not cloned: a chunk that is a view into a larger buffer (a
  * socket read, Node's buffer pool) would otherwise drag the whole underlying buffer along. Each
  * record keeps its place in the batch, so wire order is kept.

@@ -18,7 +18,7 @@
  * (the original command line follows the `--`), but cannot know a URL server's original URL.
  */
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT } from '../ports.js';
-import { isLoopbackHostname } from '../server/guards.js';
+import { isLoopbackHostname } from '../serve/guards.js';
 import { ClientConfigError } from './client-config-error.js';
 import { parseJsonc, toValue, type JsonNode } from './jsonc.js';
 

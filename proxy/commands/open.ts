@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { generateToken, packageVersion, UI_DIR } from '../mcpscope.js';
-import { startUiServer, type UiServer } from '../server/ui-server.js';
+import { startUiServer, type UiServer } from '../serve/ui-server.js';
 import { EventStore } from '../store/event-store.js';
-import { fixtureRoutes } from '../fixtures/routes.js';
-import { appendImported, CaptureFormatError, readCapture } from '../fixtures/import-capture.js';
+import { fixtureRoutes } from '../serve/fixture-routes.js';
+import { appendImported, CaptureFormatError, readCapture } from '../import/import-capture.js';
 import { parseOneFileArgs } from './one-file-args.js';
 import { DEFAULT_UI_PORT } from '../ports.js';
 

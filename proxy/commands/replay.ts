@@ -1,15 +1,15 @@
 /**
  * `mcpscope replay FIXTURE [--port P] [--host H] [--path /mcp] [--timing recorded|fast|F] [--stdio] [--quiet]`:
- * serves a recorded session as a mock MCP server (see proxy/fixtures/replay-server.ts).
+ * serves a recorded session as a mock MCP server (see proxy/replay/replay-server.ts).
  * HTTP: prints the endpoint URL on stdout (and what it serves on stderr); Ctrl-C stops it.
  * --stdio: speaks newline-delimited JSON-RPC on stdin/stdout (logs on stderr) until stdin ends.
  */
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
-import { FixtureError, loadFixture } from '../fixtures/load-fixture.js';
-import { buildReplayModel } from '../fixtures/replay-matching.js';
-import { startMockServer, startStdioMock, type MockServer } from '../fixtures/replay-server.js';
-import type { ReplayTiming } from '../fixtures/replay-session.js';
+import { FixtureError, loadFixture } from '../import/load-fixture.js';
+import { buildReplayModel } from '../replay/replay-matching.js';
+import { startMockServer, startStdioMock, type MockServer } from '../replay/replay-server.js';
+import type { ReplayTiming } from '../replay/replay-session.js';
 
 export const DEFAULT_REPLAY_PORT = 6482;
 

@@ -2,14 +2,14 @@
  * `mcpscope verify FIXTURE --target URL [--transport http|sse] [--json] [--timeout MS] [--header K:V] [--ignore PATH]`
  * (or `… -- <command> [args…]` for a stdio server):
  * plays the client side of a recorded session against a live server and reports every difference
- * (see proxy/fixtures/verify.ts). Exit code 0: same answers; 1: differences; 2: usage, fixture or
+ * (see proxy/replay/verify.ts). Exit code 0: same answers; 1: differences; 2: usage, fixture or
  * connection problem.
  */
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
-import { FixtureError, loadFixture } from '../fixtures/load-fixture.js';
-import { parseIgnorePattern } from '../fixtures/json-diff.js';
-import { formatVerifyReport, verifyFixture, VerifyConnectionError } from '../fixtures/verify.js';
+import { FixtureError, loadFixture } from '../import/load-fixture.js';
+import { parseIgnorePattern } from '../replay/json-diff.js';
+import { formatVerifyReport, verifyFixture, VerifyConnectionError } from '../replay/verify.js';
 
 const USAGE = `Usage: mcpscope verify <fixture.json> --target <url> [options]
        mcpscope verify <fixture.json> [--json] [--timeout <ms>] -- <command> [args…]   (a stdio server)

@@ -23,7 +23,7 @@ import {
   type StreamId,
 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isLoopbackHostname } from '../server/guards.js';
+import { isLoopbackHostname } from '../serve/guards.js';
 import { answerCrashWithJsonRpcError, createDemoMcpServer } from './demo-tools.js';
 
 export interface DemoServer {

@@ -4,7 +4,7 @@
  * forwarding, drop a POST's SSE stream after N events, or expire the session (404).
  *
  * The rule *definitions* are plain, serializable data (what the API and UI exchange); how each
- * action is carried out lives in the proxy (proxy/server/proxy-server.ts), mockttp style.
+ * action is carried out lives in the proxy (proxy/reverse/proxy-server.ts), mockttp style.
  * Off by default: with no rules, the proxy's only cost is one `size === 0` check per request.
  */
 
@@ -122,7 +122,7 @@ export interface FaultRuleEntry {
 /**
  * The live rule set, shared by every proxy port of one mcpscope and the API that edits it.
  *
- * The proxy runs on its own thread (proxy/server/proxy-thread.ts), so it decides with a mirror of
+ * The proxy runs on its own thread (proxy/thread/proxy-thread.ts), so it decides with a mirror of
  * this set: the owner (main thread, edited by the API) tells listeners of every change
  * (`onChange` → `entries()`), the mirror adopts them (`mirror`) and reports each `once` rule it
  * used (`onTaken`), which the owner then removes (`removeTaken`). A mirror never re-adopts a

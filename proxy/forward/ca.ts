@@ -22,7 +22,7 @@ import { rootCertificates } from 'node:tls';
 // asks for this polyfill to be loaded first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { mcpscopeHome } from '../server/discovery.js';
+import { mcpscopeHome } from '../serve/discovery.js';
 
 export { x509 };
 

@@ -1,11 +1,11 @@
 /**
  * Finding an mcpscope that already serves a forward proxy with its UI on a port: the one the
- * discovery file `$MCPSCOPE_HOME/ui-<port>.json` names (proxy/server/discovery.ts), if its
+ * discovery file `$MCPSCOPE_HOME/ui-<port>.json` names (proxy/serve/discovery.ts), if its
  * process is alive and its proxy port accepts connections. `mcpscope run` joins it, so that
  * every command's traffic lands in the one UI; `mcpscope env` prints its variables.
  */
 import { connect } from 'node:net';
-import { readDiscovery } from '../server/discovery.js';
+import { readDiscovery } from '../serve/discovery.js';
 
 export interface RunningForwardProxy {
   proxyUrl: string;

@@ -15,7 +15,7 @@ import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createFaultActions } from '../faults/fault-actions.js';
 import { endToEndHeaders, pathOf, withoutCookie } from './headers.js';
 import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRefusal, type OverflowingHead } from './request-head.js';
-import { TOKEN_COOKIE } from '../server/guards.js';
+import { TOKEN_COOKIE } from '../serve/guards.js';
 import { nextExchangeId } from './exchange-ids.js';
 import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-context.js';
 import { describeUpstreamError, jsonRpcIdFrom } from './upstream-errors.js';

@@ -24,7 +24,7 @@ import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type WebSocket from 'ws';
 import type { McpscopeCore } from '../mcpscope.js';
-import { readDiscovery } from '../server/discovery.js';
+import { readDiscovery } from '../serve/discovery.js';
 import { commandLine } from './command-line.js';
 import { redactArgs } from '../record/redact.js';
 import { IngestClient, connectIngest, type IngestTarget } from './ingest-client.js';

@@ -10,10 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
-import { exportHar } from '../../proxy/fixtures/export-har.js';
-import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
-import { readCapture } from '../../proxy/fixtures/import-capture.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
+import { exportHar } from '../../proxy/export/export-har.js';
+import { exportNdjson } from '../../proxy/export/export-ndjson.js';
+import { readCapture } from '../../proxy/import/import-capture.js';
 import type { McpscopeEvent, SessionInfo } from '../../proxy/model/events.js';
 
 let demo: DemoServer;

@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import { startUiServer } from '../../proxy/server/ui-server.js';
+import { startUiServer } from '../../proxy/serve/ui-server.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { connectIngest } from '../../proxy/stdio/ingest-client.js';
 import { encodeBatch } from '../../proxy/capture/wire-codec.js';

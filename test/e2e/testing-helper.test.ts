@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { FixtureError, loadFixture, startMockServer } from '../../proxy/testing.js';
 import { startDemoServer } from '../../proxy/demo/demo-server.js';
 import { startMcpscope } from '../../proxy/mcpscope.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
+import { exportNdjson } from '../../proxy/export/export-ndjson.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
 import { launchBrowser } from '../support/browser.js';
 import { startOpenCli } from '../support/fixture-cli.js';

@@ -24,9 +24,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { Fixture } from '../../proxy/fixtures/fixture-format.js';
-import { loadFixture } from '../../proxy/fixtures/load-fixture.js';
-import { verifyFixture } from '../../proxy/fixtures/verify.js';
+import type { Fixture } from '../../proxy/model/fixture-format.js';
+import { loadFixture } from '../../proxy/import/load-fixture.js';
+import { verifyFixture } from '../../proxy/replay/verify.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import { startDemoClient } from '../../proxy/demo/demo-client.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';

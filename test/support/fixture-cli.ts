@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Mcpscope } from '../../proxy/mcpscope.js';
 import type { SessionInfo } from '../../proxy/model/events.js';
-import type { Fixture } from '../../proxy/fixtures/fixture-format.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
+import type { Fixture } from '../../proxy/model/fixture-format.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'mcpscope.js');

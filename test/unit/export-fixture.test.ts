@@ -5,14 +5,14 @@
  * the capture was recorded with --show-secrets.
  */
 import { describe, expect, it } from 'vitest';
-import { exportFixture, UnknownSessionError } from '../../proxy/fixtures/export-fixture.js';
-import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture } from '../../proxy/fixtures/fixture-format.js';
+import { exportFixture, UnknownSessionError } from '../../proxy/export/export-fixture.js';
+import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture } from '../../proxy/model/fixture-format.js';
 import type { MessageEvent } from '../../proxy/model/events.js';
 import type { WireRecord } from '../../proxy/capture/wire-records.js';
 import { Recorder } from '../../proxy/record/recorder.js';
 import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';
-import { readCapture } from '../../proxy/fixtures/import-capture.js';
+import { readCapture } from '../../proxy/import/import-capture.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
 import { recordScriptedCapture, SCRIPTED_SECRETS, SCRIPTED_TOKEN } from '../support/scripted-session.js';
 

@@ -1,10 +1,10 @@
 /**
- * The feed's memory rules (proxy/server/feed.ts), with a fake socket whose unsent bytes the test
+ * The feed's memory rules (proxy/serve/feed.ts), with a fake socket whose unsent bytes the test
  * controls: each send adds its length to `bufferedAmount`; `drain()` is the consumer reading
  * everything (the writes complete, their callbacks run).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FEED_CUT_OFF_CODE, FeedHub, type FeedOptions } from '../../proxy/server/feed.js';
+import { FEED_CUT_OFF_CODE, FeedHub, type FeedOptions } from '../../proxy/serve/feed.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
 

@@ -4,10 +4,10 @@
  * to a store (new seqs, links remapped, colliding ids re-keyed).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
-import { exportHar } from '../../proxy/fixtures/export-har.js';
-import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
-import { appendImported, CaptureFormatError, importCapture, readCapture } from '../../proxy/fixtures/import-capture.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
+import { exportHar } from '../../proxy/export/export-har.js';
+import { exportNdjson } from '../../proxy/export/export-ndjson.js';
+import { appendImported, CaptureFormatError, importCapture, readCapture } from '../../proxy/import/import-capture.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';

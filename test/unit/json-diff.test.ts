@@ -1,6 +1,6 @@
 /** json-diff on values nested deeper than the cap: canonical keys and diffs never overflow the stack. */
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, diffJson, formatPath } from '../../proxy/fixtures/json-diff.js';
+import { canonicalJson, diffJson, formatPath } from '../../proxy/replay/json-diff.js';
 import { MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 
 const nest = (d: number, leaf: unknown): unknown => {

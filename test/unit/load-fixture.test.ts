@@ -1,7 +1,7 @@
 /** Reading fixture files: JSON nested far too deep is cut on load, so replay and verify can use it. */
 import { describe, expect, it } from 'vitest';
-import { parseFixture } from '../../proxy/fixtures/load-fixture.js';
-import { buildReplayModel, matchKey } from '../../proxy/fixtures/replay-matching.js';
+import { parseFixture } from '../../proxy/import/load-fixture.js';
+import { buildReplayModel, matchKey } from '../../proxy/replay/replay-matching.js';
 import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
 
 const D = 100_000;

@@ -1,10 +1,10 @@
-/** proxy/fixtures/ndjson-recorder.ts: the --record file's permissions and its last batch at stop. */
+/** proxy/export/ndjson-recorder.ts: the --record file's permissions and its last batch at stop. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore } from '../../proxy/store/event-store.js';
-import { recordToFile } from '../../proxy/fixtures/ndjson-recorder.js';
+import { recordToFile } from '../../proxy/export/ndjson-recorder.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -22,9 +22,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { setup, TARGET } from '../support/recorder-harness.js';
 import { toFeed } from '../../proxy/model/feed-form.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
-import { exportHar } from '../../proxy/fixtures/export-har.js';
-import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
+import { exportHar } from '../../proxy/export/export-har.js';
+import { exportNdjson } from '../../proxy/export/export-ndjson.js';
 import type { HeaderMap, WireRecord } from '../../proxy/capture/wire-records.js';
 import type { EventStore } from '../../proxy/store/event-store.js';
 

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { WireRecord } from '../../proxy/capture/wire-records.js';
-import { exportFixture } from '../../proxy/fixtures/export-fixture.js';
-import { exportHar } from '../../proxy/fixtures/export-har.js';
-import { exportNdjson } from '../../proxy/fixtures/export-ndjson.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
+import { exportHar } from '../../proxy/export/export-har.js';
+import { exportNdjson } from '../../proxy/export/export-ndjson.js';
 import { TARGET, codes, exchangeOf, json, messages, problems, sessionOf, setup, type Wire } from '../support/recorder-harness.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

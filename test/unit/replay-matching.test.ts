@@ -5,12 +5,12 @@
  * reply to a server→client request, cancellation, and fixture validation.
  */
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/fixtures/fixture-format.js';
-import { canonicalJson, diffJson, formatDifference, formatPath, normalizeVolatile } from '../../proxy/fixtures/json-diff.js';
-import { buildReplayModel, callLabel, Matcher, matchKey } from '../../proxy/fixtures/replay-matching.js';
-import { ReplaySession, type JsonRpcMessage, type ReplaySink } from '../../proxy/fixtures/replay-session.js';
-import { compareOutcome } from '../../proxy/fixtures/verify.js';
-import { FixtureError, parseFixture, validateFixture } from '../../proxy/fixtures/load-fixture.js';
+import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/model/fixture-format.js';
+import { canonicalJson, diffJson, formatDifference, formatPath, normalizeVolatile } from '../../proxy/replay/json-diff.js';
+import { buildReplayModel, callLabel, Matcher, matchKey } from '../../proxy/replay/replay-matching.js';
+import { ReplaySession, type JsonRpcMessage, type ReplaySink } from '../../proxy/replay/replay-session.js';
+import { compareOutcome } from '../../proxy/replay/verify.js';
+import { FixtureError, parseFixture, validateFixture } from '../../proxy/import/load-fixture.js';
 
 // --- a small fixture builder ---------------------------------------------------------------------
 

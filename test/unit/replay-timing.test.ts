@@ -7,15 +7,15 @@
  * messages keep their offsets too. And the CLI's `--timing` / `--speed` parsing.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/fixtures/fixture-format.js';
-import { buildReplayModel } from '../../proxy/fixtures/replay-matching.js';
+import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/model/fixture-format.js';
+import { buildReplayModel } from '../../proxy/replay/replay-matching.js';
 import {
   ReplaySession,
   timingFactor,
   type JsonRpcMessage,
   type ReplaySessionOptions,
   type ReplaySink,
-} from '../../proxy/fixtures/replay-session.js';
+} from '../../proxy/replay/replay-session.js';
 import { parseTiming } from '../../proxy/commands/replay.js';
 
 type Msg = Omit<FixtureMessage, 'seq' | 'carrier'> & { carrier?: FixtureMessage['carrier'] };

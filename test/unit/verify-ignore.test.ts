@@ -5,11 +5,11 @@
  * standalone stream, or (stdio) guessed — with the recorded client's reply to each.
  */
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/fixtures/fixture-format.js';
-import { isIgnored, parseIgnorePattern } from '../../proxy/fixtures/json-diff.js';
-import { FixtureError, validateFixture } from '../../proxy/fixtures/load-fixture.js';
-import { buildReplayModel } from '../../proxy/fixtures/replay-matching.js';
-import { formatVerifyReport, type VerifyReport } from '../../proxy/fixtures/verify.js';
+import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/model/fixture-format.js';
+import { isIgnored, parseIgnorePattern } from '../../proxy/replay/json-diff.js';
+import { FixtureError, validateFixture } from '../../proxy/import/load-fixture.js';
+import { buildReplayModel } from '../../proxy/replay/replay-matching.js';
+import { formatVerifyReport, type VerifyReport } from '../../proxy/replay/verify.js';
 
 const ignored = (patterns: string[], call: string, path: string) => isIgnored(patterns.map(parseIgnorePattern), call, path);
 

@@ -7,7 +7,7 @@
  * yet taken count against the queue's byte cap: past it, chunks are dropped from capture (never
  * from the traffic) and an `overflow` record says so.
  *
- * Started by proxy/server/proxy-thread.ts; the protocol is in proxy-thread-messages.ts.
+ * Started by proxy/thread/proxy-thread.ts; the protocol is in proxy-thread-messages.ts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { readlinkSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { packRecords } from '../capture/record-transfer.js';
 import { BodyLimit } from '../capture/body-limit.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
-import { startProxyServer, type ProxyServer } from './proxy-server.js';
+import { startProxyServer, type ProxyServer } from '../reverse/proxy-server.js';
 import { setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
 import { cutConnections, drainServers } from '../forwarding/drain.js';
 import { markShuttingDown } from '../forwarding/forwarder.js';

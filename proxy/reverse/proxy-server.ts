@@ -11,7 +11,7 @@ import { Agent } from 'undici';
 import type { AddressInfo } from 'node:net';
 import type { WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
-import { isAllowedHost, isAllowedOrigin, listenOrigin } from './guards.js';
+import { isAllowedHost, isAllowedOrigin, listenOrigin } from '../serve/guards.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';

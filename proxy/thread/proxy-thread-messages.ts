@@ -1,6 +1,6 @@
 /**
- * What the main thread and the proxy thread say to each other (proxy/server/proxy-thread.ts on
- * the main side, proxy/server/proxy-worker.ts on the proxy's side).
+ * What the main thread and the proxy thread say to each other (proxy/thread/proxy-thread.ts on
+ * the main side, proxy/thread/proxy-worker.ts on the proxy's side).
  */
 import type { PackedBatch } from '../capture/record-transfer.js';
 import type { FaultRuleEntry } from '../faults/fault-rules.js';

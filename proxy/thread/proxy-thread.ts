@@ -1,5 +1,5 @@
 /**
- * Starts the proxy ports on their own thread (proxy/server/proxy-worker.ts) and brings what they
+ * Starts the proxy ports on their own thread (proxy/thread/proxy-worker.ts) and brings what they
  * capture back to this thread's `capture` (the recorder's queue), batch by batch, in wire order.
  * The proxied bytes never wait for this thread: a busy recorder, a large feed flush or a GC pause
  * here delays the recording, not the traffic.
