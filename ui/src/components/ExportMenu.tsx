@@ -1,7 +1,7 @@
 /**
  * The header's Export button and its menu: the selected session as a fixture, HAR or NDJSON, or
  * everything as HAR or NDJSON. Each item is a plain `<a href download>` to the UI port's export
- * routes (proxy/fixtures/routes.ts), so the browser saves the file under the name the server
+ * routes (proxy/serve/fixture-routes.ts), so the browser saves the file under the name the server
  * gives it (content-disposition) and the page's cookie authenticates the download.
  */
 import './ExportMenu.css';
