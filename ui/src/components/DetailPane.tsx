@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { TimelineStore } from '../state/store.js';
 import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';
 import type { Hint } from '../../../proxy/model/events.js';
+import { headerValue } from '../../../proxy/model/headers.js';
 import { curlFor, jsonPretty, jsonText, rowTitle } from '../state/format.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
@@ -123,7 +124,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
   const canCurl = requestExchange !== undefined && requestExchange.method === 'POST';
   const onCopyCurl = async () => {
     if (!requestExchange || !requestMsg) return;
-    const host = headerOf(requestExchange.requestHeaders, 'host');
+    const host = headerValue(requestExchange.requestHeaders, 'host');
     const origin = host ? `http://${host}` : location.origin;
     const body = requestMsg.raw ?? jsonText(requestMsg.jsonrpc);
     if (await copyText(curlFor(requestExchange, body, origin))) setCopied('cURL');
@@ -217,17 +218,6 @@ function copyJsonTitle(row: Row): string {
     default:
       return 'Copy the message as JSON';
   }
-}
-
-function headerOf(headers: Record<string, string | string[]> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const k of Object.keys(headers)) {
-    if (k.toLowerCase() === name) {
-      const v = headers[k];
-      return Array.isArray(v) ? v.join(', ') : v;
-    }
-  }
-  return undefined;
 }
 
 function countHints(store: TimelineStore, row: Row, exchanges: ExchangeInfo[]): { total: number; errors: number } {

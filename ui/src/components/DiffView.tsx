@@ -20,7 +20,7 @@ import { formatClock, formatMs, jsonText } from '../state/format.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { Vis } from './VisibleText.js';
 import { STATUS_LABEL } from './row-info.js';
-import { apiFetch } from '../state/api.js';
+import { loadFullMessage } from '../state/api.js';
 
 export interface DiffViewProps {
   store: TimelineStore;
@@ -79,11 +79,9 @@ function useFullMessages(): {
     for (const seq of seqs) {
       if (requested.current.has(seq)) continue;
       requested.current.add(seq);
-      apiFetch(`messages/${seq}`)
-        .then(async (res) => {
-          if (!res.ok) throw new Error(`HTTP ${res.status}`);
-          const full = (await res.json()) as MessageEvent;
-          cache.current.set(seq, { ...full, elided: false });
+      loadFullMessage(seq)
+        .then((full) => {
+          cache.current.set(seq, full);
           if (live.current) setLoaded((n) => n + 1);
         })
         .catch(() => {

@@ -8,6 +8,8 @@
  */
 
 /** Where the API lives, relative to the page. */
+import type { MessageEvent } from '../../../proxy/model/events.js';
+
 export const API_BASE = 'api/';
 
 /** `apiPath('faults')` → `api/faults` (a leading `/`, `api/` or `/api/` is taken as the same path). */
@@ -65,4 +67,16 @@ export async function loadServerInfo(): Promise<ServerInfo> {
   } catch {
     return { mode: 'live' };
   }
+}
+
+/**
+ * One message in full (`GET api/messages/:seq`): the feed sends a message over 256 KiB as a stub
+ * (`elided`), and what shows it — the detail pane, the compare view — loads it here. Rejects with
+ * the status in words when the server does not have it (evicted, cleared).
+ */
+export async function loadFullMessage(seq: number): Promise<MessageEvent> {
+  const res = await apiFetch(`messages/${seq}`);
+  if (!res.ok) throw new Error(`mcpscope answered ${res.status}`);
+  const full = (await res.json()) as MessageEvent;
+  return { ...full, elided: false };
 }

@@ -9,7 +9,7 @@ import type { Hint } from '../../../../proxy/model/events.js';
 import { formatBytes, formatClock, formatMs, jsonText } from '../../state/format.js';
 import { JsonView } from '../JsonView.js';
 import { Vis } from '../VisibleText.js';
-import { apiFetch } from '../../state/api.js';
+import { loadFullMessage } from '../../state/api.js';
 import { carrierText, dirLabel, exchangeTitle, seqTitle } from '../row-info.js';
 
 /** First existing row among candidate keys. */
@@ -88,10 +88,8 @@ function useFullMessage(m: MessageEvent): { message: MessageEvent; loading: bool
   useEffect(() => {
     if (!m.elided) return;
     let live = true;
-    apiFetch(`messages/${m.seq}`)
-      .then(async (res) => {
-        if (!res.ok) throw new Error(`mcpscope answered ${res.status}`);
-        const full = (await res.json()) as MessageEvent;
+    loadFullMessage(m.seq)
+      .then((full) => {
         if (live) setState({ seq: m.seq, message: full });
       })
       .catch((err: unknown) => live && setState({ seq: m.seq, error: (err as Error).message }));
