@@ -171,9 +171,7 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
     drop: { rule: FaultRule; afterEvents: number },
   ): void {
     const xid = ctx.xid;
-    let events = 0;
-    let atLineStart = false;
-    let lastCr = false;
+    const cutter = sseEventCutter(drop.afterEvents);
     let finished = false;
     const finish = () => {
       if (finished) return;
@@ -184,7 +182,7 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
       recordFault(
         xid,
         drop.rule,
-        `stream ended after ${events} event${events === 1 ? '' : 's'}`,
+        `stream ended after ${cutter.events} event${cutter.events === 1 ? '' : 's'}`,
         `Fault injection (rule ${drop.rule.id}): mcpscope ended this SSE response after ${drop.afterEvents} event${drop.afterEvents === 1 ? '' : 's'}, as a dropped connection or proxy timeout would; it closed the upstream request too.`,
       );
       raw.end(() => capture({ t: 'response-end', xid, ts: now() }));
@@ -192,27 +190,8 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
       ctx.abort.abort();
       source.destroy();
     };
-    /** Index just past the blank line that ends event number `afterEvents`, or -1. */
-    const cutIn = (chunk: Buffer): number => {
-      for (let i = 0; i < chunk.length; i++) {
-        const b = chunk[i];
-        if (b === 0x0a && lastCr) {
-          lastCr = false;
-          continue;
-        }
-        lastCr = b === 0x0d;
-        if (b === 0x0a || b === 0x0d) {
-          if (atLineStart) {
-            events += 1;
-            atLineStart = false;
-            if (events >= drop.afterEvents) return b === 0x0d && chunk[i + 1] === 0x0a ? i + 2 : i + 1;
-          } else atLineStart = true;
-        } else atLineStart = false;
-      }
-      return -1;
-    };
     const onData = (chunk: Buffer) => {
-      const cut = cutIn(chunk);
+      const cut = cutter.cutIn(chunk);
       if (cut < 0) {
         if (!raw.write(chunk)) {
           source.pause();
@@ -261,4 +240,38 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
   }
 
   return { decide, dropStreamAfter };
+}
+
+/**
+ * Counts SSE events across the chunks of a stream (an event ends at a blank line: LF, CRLF or CR
+ * line ends, split anywhere) and finds where event number `afterEvents` ends: `cutIn` returns the
+ * index just past that blank line in the chunk that holds it, else -1. Stateful, one per stream.
+ */
+export function sseEventCutter(afterEvents: number): { cutIn(chunk: Uint8Array): number; readonly events: number } {
+  let events = 0;
+  let atLineStart = false;
+  let lastCr = false;
+  return {
+    get events() {
+      return events;
+    },
+    cutIn(chunk: Uint8Array): number {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i];
+        if (b === 0x0a && lastCr) {
+          lastCr = false;
+          continue;
+        }
+        lastCr = b === 0x0d;
+        if (b === 0x0a || b === 0x0d) {
+          if (atLineStart) {
+            events += 1;
+            atLineStart = false;
+            if (events >= afterEvents) return b === 0x0d && chunk[i + 1] === 0x0a ? i + 2 : i + 1;
+          } else atLineStart = true;
+        } else atLineStart = false;
+      }
+      return -1;
+    },
+  };
 }

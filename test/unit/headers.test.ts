@@ -1,6 +1,6 @@
 /** proxy/forwarding/headers.ts: withoutCookie, the strip of mcpscope's own UI cookie. */
 import { describe, expect, it } from 'vitest';
-import { isJsonType, withoutCookie } from '../../proxy/forwarding/headers.js';
+import { endToEndHeaders, isJsonType, withoutCookie } from '../../proxy/forwarding/headers.js';
 
 describe('withoutCookie', () => {
   const name = 'mcpscope_token';
@@ -32,5 +32,27 @@ describe('isJsonType', () => {
     expect(isJsonType('application/problem+json')).toBe(true);
     expect(isJsonType('text/event-stream')).toBe(false);
     expect(isJsonType('')).toBe(false);
+  });
+});
+
+describe('endToEndHeaders', () => {
+  it('drops the hop-by-hop headers and those the Connection header lists, keeps the rest as they are', () => {
+    const out = endToEndHeaders({
+      connection: 'keep-alive, X-Hop',
+      'keep-alive': 'timeout=5',
+      'transfer-encoding': 'chunked',
+      te: 'trailers',
+      upgrade: 'h2c',
+      'proxy-connection': 'keep-alive',
+      'x-hop': '1',
+      'content-type': 'application/json',
+      'set-cookie': ['a=1', 'b=2'],
+      'mcp-session-id': 'S',
+      absent: undefined,
+    });
+    expect(out).toEqual({ 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'], 'mcp-session-id': 'S' });
+  });
+  it('Connection: close or keep-alive alone lists nothing more', () => {
+    expect(endToEndHeaders({ connection: 'close', accept: '*/*' })).toEqual({ accept: '*/*' });
   });
 });
