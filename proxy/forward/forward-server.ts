@@ -17,11 +17,10 @@ import type { Duplex } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { WireRecord } from '../capture/wire-records.js';
-import { now } from '../capture/clock.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createProxyApp } from '../forwarding/fastify-app.js';
-import { nextExchangeId } from '../forwarding/exchange-ids.js';
+import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 import { isLoopbackHostname, listenOrigin, TOKEN_COOKIE } from '../serve/guards.js';
 import { withoutCookie } from '../forwarding/headers.js';
@@ -156,19 +155,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
 
   /** Answers (and records) a request the forward proxy will not forward. */
   function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, text: string): void {
-    const xid = nextExchangeId();
-    const ts = now();
-    capture({
-      t: 'request',
-      xid,
-      ts,
-      method: request.method,
-      url: request.url,
-      upstreamUrl: '',
-      headers: request.headers,
-      proxyOrigin,
-      target: proxyOrigin,
-    });
+    const { xid, ts } = captureUnforwardedRequest(capture, request, { proxyOrigin, target: proxyOrigin });
     capture({ t: 'upstream-error', xid, ts, code, message: `Refused by mcpscope: ${text}`, status });
     const body = request.body as { resume?: () => void } | undefined;
     body?.resume?.();

@@ -16,7 +16,7 @@ import { createFaultActions } from '../faults/fault-actions.js';
 import { endToEndHeaders, pathOf, withoutCookie } from './headers.js';
 import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRefusal, type OverflowingHead } from './request-head.js';
 import { TOKEN_COOKIE } from '../serve/guards.js';
-import { nextExchangeId } from './exchange-ids.js';
+import { captureUnforwardedRequest, nextExchangeId } from './exchange-ids.js';
 import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-context.js';
 import { describeUpstreamError, jsonRpcIdFrom } from './upstream-errors.js';
 import type { UpstreamResponse } from './rewrites.js';
@@ -178,20 +178,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     headers: HeaderMap,
     text: string,
   ): void {
-    const xid = nextExchangeId();
-    const ts = now();
-    capture({
-      t: 'request',
-      xid,
-      ts,
-      method,
-      url,
-      upstreamUrl: '',
-      headers: requestHeaders,
-      proxyOrigin: route.proxyOrigin,
-      target: route.target,
-      targetName: route.targetName,
-    });
+    const { xid, ts } = captureUnforwardedRequest(
+      capture,
+      { method, url, headers: requestHeaders },
+      { proxyOrigin: route.proxyOrigin, target: route.target, targetName: route.targetName },
+    );
     capture({ t: 'request-end', xid, ts });
     capture({ t: 'response', xid, ts, status, headers });
     capture({ t: 'response-chunk', xid, ts, chunk: Buffer.from(text, 'utf8') });

@@ -10,13 +10,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import type { AddressInfo } from 'node:net';
 import type { WireRecord } from '../capture/wire-records.js';
-import { now } from '../capture/clock.js';
 import { isAllowedHost, isAllowedOrigin, listenOrigin } from '../serve/guards.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';
 import { createProxyApp } from '../forwarding/fastify-app.js';
-import { nextExchangeId } from '../forwarding/exchange-ids.js';
+import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 
 export interface ProxyServerOptions {
@@ -120,20 +119,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       reason = `Origin ${JSON.stringify(origin)} is not a loopback origin (cross-site protection). Start mcpscope with --allow-origin ${origin} if this page is yours.`;
     }
     if (!reason) return false;
-    const xid = nextExchangeId();
-    const ts = now();
-    capture({
-      t: 'request',
-      xid,
-      ts,
-      method: request.method,
-      url: request.url,
-      upstreamUrl: '',
-      headers: request.headers,
-      proxyOrigin,
-      target: options.target,
-      targetName: options.name,
-    });
+    const { xid, ts } = captureUnforwardedRequest(capture, request, { proxyOrigin, target: options.target, targetName: options.name });
     capture({ t: 'upstream-error', xid, ts, code: 'FORBIDDEN', message: reason, status: 403 });
     void reply
       .code(403)
