@@ -1,5 +1,5 @@
 /**
- * The form events take on the WebSocket feed, both ways: `toFeed` on the server (proxy/server/
+ * The form events take on the WebSocket feed, both ways: `toFeed` on the server (proxy/serve/
  * feed.ts), `fromFeed` in every consumer (the UI's feed client). Pure; shared by proxy and UI.
  *
  * - A message larger than FEED_ELIDE_BYTES travels as a stub (`elided: true`, its `jsonrpc`
