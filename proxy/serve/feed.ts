@@ -34,6 +34,18 @@ const MiB = 1024 * 1024;
 /** The WebSocket close code of a consumer cut off for not reading (docs/event-schema.md). */
 export const FEED_CUT_OFF_CODE = 4008;
 
+/** The limits when FeedOptions leaves them out; docs/event-schema.md states them (test/unit/feed.test.ts checks that it does). */
+export const FEED_DEFAULTS = {
+  maxBufferedBytes: 1 * MiB,
+  maxTotalBufferedBytes: 64 * MiB,
+  stallMs: 1000,
+  cutOffMs: 30_000,
+  flushMs: 25,
+  snapshotChunk: 2000,
+  messageBytes: 64 * 1024,
+  maxQueuedEvents: 100_000,
+} as const;
+
 export interface FeedOptions {
   /** Unsent bytes one consumer's socket may hold before it is sent more. Default 1 MiB. */
   maxBufferedBytes?: number;
@@ -111,14 +123,15 @@ export class FeedHub {
     private readonly store: EventStore,
     private readonly options: FeedOptions,
   ) {
-    this.maxBufferedBytes = options.maxBufferedBytes ?? 1 * MiB;
-    this.maxTotalBufferedBytes = options.maxTotalBufferedBytes ?? 64 * MiB;
-    this.flushMs = options.flushMs ?? 25;
-    this.stallMs = options.stallMs ?? 1000;
-    this.cutOffMs = Math.max(options.cutOffMs ?? 30_000, this.stallMs);
-    this.snapshotChunk = Math.max(1, options.snapshotChunk ?? 2000);
-    this.messageBytes = options.messageBytes ?? 64 * 1024;
-    this.maxQueuedEvents = options.maxQueuedEvents ?? 100_000;
+    const d = FEED_DEFAULTS;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? d.maxBufferedBytes;
+    this.maxTotalBufferedBytes = options.maxTotalBufferedBytes ?? d.maxTotalBufferedBytes;
+    this.flushMs = options.flushMs ?? d.flushMs;
+    this.stallMs = options.stallMs ?? d.stallMs;
+    this.cutOffMs = Math.max(options.cutOffMs ?? d.cutOffMs, this.stallMs);
+    this.snapshotChunk = Math.max(1, options.snapshotChunk ?? d.snapshotChunk);
+    this.messageBytes = options.messageBytes ?? d.messageBytes;
+    this.maxQueuedEvents = options.maxQueuedEvents ?? d.maxQueuedEvents;
     this.unsubscribe = store.subscribe((batch) => {
       for (const c of this.clients) this.take(c, batch);
     }, 'the live feed');

@@ -4,7 +4,8 @@
  * everything (the writes complete, their callbacks run).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FEED_CUT_OFF_CODE, FeedHub, type FeedOptions } from '../../proxy/serve/feed.js';
+import { readFileSync } from 'node:fs';
+import { FEED_CUT_OFF_CODE, FEED_DEFAULTS, FeedHub, type FeedOptions } from '../../proxy/serve/feed.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
 
@@ -303,5 +304,26 @@ describe('FeedHub: live batches', () => {
     expect(ws.sent[cleared - 1]).toMatchObject({ type: 'snapshot', done: true });
     expect(kinds.filter((k) => k === 'cleared')).toHaveLength(1);
     expect(seqs(ws.sent.slice(cleared).flatMap((m) => (m.type === 'events' ? m.events : [])))).toEqual([101, 102]);
+  });
+});
+
+describe('FeedHub: the limits docs/event-schema.md states', () => {
+  it('are the defaults and the close code', () => {
+    const doc = readFileSync(new URL('../../docs/event-schema.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const d = FEED_DEFAULTS;
+    const MiB = 1024 * 1024;
+    const n = (x: number) => x.toLocaleString('en-US');
+    expect(d.stallMs).toBe(1000); // the doc says "a second"
+    for (const claim of [
+      `coalesced over ${d.flushMs} ms`,
+      `past ${n(d.maxQueuedEvents)} of them`,
+      `at most ${n(d.snapshotChunk)} events, about ${d.messageBytes / 1024} KiB of JSON`,
+      `holds less than ${d.maxBufferedBytes / MiB} MiB unsent`,
+      `completes no write for a second`,
+      `stalled for ${d.cutOffMs / 1000} s`,
+      `more than ${d.maxTotalBufferedBytes / MiB} MiB unsent`,
+      `closed with code **${FEED_CUT_OFF_CODE}**`,
+    ])
+      expect(doc).toContain(claim);
   });
 });
