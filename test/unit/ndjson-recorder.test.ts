@@ -1,13 +1,28 @@
-/** proxy/export/ndjson-recorder.ts: the --record file's permissions and its last batch at stop. */
-import { afterEach, describe, expect, it } from 'vitest';
+/** proxy/export/ndjson-recorder.ts: the --record file's permissions, its fsyncs and its last batch at stop. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { recordToFile } from '../../proxy/export/ndjson-recorder.js';
 
+/** The fds fsynced, in order (the recorder's fsyncSync, spied on; it still syncs). */
+const fsynced = vi.hoisted(() => [] as number[]);
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...fs,
+    fsyncSync: (fd: number) => {
+      fsynced.push(fd);
+      fs.fsyncSync(fd);
+    },
+  };
+});
+
 const dirs: string[] = [];
 afterEach(() => {
+  vi.useRealTimers();
+  fsynced.length = 0;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 const tempDir = () => {
@@ -43,5 +58,28 @@ describe('recordToFile', () => {
     store.commit();
     stop();
     expect(readFileSync(path, 'utf8')).toContain('last words');
+  });
+
+  it('fsyncs every 250 ms while something was written since the last sync, and at stop (README.md, --record)', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const store = new EventStore();
+    const log = (text: string) => {
+      store.append({ type: 'log', ts: 1, source: 'mcpscope', text });
+      store.commit();
+    };
+    const stop = recordToFile(store, join(tempDir(), 'rec.ndjson'));
+    vi.advanceTimersByTime(1000);
+    expect(fsynced).toHaveLength(0); // nothing written: no sync
+    log('one');
+    log('two');
+    vi.advanceTimersByTime(249);
+    expect(fsynced).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(fsynced).toHaveLength(1); // one sync for both batches
+    vi.advanceTimersByTime(1000);
+    expect(fsynced).toHaveLength(1);
+    log('last');
+    stop();
+    expect(fsynced).toHaveLength(2); // at stop, before the close
   });
 });
