@@ -9,7 +9,16 @@
  *   Authorization: Bearer …   X-Api-Key: …   Bearer <token>   scheme://user:PASS@host
  *   and known token formats (redact-tokens.ts).
  */
-import { isSecretFlag, isSecretHeader, isSecretKey, isSecretName, isSecretQueryName, normaliseName } from './redact-vocab.js';
+import {
+  GRANT_KEYS,
+  isSecretFlag,
+  isSecretHeader,
+  isSecretKey,
+  isSecretName,
+  isSecretQueryName,
+  JWK_PRIVATE,
+  normaliseName,
+} from './redact-vocab.js';
 import { REDACTED, redactKnownTokens } from './redact-tokens.js';
 
 /** The free-text redaction: every detector, then known token formats. */
@@ -66,7 +75,7 @@ export function redactJsonPairs(text: string): string {
     const level = m[1].length;
     if (m[3].length !== level) continue;
     const key = m[2];
-    if (!(isSecretKey(key) || (grant && (key === 'code' || key === 'assertion')) || (jwk && JWK_PRIVATE.has(key)))) continue;
+    if (!(isSecretKey(key) || (grant && GRANT_KEYS.has(key)) || (jwk && JWK_PRIVATE.has(key)))) continue;
     const start = JSON_KEY.lastIndex;
     const end = valueEnd(text, start, level);
     if (end < 0) continue;
@@ -80,8 +89,6 @@ export function redactJsonPairs(text: string): string {
   }
   return at === 0 ? text : out + text.slice(at);
 }
-
-const JWK_PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']);
 
 /** End (exclusive) of a string or number value starting at `i`, at escape level `level`; -1 when it is neither (an object, an array). */
 function valueEnd(text: string, i: number, level: number): number {
@@ -135,8 +142,8 @@ const HEADER_LINE =
 
 export function redactHeaderLines(text: string): string {
   return text.replace(HEADER_LINE, (m, lead: string, name: string, scheme: string | undefined, value: string) => {
-    const lower = name.toLowerCase();
-    if (!isSecretHeader(lower) && !isSecretName(normaliseName(name))) return m;
+    // isSecretHeader covers every name isSecretName does (its last test is that one).
+    if (!isSecretHeader(name.toLowerCase())) return m;
     return `${lead}${name}: ${scheme !== undefined ? `${scheme} ` : ''}${value.startsWith('"') ? `"${REDACTED}"` : REDACTED}`;
   });
 }
@@ -146,7 +153,8 @@ export function redactHeaderLines(text: string): string {
 /** `Bearer <token>` anywhere (a token has a digit and 16+ characters: "Bearer authentication" stays). */
 const BEARER = /\b(Bearer)[ \t]+(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*/gi;
 
-function decodeSafe(s: string): string {
+/** `decodeURIComponent`, or the text as it is when it is not valid percent-encoding. */
+export function decodeSafe(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {

@@ -219,9 +219,15 @@ export function keepsScheme(lower: string): boolean {
   return lower.endsWith('authorization') || lower === 'authentication';
 }
 
-/** An auth scheme word at the start of a credential (kept: it says how the client authenticated). */
-export const AUTH_SCHEMES =
-  /^(?:Bearer|Basic|Digest|DPoP|Token|Negotiate|NTLM|ApiKey|Key|AWS4-HMAC-SHA256|GoogleLogin|MAC|HOBA|Mutual|SCRAM-SHA-256|vapid)$/i;
+/**
+ * Keys that are credentials only inside an OAuth token request (beside `grant_type`): `code` (an
+ * authorization code) and `assertion` (the JWT of the jwt-bearer grant, RFC 7523, and of
+ * cross-app access), both common words in tool arguments.
+ */
+export const GRANT_KEYS: ReadonlySet<string> = new Set(['code', 'assertion']);
+
+/** Private members of a JWK (RFC 7518 §6): a JWKS should never hold them, and if one does they must not be kept. */
+export const JWK_PRIVATE: ReadonlySet<string> = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']);
 
 /** Every name and ending above (docs and the test that the free-text gate NAME_WORDS covers them all). */
 export function vocabularyNames(): string[] {

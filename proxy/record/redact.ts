@@ -9,21 +9,11 @@
  * every string value through `text`), `headers`, `url`. The vocabulary is in redact-vocab.ts.
  */
 import type { HeaderMap } from '../capture/wire-records.js';
-import { isSecretFlag, isSecretHeader, isSecretKey, isSecretQueryName, keepsScheme } from './redact-vocab.js';
-import { redactFreeText, redactJsonPairs } from './redact-text.js';
+import { GRANT_KEYS, isSecretFlag, isSecretHeader, isSecretKey, isSecretQueryName, JWK_PRIVATE, keepsScheme } from './redact-vocab.js';
+import { decodeSafe, redactFreeText } from './redact-text.js';
 import { REDACTED } from './redact-tokens.js';
 
 export { REDACTED };
-
-/**
- * Keys that are credentials only inside an OAuth token request (beside `grant_type`): `code` (see
- * isOAuthCode) and `assertion` (the JWT of the jwt-bearer grant, RFC 7523, and of cross-app
- * access), both common words in tool arguments.
- */
-const GRANT_KEYS = new Set(['code', 'assertion']);
-
-/** Private members of a JWK (RFC 7518 §6): a JWKS should never hold them, and if one does they must not be kept. */
-const JWK_PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']);
 
 export interface Redactor {
   headers(headers: HeaderMap): Record<string, string | string[]>;
@@ -186,15 +176,6 @@ function isOAuthCode(h: Record<string, unknown>): boolean {
   return 'grant_type' in h || 'redirect_uri' in h || 'code_verifier' in h;
 }
 
-/**
- * Credential fields of JSON that could not be parsed (a preview cut at its size limit, a
- * malformed frame): their values are replaced by a tolerant scan (redact-text.ts). `Redactor.text`
- * does this and more; this is the JSON part alone.
- */
-export function redactJsonFields(text: string): string {
-  return redactJsonPairs(text);
-}
-
 /** Free text that may be a JSON document (an OAuth token response, a non-JSON-RPC frame): its credential fields go too. */
 export function redactLooseText(text: string, r: Redactor): string {
   if (/^\s*[[{]/.test(text)) {
@@ -248,12 +229,4 @@ export function redactArgs(args: readonly string[]): string[] {
     out.push(always.text(a));
   }
   return out;
-}
-
-function decodeSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }

@@ -8,7 +8,7 @@ import {
   redactJsonPairs,
   redactUserinfo,
 } from '../../proxy/record/redact-text.js';
-import { vocabularyNames } from '../../proxy/record/redact-vocab.js';
+import { GRANT_KEYS, vocabularyNames } from '../../proxy/record/redact-vocab.js';
 
 const R = '[redacted]';
 
@@ -99,6 +99,21 @@ describe('redact-text: forms, queries, env assignments, flags, header lines, use
 
 describe('redact-text: the name gate', () => {
   it('NAME_WORDS holds a word of every name the vocabulary can match (else the gate would skip it)', () => {
-    for (const n of [...vocabularyNames(), 'code', 'assertion', 'kty']) expect(NAME_WORDS.test(n), n).toBe(true);
+    for (const n of [...vocabularyNames(), ...GRANT_KEYS, 'kty']) expect(NAME_WORDS.test(n), n).toBe(true);
+  });
+});
+
+describe('redact-text: redactJsonPairs on JSON cut short, which does not parse', () => {
+  it('replaces the string values of credential fields, also a last one cut mid-value', () => {
+    const cut = '{"access_token":"eyJhbGciOi.x.y", "token_type":"Bearer","refresh_token":"rt-1\\"q","id_token":"abc';
+    expect(redactJsonPairs(cut)).toBe(
+      '{"access_token":"[redacted]", "token_type":"Bearer","refresh_token":"[redacted]","id_token":"[redacted]"',
+    );
+  });
+
+  it('leaves other text, and values already redacted, alone', () => {
+    expect(redactJsonPairs('{"token_type":"Bearer","expires_in":3600')).toBe('{"token_type":"Bearer","expires_in":3600');
+    expect(redactJsonPairs('{"client_secret":"[redacted]","x":1')).toBe('{"client_secret":"[redacted]","x":1');
+    expect(redactJsonPairs('no quotes here')).toBe('no quotes here');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, redactArgs, redactJsonFields, redactPreview, redactUrl, REDACTED } from '../../proxy/record/redact.js';
+import { createRedactor, redactArgs, redactPreview, redactUrl, REDACTED } from '../../proxy/record/redact.js';
 
 const TOKEN = 'proxy-token-0123456789';
 
@@ -326,21 +326,6 @@ describe('redactor: showSecrets', () => {
     expect(r.url('/cb?code=abc&state=s')).toBe('/cb?code=abc&state=s');
     const tok = { access_token: 'at', code: 'c' };
     expect(r.json(tok)).toBe(tok);
-  });
-});
-
-describe('redactJsonFields (JSON cut short, which does not parse)', () => {
-  it('replaces the string values of credential fields, also a last one cut mid-value', () => {
-    const cut = '{"access_token":"eyJhbGciOi.x.y", "token_type":"Bearer","refresh_token":"rt-1\\"q","id_token":"abc';
-    expect(redactJsonFields(cut)).toBe(
-      '{"access_token":"[redacted]", "token_type":"Bearer","refresh_token":"[redacted]","id_token":"[redacted]"',
-    );
-  });
-
-  it('leaves other text, and values already redacted, alone', () => {
-    expect(redactJsonFields('{"token_type":"Bearer","expires_in":3600')).toBe('{"token_type":"Bearer","expires_in":3600');
-    expect(redactJsonFields('{"client_secret":"[redacted]","x":1')).toBe('{"client_secret":"[redacted]","x":1');
-    expect(redactJsonFields('no quotes here')).toBe('no quotes here');
   });
 });
 
