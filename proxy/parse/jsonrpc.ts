@@ -23,7 +23,7 @@
  */
 
 import type { Hint, MessageKind } from '../model/events.js';
-import { capJsonDepth, jsonTextDepth, jsonValueDepth, MAX_JSON_DEPTH, tooDeepText } from './json-depth.js';
+import { capJsonDepth, exceedsDepth, jsonTextDepth, jsonValueDepth, MAX_JSON_DEPTH, tooDeepText } from './json-depth.js';
 
 export interface ClassifiedMessage {
   kind: MessageKind;
@@ -102,9 +102,7 @@ function classifyPayloadUnsafe(text: string): ClassifyResult {
   } catch (err) {
     return { ok: false, code: 'invalid-json', text: describeJsonError(text, err) };
   }
-  // Depth d needs d opening brackets: shorter texts are never measured.
-  if (text.length > MAX_JSON_DEPTH && jsonTextDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
-    return classifyTooDeep(value, jsonTextDepth(text));
+  if (exceedsDepth(text)) return classifyTooDeep(value, jsonTextDepth(text));
   return classifyPayloadValue(value);
 }
 
