@@ -273,17 +273,15 @@ async function main(): Promise<void> {
     // Once per upstream, in plain words: a target that is not reachable (and when it answers again).
     onNotice: (line: string) => process.stderr.write(`${line}\n`),
   };
-  let graceMs = 5000;
-  if (v.grace !== undefined) {
-    graceMs = Number(v.grace);
-    if (v.grace.trim() === '' || !Number.isInteger(graceMs) || graceMs < 0)
-      fail(`--grace must be a whole number of milliseconds (0 or more), not ${JSON.stringify(v.grace)}`);
-  }
+  const grace = v.grace === undefined ? undefined : Number(v.grace);
+  if (grace !== undefined && (v.grace!.trim() === '' || !Number.isInteger(grace) || grace < 0))
+    fail(`--grace must be a whole number of milliseconds (0 or more), not ${JSON.stringify(v.grace)}`);
   const defaults = defaultPorts();
   let port = portOption(v.port, '--port', defaults.proxy);
   let uiPort = portOption(v['ui-port'], '--ui-port', defaults.ui);
 
-  const { startMcpscope } = await import('./mcpscope.js');
+  const { startMcpscope, DEFAULT_GRACE_MS } = await import('./mcpscope.js');
+  const graceMs = grace ?? DEFAULT_GRACE_MS;
   let scope: McpscopeCore;
   const launch = (p: number, u: number) =>
     startMcpscope({ ...options, port: p, uiPort: u, ...(forwardOptions ? { forward: { ...forwardOptions, port: p } } : {}) });
