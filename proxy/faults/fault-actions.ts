@@ -12,7 +12,8 @@ import { now } from '../capture/clock.js';
 import { FAULT_BODY_MAX, describeAction, describeMatch, rpcSummary, type FaultRegistry, type FaultRule } from './fault-rules.js';
 import type { ExchangeContext } from '../forwarding/exchange-context.js';
 import { pathOf } from '../forwarding/headers.js';
-import { describeUpstreamError, jsonRpcIdFrom } from '../forwarding/upstream-errors.js';
+import { jsonRpcIdFrom, upstreamBrokeOff } from '../forwarding/upstream-errors.js';
+import { CLIENT_CLOSED, clientAbort } from '../forwarding/drain.js';
 
 export interface FaultActions {
   /** Decides whether a rule applies to this request and carries it out; `done` forwards the request. */
@@ -97,13 +98,9 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
           // The client gave up while the request was held: forward nothing.
           clearTimeout(timer);
           ctx.responded = true;
-          capture({
-            t: 'abort',
-            xid: ctx.xid,
-            ts: now(),
-            side: 'client',
-            reason: 'the client went away while mcpscope held the request (fault injection: delay); it was not forwarded',
-          });
+          capture(
+            clientAbort(ctx.xid, 'the client went away while mcpscope held the request (fault injection: delay); it was not forwarded'),
+          );
         };
         const timer = setTimeout(() => {
           reply.raw.off('close', onClose);
@@ -211,26 +208,14 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
     const onClientClose = () => {
       if (finished) return;
       finished = true;
-      capture({
-        t: 'abort',
-        xid,
-        ts: now(),
-        side: 'client',
-        reason: 'the client closed the connection; mcpscope closed the upstream request too',
-      });
+      capture(clientAbort(xid, CLIENT_CLOSED));
       source.on('error', () => undefined);
       source.destroy();
     };
     source.on('error', (err) => {
       if (finished) return;
       finished = true;
-      capture({
-        t: 'abort',
-        xid,
-        ts: now(),
-        side: 'upstream',
-        reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
-      });
+      capture(upstreamBrokeOff(xid, err));
       raw.destroy();
     });
     if (drop.afterEvents === 0) return finish();

@@ -12,6 +12,8 @@
  */
 import type { Server, ServerResponse, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { WireRecord } from '../capture/wire-records.js';
+import { now as clock } from '../capture/clock.js';
 
 /** What a connection is busy with, from Node's http server: its current response, if any. */
 type HttpSocket = Socket & { _httpMessage?: (ServerResponse & { req?: IncomingMessage }) | null };
@@ -99,6 +101,29 @@ export function drainServers(servers: Server[], graceMs: number, started: (now: 
     if (first.calls === 0) return finish(0);
     timer = setTimeout(() => finish(survey(servers).calls), graceMs);
   });
+}
+
+/**
+ * Set once the drain is over and what is still open is about to be cut (the proxy thread, before
+ * cutConnections): an exchange cut from then on is recorded as cut by mcpscope, not as a peer going away.
+ */
+let shutdownReason: string | undefined;
+export function markShuttingDown(reason: string): void {
+  shutdownReason = reason;
+}
+
+/** Why a response was cut when its client closed the connection in the middle of it. */
+export const CLIENT_CLOSED = 'the client closed the connection; mcpscope closed the upstream request too';
+
+/**
+ * The record of an exchange whose client connection closed before it was over: the client's
+ * doing, or — once mcpscope shuts down and cuts it (markShuttingDown) — mcpscope's. Every place
+ * that records a client going away uses it, so that a shutdown is never recorded as a client abort.
+ */
+export function clientAbort(xid: string, reason: string): WireRecord {
+  return shutdownReason === undefined
+    ? { t: 'abort', xid, ts: clock(), side: 'client', reason }
+    : { t: 'abort', xid, ts: clock(), side: 'proxy', reason: shutdownReason };
 }
 
 /**

@@ -18,23 +18,11 @@ import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRe
 import { TOKEN_COOKIE } from '../serve/guards.js';
 import { captureUnforwardedRequest, nextExchangeId } from './exchange-ids.js';
 import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-context.js';
-import { describeUpstreamError, jsonRpcIdFrom } from './upstream-errors.js';
+import { CLIENT_CLOSED, clientAbort } from './drain.js';
+import { describeUpstreamError, jsonRpcIdFrom, upstreamBrokeOff } from './upstream-errors.js';
 import type { UpstreamResponse } from './rewrites.js';
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
-
-/**
- * Set once mcpscope shuts down and cuts what is still open (the proxy thread, after drain.ts): an
- * exchange cut from then on is recorded as cut by mcpscope, not as a peer going away.
- */
-let shutdownReason: string | undefined;
-export function markShuttingDown(reason: string): void {
-  shutdownReason = reason;
-}
-const clientAbort = (xid: string, reason: string): WireRecord =>
-  shutdownReason === undefined
-    ? { t: 'abort', xid, ts: now(), side: 'client', reason }
-    : { t: 'abort', xid, ts: now(), side: 'proxy', reason: shutdownReason };
 
 export interface ForwarderOptions {
   /** Receives every capture record, synchronously, on the hot path: must be O(1). */
@@ -309,13 +297,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     for (let i = 1; i < stages.length; i++) last = last.pipe(stages[i] as Transform);
     last.pipe(raw);
     const breakOff = (err: Error) => {
-      end({
-        t: 'abort',
-        xid,
-        ts: now(),
-        side: 'upstream',
-        reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
-      });
+      end(upstreamBrokeOff(xid, err));
       for (const s of stages) s.destroy();
       raw.destroy();
     };
@@ -324,7 +306,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     finished(raw, (err) => {
       if (!err) return end({ t: 'response-end', xid, ts: now() });
       // Closed before it finished: the client went away (unless the upstream broke off first).
-      end(clientAbort(xid, 'the client closed the connection; mcpscope closed the upstream request too'));
+      end(clientAbort(xid, CLIENT_CLOSED));
       for (const s of stages) {
         s.on('error', () => undefined);
         s.destroy();

@@ -20,7 +20,8 @@ import {
   type OAuthMetadataKind,
 } from '../parse/oauth-rewrite.js';
 import { MAX_JSON_DEPTH } from '../parse/json-depth.js';
-import { describeUpstreamError } from './upstream-errors.js';
+import { upstreamBrokeOff } from './upstream-errors.js';
+import { CLIENT_CLOSED, clientAbort } from './drain.js';
 import { isEncoded, isJsonType } from './headers.js';
 
 /** OAuth metadata documents are held whole (to rewrite them) up to this size; bigger ones stream through untouched. */
@@ -193,13 +194,7 @@ export function createRewrites(upstreamOrigin: string, capture: (record: WireRec
         if (settled) return;
         settled = true;
         cleanup();
-        capture({
-          t: 'abort',
-          xid,
-          ts: now(),
-          side: 'upstream',
-          reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
-        });
+        capture(upstreamBrokeOff(xid, err));
         // What the client would have seen directly: the head, the bytes so far, a broken connection.
         if (!raw.headersSent) raw.writeHead(res.statusCode, headers);
         if (size > 0) raw.write(Buffer.concat(held));
@@ -209,13 +204,7 @@ export function createRewrites(upstreamOrigin: string, capture: (record: WireRec
         if (settled) return;
         settled = true;
         cleanup();
-        capture({
-          t: 'abort',
-          xid,
-          ts: now(),
-          side: 'client',
-          reason: 'the client closed the connection; mcpscope closed the upstream request too',
-        });
+        capture(clientAbort(xid, CLIENT_CLOSED));
         source.destroy();
       };
       source.on('data', onData);

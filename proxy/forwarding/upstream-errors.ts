@@ -3,6 +3,8 @@
  * error naming the request's id when the first bytes of the body let it, so that an SDK client
  * fails the one call instead of waiting for an answer that will never come.
  */
+import type { WireRecord } from '../capture/wire-records.js';
+import { now } from '../capture/clock.js';
 
 /** TLS verification failures of the upstream's certificate (Node/OpenSSL codes). */
 const TLS_TRUST_CODES = new Set([
@@ -75,4 +77,15 @@ export function jsonRpcIdFrom(head: Buffer[]): string | number | null {
     /* not JSON, or cut short: no id to echo */
   }
   return null;
+}
+
+/** The record of a response the upstream broke off in the middle (a stream error after its head). */
+export function upstreamBrokeOff(xid: string, err: Error): WireRecord {
+  return {
+    t: 'abort',
+    xid,
+    ts: now(),
+    side: 'upstream',
+    reason: `the upstream broke off the response (${describeUpstreamError(err).cause})`,
+  };
 }

@@ -18,8 +18,7 @@ import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
 import { startProxyServer, type ProxyServer } from '../reverse/proxy-server.js';
 import { setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
-import { cutConnections, drainServers } from '../forwarding/drain.js';
-import { markShuttingDown } from '../forwarding/forwarder.js';
+import { cutConnections, drainServers, markShuttingDown } from '../forwarding/drain.js';
 import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
 
 const port = parentPort!;

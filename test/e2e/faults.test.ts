@@ -239,6 +239,33 @@ describe('drop-stream on raw SSE (scripted upstream)', () => {
       await up.close();
     }
   });
+  it('a stream under a drop-stream rule that the shutdown cuts is recorded as cut by mcpscope, not by the client', async () => {
+    const { startScriptedUpstream } = await import('../support/scripted-upstream.js');
+    const up = await startScriptedUpstream({
+      'POST /mcp': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"n":1}\n\n');
+      },
+    });
+    try {
+      scope = await startMcpscope({ target: `${up.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN });
+      scope.faults.add({ id: 'cut', match: { path: '/mcp' }, action: { type: 'drop-stream', afterEvents: 5 } });
+      const res = await fetch(scope.proxy.url, { method: 'POST', headers: { accept: 'text/event-stream' }, body: '{}' });
+      const reader = res.body!.getReader();
+      // The first event has come through the rule's relay: the stream is open, 4 events short of its
+      // cut, when the shutdown (no grace) cuts it.
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: {"n":1}\n\n');
+      await scope.shutdown({ graceMs: 0, reason: 'test' });
+      await reader.read().catch(() => undefined);
+      const [x] = [...scope.store.exchanges.values()] as { aborted?: string; error?: string }[];
+      expect(x!.aborted).toBe('proxy');
+      expect(x!.error).toContain('mcpscope shut down (test)');
+    } finally {
+      await scope?.close();
+      scope = undefined;
+      await up.close();
+    }
+  });
 });
 
 describe('holding POST bodies while a method/tool rule exists', () => {
