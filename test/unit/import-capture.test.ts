@@ -13,6 +13,7 @@ import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js'
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
 import { recordScriptedCapture } from '../support/scripted-session.js';
 import { json, setup, type Wire } from '../support/recorder-harness.js';
+import { DEEP_LEVELS, deepCaptureSessionLine, deepObj } from '../support/deep-capture.js';
 
 const messagesOf = (events: readonly McpscopeEvent[], sessionId?: string): MessageEvent[] =>
   events.filter((e): e is MessageEvent => e.type === 'message' && (sessionId === undefined || e.sessionId === sessionId));
@@ -435,21 +436,8 @@ describe('appendImported', () => {
 });
 
 describe('readCapture: JSON nested 100,000 levels deep is cut on load', () => {
-  const D = 100_000;
-  const deepObj = `${'{"a":'.repeat(D)}1${'}'.repeat(D)}`;
-  const sessionLine = JSON.stringify({
-    type: 'session',
-    seq: 1,
-    ts: 1,
-    session: {
-      id: 's1',
-      transport: 'streamable-http',
-      target: 'http://x/mcp',
-      startedAt: 1,
-      status: 'open',
-      counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 },
-    },
-  });
+  const D = DEEP_LEVELS;
+  const sessionLine = deepCaptureSessionLine;
   const messageLine = `{"type":"message","seq":2,"ts":2,"sessionId":"s1","dir":"c2s","kind":"request","carrier":"post-body","size":10,"id":1,"method":"tools/call","hints":[],"raw":${JSON.stringify(`{"x":${'['.repeat(1000)}${']'.repeat(1000)}}`)},"jsonrpc":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":${deepObj}}}}`;
 
   function checkLoaded(events: McpscopeEvent[]) {

@@ -7,23 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main, openCapture, type OpenHandle } from '../../proxy/commands/open.js';
+import { deepCaptureSessionLine, deepObj } from '../support/deep-capture.js';
 
-const D = 100_000;
-const deepObj = `${'{"a":'.repeat(D)}1${'}'.repeat(D)}`;
 const capture = [
-  JSON.stringify({
-    type: 'session',
-    seq: 1,
-    ts: 1,
-    session: {
-      id: 's1',
-      transport: 'streamable-http',
-      target: 'http://x/mcp',
-      startedAt: 1,
-      status: 'open',
-      counts: { messages: 1, requests: 1, pending: 0, errors: 0, exchanges: 0 },
-    },
-  }),
+  deepCaptureSessionLine,
   `{"type":"message","seq":2,"ts":2,"sessionId":"s1","dir":"c2s","kind":"request","carrier":"post-body","size":10,"id":1,"method":"tools/call","hints":[],"jsonrpc":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"password":"hunter2","x":${deepObj}}}}`,
 ].join('\n');
 
