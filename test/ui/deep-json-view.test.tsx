@@ -74,7 +74,12 @@ describe('a message nested 10,000 levels deep', () => {
     expect(deep.textContent).toContain(`nested deeper than ${MAX_TREE_DEPTH} levels — show as text`);
     // Tree lines only down to the limit, not 20,000 of them.
     expect(dom.container.querySelectorAll('.jv-line').length).toBeLessThan(4 * MAX_TREE_DEPTH);
+    // Deep lines stop moving right: at 64 levels of 14 px they would be out of a narrow pane, and the pane blank.
+    const pads = [...dom.container.querySelectorAll<HTMLElement>('.jv-line')].map((el) => parseFloat(el.style.paddingLeft) || 0);
+    expect(Math.max(...pads)).toBeLessThanOrEqual(120);
     await act(async () => deep.click());
+    // The text sits under the line it opens from, not at the pane's left edge.
+    expect(parseFloat(dom.$('jv-deep-text')!.style.marginLeft)).toBeGreaterThanOrEqual(parseFloat(deep.style.paddingLeft));
     // Level 64 is the 33rd array from the root: its text, clipped at first.
     const whole = deepText(DEPTH - MAX_TREE_DEPTH / 2);
     expect(dom.$('jv-deep-text')!.textContent).toMatch(/^\[\{"a":\[\{"a":.*… show the remaining \d+(\.\d)? KB$/);

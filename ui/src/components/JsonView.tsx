@@ -23,6 +23,12 @@ const STRING_CLIP = 400;
 const OPEN_MAX_CHILDREN = 60;
 /** Characters of a too-deep part's text shown before "show all". */
 const DEEP_TEXT_CLIP = 20_000;
+/** Pixels of indent per level, and the level past which lines indent no further. */
+const INDENT = 14;
+const MAX_INDENT_LEVEL = 8;
+
+/** A line's left padding: deep lines stop moving right, or at 64 levels (~900 px) they would leave the pane. */
+const indent = (depth: number) => ({ paddingLeft: Math.min(depth, MAX_INDENT_LEVEL) * INDENT });
 
 export interface JsonViewProps {
   value: unknown;
@@ -126,7 +132,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
 
   if (!container) {
     return (
-      <div className="jv-line" style={{ paddingLeft: depth * 14 }}>
+      <div className="jv-line" style={indent(depth)}>
         <span className="jv-gutter" />
         {keyLabel}
         <Scalar value={value} />
@@ -139,7 +145,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
   const [openB, closeB] = isArray ? ['[', ']'] : ['{', '}'];
   if (count === 0) {
     return (
-      <div className="jv-line" style={{ paddingLeft: depth * 14 }}>
+      <div className="jv-line" style={indent(depth)}>
         <span className="jv-gutter" />
         {keyLabel}
         <span className="jv-punct">
@@ -156,7 +162,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
   const toggle = () => setOpen((o) => !o);
   if (!open) {
     return (
-      <div className="jv-line jv-collapsed" style={{ paddingLeft: depth * 14 }} onClick={toggle} title="Click to expand">
+      <div className="jv-line jv-collapsed" style={indent(depth)} onClick={toggle} title="Click to expand">
         <span className="jv-gutter jv-caret">▸</span>
         {keyLabel}
         <span className="jv-preview">{preview(value)}</span>
@@ -186,7 +192,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
 
   return (
     <>
-      <div className="jv-line jv-open" style={{ paddingLeft: depth * 14 }} onClick={toggle} title="Click to collapse">
+      <div className="jv-line jv-open" style={indent(depth)} onClick={toggle} title="Click to collapse">
         <span className="jv-gutter jv-caret">▾</span>
         {keyLabel}
         <span className="jv-punct">{openB}</span>
@@ -194,14 +200,14 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
       </div>
       {children}
       {remaining > 0 ? (
-        <div className="jv-line" style={{ paddingLeft: (depth + 1) * 14 }}>
+        <div className="jv-line" style={indent(depth + 1)}>
           <span className="jv-gutter" />
           <button type="button" className="link-button jv-more" onClick={() => setShown((s) => s + PAGE * 5)}>
             show {Math.min(remaining, PAGE * 5)} more of {remaining}
           </button>
         </div>
       ) : null}
-      <div className="jv-line" style={{ paddingLeft: depth * 14 }}>
+      <div className="jv-line" style={indent(depth)}>
         <span className="jv-gutter" />
         <span className="jv-punct">{closeB}</span>
         {comma}
@@ -219,7 +225,7 @@ function DeepNode({ keyLabel, value, depth, comma }: { keyLabel: ReactNode; valu
     <>
       <div
         className="jv-line jv-collapsed jv-deep"
-        style={{ paddingLeft: depth * 14 }}
+        style={indent(depth)}
         onClick={toggle}
         title={text ? 'Click to hide the text' : 'Click to show this part as JSON text'}
         data-testid="jv-deep"
@@ -233,8 +239,7 @@ function DeepNode({ keyLabel, value, depth, comma }: { keyLabel: ReactNode; valu
         {comma}
       </div>
       {text ? (
-        // Not indented to its level (that is ~900 px at 64): the whole width of the view, as text.
-        <pre className="jv-deep-text" data-testid="jv-deep-text">
+        <pre className="jv-deep-text" style={{ marginLeft: indent(depth + 1).paddingLeft }} data-testid="jv-deep-text">
           <Vis text={all || text.text.length <= DEEP_TEXT_CLIP ? text.text : text.text.slice(0, DEEP_TEXT_CLIP)} />
           {!all && text.text.length > DEEP_TEXT_CLIP ? (
             <button type="button" className="link-button jv-more" onClick={() => setAll(true)}>
