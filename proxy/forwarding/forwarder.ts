@@ -273,11 +273,28 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     raw.writeHead(res.statusCode, headers);
     // SSE: the client should see the stream open now, not when the first event comes.
     if (isSse) raw.flushHeaders();
-    if (ctx.dropStream && isSse && stages.length === 1) {
-      faultActions!.dropStreamAfter(ctx, res.stream, raw, ctx.dropStream);
+    if (ctx.dropStream && isSse) {
+      // Cut on what the client gets: after reverse mode's endpoint stage, when there is one.
+      faultActions!.dropStreamAfter(ctx, chainStages(stages), raw, ctx.dropStream);
       return;
     }
     pipeBody(xid, stages, raw);
+  }
+
+  /**
+   * The stages piped into one stream, for a relay that reads the last one (dropStreamAfter): an
+   * error of one stage breaks the next, and the last one closing closes the upstream's body too.
+   */
+  function chainStages(stages: (Readable | Transform)[]): Readable {
+    let last = stages[0] as Readable;
+    for (let i = 1; i < stages.length; i++) {
+      const prev = last;
+      const next = stages[i] as Transform;
+      prev.on('error', (err) => next.destroy(err));
+      next.once('close', () => prev.destroy());
+      last = prev.pipe(next);
+    }
+    return last;
   }
 
   /**

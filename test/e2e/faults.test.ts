@@ -239,6 +239,28 @@ describe('drop-stream on raw SSE (scripted upstream)', () => {
       await up.close();
     }
   });
+  it('cuts a GET event stream too, after the endpoint stage of the reverse proxy (it was left whole)', async () => {
+    const { startScriptedUpstream } = await import('../support/scripted-upstream.js');
+    const up = await startScriptedUpstream({
+      'GET /mcp': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end('data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\n');
+      },
+    });
+    try {
+      scope = await startMcpscope({ target: `${up.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN });
+      scope.faults.add({ id: 'cut', match: { path: '/mcp' }, action: { type: 'drop-stream', afterEvents: 2 } });
+      const res = await fetch(scope.proxy.url, { headers: { accept: 'text/event-stream' } });
+      expect(await res.text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\n');
+      const faults = await faultEvents(scope);
+      expect(faults.map((f) => f.after)).toEqual(['stream ended after 2 events']);
+    } finally {
+      await scope?.close();
+      scope = undefined;
+      await up.close();
+    }
+  });
+
   it('a stream under a drop-stream rule that the shutdown cuts is recorded as cut by mcpscope, not by the client', async () => {
     const { startScriptedUpstream } = await import('../support/scripted-upstream.js');
     const up = await startScriptedUpstream({
