@@ -498,7 +498,7 @@ export class HttpExchanges {
     const forbidden = code === 'FORBIDDEN';
     // The forward proxy's refusals (forward-server.ts: a request to the proxy itself, a loop) were never meant for a server.
     const refused = code === 'NOT_PROXY_REQUEST' || code === 'LOOP';
-    if (refused) this.problem(ex, 'error', 'refused', this.ctx.redactor.text(message));
+    if (refused) this.problem(ex, 'error', 'refused', message);
     else
       this.problem(
         ex,

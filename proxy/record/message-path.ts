@@ -13,6 +13,7 @@ import { messageHints } from '../annotate/message-hints.js';
 import { flatCopy, pickPeer, stripUndefined } from './record-helpers.js';
 import { byteLength } from '../model/byte-length.js';
 import { PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
+import { redactLooseText } from './redact.js';
 
 /**
  * Emits the messages of one frame (or a problem when it is not JSON-RPC). Returns the seqs of
@@ -33,14 +34,13 @@ export function emitFrame(
   const session = owner.session;
   const location = { offset: frame.offset, length: frame.length, eventId: frame.sse?.id, eventType: frame.sse?.event };
   if (!cls) {
-    // (A copy: a slice would keep the whole prefix string alive in the store.)
     problemAt(
       ctx,
       owner,
       'warn',
       'too-large',
       `A ${dir === 'c2s' ? 'client' : 'server'} frame of ${frame.length} bytes is larger than mcpscope parses (${ctx.maxBodyBytes} bytes); it was forwarded in full, and only its first bytes are kept here.`,
-      flatCopy(frame.text.slice(0, PREVIEW_BYTES)),
+      frame.text,
       location,
     );
     return { requests };
@@ -59,7 +59,7 @@ export function emitFrame(
       'error',
       cls.code,
       text,
-      ctx.redactJsonText(frame.text).slice(0, PREVIEW_BYTES),
+      frame.text,
       carrier === 'stdio' ? { offset: frame.offset, length: frame.length } : location,
     );
     return { requests };
@@ -190,6 +190,12 @@ export function onInitializeResult(ctx: RecorderContext, session: SessionInfo, r
   if (typeof r?.instructions === 'string') session.instructions = r.instructions;
 }
 
+/**
+ * A `problem` event. `raw`, the offending text as it came, is redacted whole (as loose text: a
+ * frame that is JSON but not JSON-RPC has its credential fields found by key) and only then cut
+ * to PREVIEW_BYTES — cut first, a credential across the cut would keep its first characters — and
+ * copied (a slice would keep the whole frame's string alive in the store).
+ */
 export function problemAt(
   ctx: RecorderContext,
   owner: FrameOwner | undefined,
@@ -208,7 +214,7 @@ export function problemAt(
       level,
       code,
       text: ctx.redactor.text(text),
-      raw: raw === undefined ? undefined : ctx.redactor.text(raw),
+      raw: raw === undefined ? undefined : flatCopy(redactLooseText(raw, ctx.redactor).slice(0, PREVIEW_BYTES)),
       location,
     }),
   );

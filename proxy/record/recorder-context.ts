@@ -11,7 +11,6 @@ import { SessionRegistry } from '../correlate/session-registry.js';
 import type { EventStore } from '../store/event-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../parse/body-reader.js';
 import { redactPreview, type Redactor } from './redact.js';
-import { mayBeJson } from './record-helpers.js';
 import type { RecorderOptions } from './recorder.js';
 
 /** What a frame belongs to: its session, and the HTTP exchange that carried it (none for stdio). */
@@ -86,20 +85,6 @@ export class RecorderContext {
     this.dirtySessions.clear();
     for (const ex of this.dirtyExchanges) this.store.append({ type: 'exchange', ts, exchange: { ...ex.info, hints: [...ex.info.hints] } });
     this.dirtyExchanges.clear();
-  }
-
-  /** A frame that is JSON but not JSON-RPC (an OAuth token response, say): its credential fields are redacted too. */
-  redactJsonText(text: string): string {
-    if (mayBeJson(text)) {
-      try {
-        const value: unknown = JSON.parse(text);
-        const redacted = this.redactor.json(value);
-        if (redacted !== value) return JSON.stringify(redacted);
-      } catch {
-        /* not JSON: free-text redaction only */
-      }
-    }
-    return text;
   }
 
   /** Hint texts quote values, URLs and headers: they are redacted like any free text. */

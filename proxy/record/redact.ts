@@ -12,6 +12,7 @@ import type { HeaderMap } from '../capture/wire-records.js';
 import { GRANT_KEYS, isSecretFlag, isSecretHeader, isSecretKey, isSecretQueryName, JWK_PRIVATE, keepsScheme } from './redact-vocab.js';
 import { decodeSafe, redactFreeText } from './redact-text.js';
 import { REDACTED } from './redact-tokens.js';
+import { mayBeJson } from './record-helpers.js';
 
 export { REDACTED };
 
@@ -178,7 +179,7 @@ function isOAuthCode(h: Record<string, unknown>): boolean {
 
 /** Free text that may be a JSON document (an OAuth token response, a non-JSON-RPC frame): its credential fields go too. */
 export function redactLooseText(text: string, r: Redactor): string {
-  if (/^\s*[[{]/.test(text)) {
+  if (mayBeJson(text)) {
     try {
       const value: unknown = JSON.parse(text);
       const redacted = r.json(value);

@@ -10,7 +10,7 @@ import { BodyReader, type BodyFrame } from '../parse/body-reader.js';
 import { commandLine } from '../stdio/command-line.js';
 import { redactArgs } from './redact.js';
 import { emitFrame, problemAt } from './message-path.js';
-import { PREVIEW_BYTES, type RecorderContext } from './recorder-context.js';
+import type { RecorderContext } from './recorder-context.js';
 
 /** A wrapped stdio server process (see proxy/stdio/stdio-wrapper.ts). */
 export interface ProcessState {
@@ -171,7 +171,7 @@ export class StdioProcesses {
           'warn',
           'unterminated-line',
           `${stream} ended with ${f.length} bytes that no newline terminated. On stdio every message ends with a newline, so the ${dir === 's2c' ? 'client' : 'server'} never acted on them.`,
-          f.text.slice(0, PREVIEW_BYTES),
+          f.text,
           { offset: f.offset, length: f.length },
         );
       }

@@ -962,4 +962,17 @@ describe('Recorder: redaction of message content', () => {
     expect(exchangeOf(store, x).requestHeaders.authorization).toBe('Bearer abc');
     expect(messages(store)[0]).toMatchObject({ jsonrpc: call, raw: json(call) });
   });
+
+  it('a malformed frame is redacted before its problem keeps the first 4 KiB: a token across that edge leaves nothing of itself', () => {
+    const { store, w, feed } = setup();
+    const x = w.xid();
+    const token = `ghp_${'A1b2C3d4E5'.repeat(4).slice(0, 36)}`;
+    // Not JSON: the preview keeps 4,096 characters, and the token starts 12 before that.
+    const bad = `{"jsonrpc":"2.0","note":"${'x'.repeat(4096 - 12 - 26)} ${token}"`;
+    feed([...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'P' }, bad)]);
+    const [p] = problems(store);
+    expect(p.code).toBe('invalid-json');
+    expect(p.raw).not.toContain(token.slice(0, 12));
+    expect(p.raw).toContain('[redacted]');
+  });
 });
