@@ -5,10 +5,11 @@
  * client through the forward proxy against a strict RFC 8707 authorization server, the token
  * request selected). docs/images/waterfall.png comes from test/e2e/ui-waterfall-browser.test.ts
  * with MCPSCOPE_WRITE_SCREENSHOTS=1. Needs `npm run build` (the UI is served from dist/).
+ * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import { startDemoServer } from '../proxy/demo/demo-server.js';
@@ -18,7 +19,8 @@ import { launchBrowser } from '../test/support/browser.js';
 import { startStrictOAuthWorld } from '../test/support/strict-auth-server.js';
 import { TestOAuthClient, connectWithOAuth } from '../test/support/oauth-test-client.js';
 
-const images = fileURLToPath(new URL('../docs/images/', import.meta.url));
+const images = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('../docs/images/', import.meta.url));
+mkdirSync(images, { recursive: true });
 // Never the user's own ~/.mcpscope (the forward proxy makes a CA there).
 process.env.MCPSCOPE_HOME = mkdtempSync(join(tmpdir(), 'mcpscope-screenshots-'));
 const browser = await launchBrowser();
