@@ -413,7 +413,7 @@ export class HttpExchanges {
           // The authorization layer's answer (RFC 6750), not JSON-RPC: a preview and what its error means.
           ex.info.responsePreview = this.ctx.previewOf(f.text, ex.info.responseType, PLAIN_PREVIEW_BYTES);
           const hint = challengeErrorHint(parseJson(f.text));
-          if (hint) ex.info.hints.push({ ...hint, text: this.ctx.redactor.text(hint.text) });
+          if (hint) ex.info.hints.push(...this.ctx.redactHints([hint]));
         } else emitFrame(this.ctx, this.ownerOf(ex), 's2c', 'post-json', f, f.truncated ? undefined : classifyPayload(f.text), ts);
       }
       if (end.frames.length === 0 && end.text !== undefined && end.bytes > 0) {

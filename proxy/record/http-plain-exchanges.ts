@@ -78,14 +78,13 @@ export function annotatePlain(http: HttpExchanges, ex: ExchangeState): void {
     responseType: info.responseType,
     responseHeaders: info.responseHeaders,
   });
-  for (const h of hints) h.text = http.ctx.redactor.text(h.text);
   // A tunnel says why it was not decrypted (its bytes each way are the request and response sizes).
   if (ex.tunnel !== undefined)
     hints.unshift({
       level: 'info',
       code: 'tunnel',
-      text: `${info.method === 'CONNECT' ? `CONNECT ${info.url}` : `${info.method} ${info.url}`}: ${http.ctx.redactor.text(ex.tunnel)}`,
+      text: `${info.method === 'CONNECT' ? `CONNECT ${info.url}` : `${info.method} ${info.url}`}: ${ex.tunnel}`,
     });
-  info.hints = hints;
+  info.hints = http.ctx.redactHints(hints);
   http.ctx.markExchange(ex);
 }
