@@ -74,9 +74,9 @@ export interface FeedOptions {
 /** In a consumer's queue: here it is told of the events dropped while it was stalled. */
 class DroppedMark {
   constructor(
-    readonly count: number,
+    public count: number,
     readonly fromSeq: number,
-    readonly toSeq: number,
+    public toSeq: number,
   ) {}
 }
 
@@ -97,9 +97,8 @@ interface Client {
   /** While blocked: fires when it has completed no write for stallMs (then cutOffMs). */
   stallTimer?: NodeJS.Timeout;
   stalled: boolean;
-  dropped: number;
-  dropFrom: number;
-  dropTo: number;
+  /** The live events dropped since it stalled, counted; queued as the `dropped` notice once it reads again. */
+  drop?: DroppedMark;
   gone: boolean;
 }
 
@@ -166,9 +165,6 @@ export class FeedHub {
       queuedTo: this.store.lastSeq,
       behind: false,
       stalled: false,
-      dropped: 0,
-      dropFrom: 0,
-      dropTo: 0,
       gone: false,
     };
     this.clients.add(client);
@@ -198,7 +194,7 @@ export class FeedHub {
       c.snapshotEnd = -1;
       c.behind = false;
       c.queuedTo = this.store.lastSeq;
-      c.dropped = 0;
+      c.drop = undefined;
       this.sendControl(c, { type: 'cleared' });
     }
   }
@@ -251,9 +247,9 @@ export class FeedHub {
 
   private countDropped(c: Client, fromSeq: number, toSeq: number, count: number): void {
     if (count <= 0) return;
-    if (c.dropped === 0) c.dropFrom = fromSeq;
-    c.dropped += count;
-    c.dropTo = toSeq;
+    c.drop ??= new DroppedMark(0, fromSeq, toSeq);
+    c.drop.count += count;
+    c.drop.toSeq = toSeq;
   }
 
   private schedule(c: Client): void {
@@ -356,10 +352,10 @@ export class FeedHub {
     c.stallTimer = undefined;
     if (c.stalled) {
       c.stalled = false;
-      if (c.dropped > 0) {
+      if (c.drop) {
         // Told after everything queued before the gap, before anything after it.
-        c.pending.push(new DroppedMark(c.dropped, c.dropFrom, c.dropTo));
-        c.dropped = 0;
+        c.pending.push(c.drop);
+        c.drop = undefined;
       }
     }
     this.pump(c);
