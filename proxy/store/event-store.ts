@@ -4,7 +4,7 @@
  * mitmproxy's flow store. Events are stamped with `seq` here. Listeners (the feed, the NDJSON
  * recorder, reachability) receive each committed batch once, each in its own try/catch: one that
  * throws never keeps the batch from the others, nor breaks the store; its first failure is said
- * in a `log` event (and a process warning), later ones are counted silently.
+ * in a `log` event (and a process warning), later ones are not.
  */
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo, UnsequencedEvent } from '../model/events.js';
 
@@ -52,7 +52,7 @@ export class EventStore {
   private log: McpscopeEvent[] = [];
   private seq = 0;
   private batch: McpscopeEvent[] = [];
-  private listeners = new Map<Listener, { name: string; failures: number }>();
+  private listeners = new Map<Listener, { name: string; failed: boolean }>();
   /** Latest seq of each session/exchange upsert: older upserts are skipped in snapshots. */
   private latestUpsert = new Map<string, number>();
   readonly sessions = new Map<string, SessionInfo>();
@@ -153,12 +153,12 @@ export class EventStore {
       try {
         listener(batch);
       } catch (err) {
-        state.failures += 1;
-        if (state.failures > 1) continue;
+        if (state.failed) continue;
+        state.failed = true;
         reported = true;
         const text = `mcpscope: ${state.name} failed on a batch of ${batch.length} event${batch.length === 1 ? '' : 's'} (${describeError(err)}). The recording and everything else that follows the events go on; further failures of ${state.name} are not reported again.`;
         process.emitWarning(text);
-        this.append({ type: 'log', ts: Date.now(), source: 'mcpscope', text } as UnsequencedEvent);
+        this.append({ type: 'log', ts: Date.now(), source: 'mcpscope', text });
       }
     }
     // Hand the report on at once (a listener that fails again on it is not reported twice).
@@ -167,13 +167,8 @@ export class EventStore {
 
   /** `name` says who it is in the plain-words report of its failure ("the live feed", "the --record file"). */
   subscribe(listener: Listener, name = 'a subscriber to the recorded events'): () => void {
-    this.listeners.set(listener, { name, failures: 0 });
+    this.listeners.set(listener, { name, failed: false });
     return () => this.listeners.delete(listener);
-  }
-
-  /** How many batches each listener (by name) failed on, for tests and diagnostics. */
-  listenerFailures(): { name: string; failures: number }[] {
-    return [...this.listeners.values()].filter((l) => l.failures > 0).map((l) => ({ ...l }));
   }
 
   message(seq: number): MessageEvent | undefined {
