@@ -16,7 +16,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Agent, Pool } from 'undici';
+import { Pool, type Agent } from 'undici';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 type Variant = 'undici' | 'reply-from';
@@ -33,18 +33,12 @@ const arg = (name: string, dflt: number) => {
 async function replyFromApp(agent: Agent, upstream: string) {
   const { default: Fastify } = await import('fastify');
   const { default: httpProxy } = await import('@fastify/http-proxy');
-  const app = Fastify({
-    logger: false,
-    requestTimeout: 0,
-    connectionTimeout: 0,
-    keepAliveTimeout: 72_000,
-    forceCloseConnections: true,
-    routerOptions: { maxParamLength: 10_000 },
-  });
+  const { PROXY_FASTIFY_OPTIONS, PROXY_HTTP_METHODS } = await import('../proxy/forwarding/fastify-app.js');
+  const app = Fastify(PROXY_FASTIFY_OPTIONS);
   await app.register(httpProxy, {
     upstream: '',
     prefix: '/',
-    httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
+    httpMethods: PROXY_HTTP_METHODS,
     undici: agent,
     disableRequestLogging: true,
     internalRewriteLocationHeader: false,
@@ -60,9 +54,9 @@ async function replyFromApp(agent: Agent, upstream: string) {
 }
 
 async function proxyChild(variant: Variant, upstream: string): Promise<void> {
-  const { createProxyApp } = await import('../proxy/forwarding/fastify-app.js');
+  const { createProxyApp, upstreamAgent } = await import('../proxy/forwarding/fastify-app.js');
   const { createForwarder } = await import('../proxy/forwarding/forwarder.js');
-  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  const agent = upstreamAgent();
   const route = { upstreamOrigin: upstream, target: upstream, proxyOrigin: '' };
   const forwarder = createForwarder({ capture: () => undefined, agent });
   const app =

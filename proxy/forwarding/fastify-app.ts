@@ -9,10 +9,37 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
-import type { Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Duplex } from 'node:stream';
 import { MAX_REQUEST_HEADERS, readOverflowingHead, type OverflowingHead } from './request-head.js';
 import { trackConnections } from './drain.js';
+
+/**
+ * An agent for upstream requests (the reverse and the forward proxy each have one): no idle,
+ * header or body timeouts (streams last as long as the peers want), and no cap on connections per
+ * origin. An event stream holds its connection for as long as it is open, so a cap (it was 256)
+ * made every stream past it — and every other request to that upstream, an `initialize` included —
+ * wait for a free connection, forever and without an error (issue 16). The client already holds
+ * one connection to the proxy per request in flight; the upstream gets one per request too, as it
+ * would without the proxy.
+ */
+export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
+  return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: null, pipelining: 1, ...(connect ? { connect } : {}) });
+}
+
+/** The fastify settings of the proxy apps (bench/forward-hop.ts builds its reply-from variant on them too). */
+export const PROXY_FASTIFY_OPTIONS = {
+  logger: false,
+  requestTimeout: 0,
+  connectionTimeout: 0,
+  keepAliveTimeout: 72_000,
+  forceCloseConnections: true,
+  // Paths are forwarded as received; fastify must not 404 on long ones.
+  routerOptions: { maxParamLength: 10_000 },
+} as const;
+
+/** Every method @fastify/http-proxy routes. */
+export const PROXY_HTTP_METHODS: FastifyHttpProxyOptions['httpMethods'] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 export interface ProxyAppOptions {
   agent: Dispatcher;
@@ -29,13 +56,7 @@ export interface ProxyAppOptions {
 
 export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: false,
-    requestTimeout: 0,
-    connectionTimeout: 0,
-    keepAliveTimeout: 72_000,
-    forceCloseConnections: true,
-    // Paths are forwarded as received; fastify must not 404 on long ones.
-    routerOptions: { maxParamLength: 10_000 },
+    ...PROXY_FASTIFY_OPTIONS,
     rewriteUrl: options.rewriteUrl,
     // A path fastify's router cannot take (a malformed percent-encoding such as `/mcp%zz`, a
     // segment past maxParamLength) would get fastify's own 400 without any hook running: the
@@ -68,7 +89,7 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
     // each request's upstream is its route's (forwarder.ts).
     upstream: 'http://mcpscope.invalid',
     prefix: '/',
-    httpMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'],
+    httpMethods: PROXY_HTTP_METHODS,
     // reply-from (registered by @fastify/http-proxy) is never called (docs/architecture.md, "The
     // proxy thread forwards with undici directly"); given the agent so that it makes none of its own.
     undici: options.agent,

@@ -7,14 +7,13 @@
  * used. Forward mode (proxy/forward/) is the other way in, and rewrites nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Agent } from 'undici';
 import type { AddressInfo } from 'node:net';
 import type { WireRecord } from '../capture/wire-records.js';
 import { isAllowedHost, isAllowedOrigin, listenOrigin } from '../serve/guards.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';
-import { createProxyApp } from '../forwarding/fastify-app.js';
+import { createProxyApp, upstreamAgent } from '../forwarding/fastify-app.js';
 import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 
@@ -49,19 +48,6 @@ export interface ProxyServer {
   port: number;
   app: FastifyInstance;
   close(): Promise<void>;
-}
-
-/**
- * An agent for upstream requests (the reverse and the forward proxy each have one): no idle,
- * header or body timeouts (streams last as long as the peers want), and no cap on connections per
- * origin. An event stream holds its connection for as long as it is open, so a cap (it was 256)
- * made every stream past it — and every other request to that upstream, an `initialize` included —
- * wait for a free connection, forever and without an error (issue 16). The client already holds
- * one connection to the proxy per request in flight; the upstream gets one per request too, as it
- * would without the proxy.
- */
-export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
-  return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: null, pipelining: 1, ...(connect ? { connect } : {}) });
 }
 
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
