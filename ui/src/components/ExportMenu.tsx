@@ -17,7 +17,7 @@ interface FormatInfo {
   description: string;
 }
 
-export const EXPORT_FORMATS: readonly FormatInfo[] = [
+const EXPORT_FORMATS: readonly FormatInfo[] = [
   { format: 'fixture', label: 'Fixture', ext: '.json', description: 'Replay as a mock server, verify a live one, load in tests' },
   { format: 'har', label: 'HAR', ext: '.har', description: 'Chrome DevTools, HTTP Toolkit and other HAR viewers' },
   { format: 'ndjson', label: 'NDJSON', ext: '.ndjson', description: 'Every event, one per line (what mcpscope open reads)' },

@@ -53,7 +53,7 @@ export function statusText(status: FeedStatus, detail?: string, paused?: boolean
   }
 }
 
-export function Logo() {
+function Logo() {
   return (
     <svg className="logo" width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
       <circle cx="10.5" cy="10.5" r="7" fill="none" stroke="currentColor" strokeWidth="2.2" />

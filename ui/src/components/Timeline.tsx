@@ -27,7 +27,7 @@ import { useElementSize } from './use-element-size.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
 
-export const ROW_HEIGHT = 28;
+const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
 /** Used until the viewport has been measured (and in DOM-less test environments). */
 const FALLBACK_VIEWPORT = 720;
@@ -457,10 +457,4 @@ function LatencyCell({ row, now, stopped }: { row: Row; now: number; stopped: bo
       {ms !== undefined ? formatMs(ms) : ''}
     </span>
   );
-}
-
-/** Let the app hand keyboard focus to the viewport (e.g. after Esc in the search box). */
-export function focusTimeline(): void {
-  const el = document.querySelector<HTMLElement>('[data-testid="timeline-viewport"]');
-  el?.focus();
 }

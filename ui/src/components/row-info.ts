@@ -250,7 +250,7 @@ export function dirLabel(dir: 'c2s' | 's2c'): string {
 }
 
 /** How a message travelled, in plain words (the recorder's carrier names are terse: `post-sse`…). */
-export const CARRIER_TEXT: Record<string, { short: string; long: string }> = {
+const CARRIER_TEXT: Record<string, { short: string; long: string }> = {
   'post-body': { short: 'POST body', long: 'Sent by the client in the body of an HTTP POST.' },
   'post-json': { short: 'JSON answer', long: 'The server answered the HTTP POST with a plain JSON body.' },
   'post-sse': {

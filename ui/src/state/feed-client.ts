@@ -39,7 +39,7 @@ export interface FeedHello {
 
 /** Most events held while paused; beyond this the oldest are let go and re-fetched on resume. */
 export const MAX_HELD_EVENTS = 200_000;
-export const BACKOFF_INITIAL_MS = 250;
+const BACKOFF_INITIAL_MS = 250;
 export const BACKOFF_MAX_MS = 5_000;
 /** Most time one frame spends ingesting; what is left waits for the next frame. */
 export const INGEST_BUDGET_MS = 10;

@@ -11,7 +11,7 @@ import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types.js'
 const DIRS = new Set(['c2s', 's2c']);
 const KINDS = new Set(['request', 'notification', 'response', 'error', 'log']);
 /** The URL parameters filters own. */
-export const FILTER_PARAMS = ['session', 'method', 'dir', 'kind', 'errors', 'minms', 'q'] as const;
+const FILTER_PARAMS = ['session', 'method', 'dir', 'kind', 'errors', 'minms', 'q'] as const;
 
 export function isEmptyFilters(f: Filters): boolean {
   return (
@@ -251,9 +251,4 @@ export function filtersFromSearch(search: string): Filters {
     minLatencyMs: Number.isFinite(minms) && minms > 0 ? minms : 0,
     text: params.get('q') ?? '',
   };
-}
-
-/** Whether two filter values select the same rows. */
-export function sameFilters(a: Filters, b: Filters): boolean {
-  return a === b || filtersKey(a) === filtersKey(b);
 }

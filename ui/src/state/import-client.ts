@@ -20,7 +20,7 @@ export interface ImportResult {
 export type ImportOutcome = ({ ok: true } & ImportResult) | { ok: false; error: string };
 
 /** The server refuses larger bodies (IMPORT_BODY_LIMIT in proxy/serve/fixture-routes.ts). */
-export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
 const KIND_LABEL: Record<string, string> = {
   fixture: 'a fixture',
@@ -30,7 +30,7 @@ const KIND_LABEL: Record<string, string> = {
 };
 
 /** "a fixture", "a HAR file"… */
-export function kindLabel(kind: string): string {
+function kindLabel(kind: string): string {
   return KIND_LABEL[kind] ?? `a ${kind} file`;
 }
 

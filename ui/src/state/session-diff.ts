@@ -95,7 +95,7 @@ export interface DiffSummary {
 }
 
 /** Keys skipped wherever they appear: volatile metadata and progress tokens. */
-export const DEFAULT_IGNORED_KEYS: readonly string[] = ['_meta', 'progressToken'];
+const DEFAULT_IGNORED_KEYS: readonly string[] = ['_meta', 'progressToken'];
 
 /**
  * Every path where `a` and `b` differ (see proxy/replay/json-diff.ts: arrays of named items are
@@ -151,7 +151,7 @@ interface PairResult {
 }
 
 /** Every call of a session (nested server→client requests included), in wire order. */
-export function sessionCalls(store: TimelineStore, sessionId: string): CallRow[] {
+function sessionCalls(store: TimelineStore, sessionId: string): CallRow[] {
   const out: CallRow[] = [];
   const visit = (row: CallRow, depth: number) => {
     out.push(row);

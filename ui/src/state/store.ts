@@ -34,8 +34,6 @@ import { WaterfallBuilder } from './waterfall.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
-const NO_ROWS: readonly Row[] = Object.freeze([]) as readonly Row[];
-
 export class TimelineStore {
   // ---- raw state --------------------------------------------------------------------------
   /** Every kept event, in seq order. */
@@ -561,6 +559,3 @@ export class TimelineStore {
     return this.waterfallBuilder.waterfall(sessionId, this._version);
   }
 }
-
-/** An empty, frozen row list (handy default for components). */
-export const EMPTY_ROWS = NO_ROWS;

@@ -327,7 +327,7 @@ export function waterfallAxis(wf: Waterfall, sessions: ReadonlyMap<string, Sessi
 /** Which streams may share a row: POST streams of one session do; every other stream keeps its own. */
 export type LaneKind = 'post' | 'get' | 'legacy' | 'post-json' | 'stdio' | 'other';
 
-export function laneKind(lane: Lane): LaneKind {
+function laneKind(lane: Lane): LaneKind {
   switch (lane.carrier) {
     case 'post-sse':
     case 'post-body':
