@@ -68,7 +68,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     if (route.upstreamHost !== undefined) headers.host = route.upstreamHost;
     if (route.forward) delete headers['proxy-authorization'];
     // mcpscope's UI cookie is host-scoped, so a browser sends it here too: never to the server.
-    const cookie = headers.cookie;
+    // (Node joins a request's Cookie fields into one string.)
+    const cookie = request.headers.cookie;
     if (cookie !== undefined) stripOwnCookie(ctx.xid, headers, cookie);
     const body = request.body instanceof Readable ? request.body : null;
     const onAnswer = (err: Error | null, data?: Dispatcher.ResponseData) => {
@@ -102,8 +103,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   }
 
   /** Takes mcpscope's UI token cookie out of the upstream request's Cookie header, and records it. */
-  function stripOwnCookie(xid: string, headers: Record<string, string | string[]>, cookie: string | string[]): void {
-    const before = Array.isArray(cookie) ? cookie.join('; ') : cookie;
+  function stripOwnCookie(xid: string, headers: Record<string, string | string[]>, before: string): void {
     const after = withoutCookie(before, TOKEN_COOKIE);
     if (after === undefined) return;
     if (after === '') delete headers.cookie;
