@@ -109,7 +109,7 @@ export function serverCapabilitiesText(caps: unknown): string {
   return parts.length ? parts.join(', ') : 'no features (no tools, resources or prompts)';
 }
 
-export function withFlags(name: string, flags: string[]): string {
+function withFlags(name: string, flags: string[]): string {
   return flags.length ? `${name} (${flags.join(', ')})` : name;
 }
 

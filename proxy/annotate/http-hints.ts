@@ -415,7 +415,7 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
 }
 
 /** Decodes the `=?base64?…?=` sentinel of Mcp-Name / Mcp-Param-* values (2026-07-28); other values as they are. */
-export function decodeMirroredHeader(v: string): string {
+function decodeMirroredHeader(v: string): string {
   const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(v);
   if (!m) return v;
   try {

@@ -113,7 +113,7 @@ function objOf(v: unknown): Record<string, unknown> | undefined {
 }
 
 /** The `requestState` a 2026-07-28 retry echoes: `params.requestState` (InputResponseRequestParams). */
-export function retryStateOf(params: unknown): string | undefined {
+function retryStateOf(params: unknown): string | undefined {
   const p = objOf(params);
   const v = p?.requestState;
   return typeof v === 'string' ? v : undefined;

@@ -117,7 +117,7 @@ export function onResponseFrame(http: HttpExchanges, ex: ExchangeState, f: BodyF
 }
 
 /** A GET stream taken for a stateless server's got the legacy `endpoint` event: it is a legacy HTTP+SSE session stream after all. */
-export function toLegacy(http: HttpExchanges, ex: ExchangeState, from: SessionInfo): ExchangeState {
+function toLegacy(http: HttpExchanges, ex: ExchangeState, from: SessionInfo): ExchangeState {
   if (from.counts.exchanges === 1 && from.counts.messages === 0) {
     // Its session was opened for this stream: it becomes the legacy session.
     from.transport = 'legacy-sse';

@@ -9,13 +9,13 @@ import { clientGroupOf, groupingKeyOf } from '../correlate/session-registry.js';
 import { atLeast, metaOf, pickPeer, targetOf } from './record-helpers.js';
 import type { ExchangeState, HttpExchanges } from './http-exchanges.js';
 
-export const STATELESS_VERSION = '2026-07-28';
+const STATELESS_VERSION = '2026-07-28';
 export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+const META_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
 
 /** The protocol version an exchange speaks: its MCP-Protocol-Version header, its body's `_meta`, or its session's. */
-export function versionOf(ex: ExchangeState): string | undefined {
+function versionOf(ex: ExchangeState): string | undefined {
   return firstHeader(ex.requestHeaders, 'mcp-protocol-version')?.trim() ?? ex.bodyVersion ?? ex.session?.protocolVersion;
 }
 

@@ -163,7 +163,7 @@ export function emitFrame(
   return { requests };
 }
 
-export function countMessage(ctx: RecorderContext, session: SessionInfo, m: MessageEvent): void {
+function countMessage(ctx: RecorderContext, session: SessionInfo, m: MessageEvent): void {
   const c = session.counts;
   c.messages += 1;
   if (m.kind === 'request') c.requests += 1;
@@ -172,7 +172,7 @@ export function countMessage(ctx: RecorderContext, session: SessionInfo, m: Mess
   ctx.markSession(session);
 }
 
-export function onInitializeRequest(ctx: RecorderContext, session: SessionInfo, params: unknown): void {
+function onInitializeRequest(ctx: RecorderContext, session: SessionInfo, params: unknown): void {
   const p = params as
     { protocolVersion?: unknown; clientInfo?: SessionInfo['clientInfo']; capabilities?: Record<string, unknown> } | undefined;
   if (typeof p?.protocolVersion === 'string') session.protocolVersion = p.protocolVersion;
@@ -180,7 +180,7 @@ export function onInitializeRequest(ctx: RecorderContext, session: SessionInfo, 
   if (p?.capabilities) session.clientCapabilities = p.capabilities;
 }
 
-export function onInitializeResult(ctx: RecorderContext, session: SessionInfo, result: unknown): void {
+function onInitializeResult(ctx: RecorderContext, session: SessionInfo, result: unknown): void {
   const r = result as
     | { protocolVersion?: unknown; serverInfo?: SessionInfo['serverInfo']; capabilities?: Record<string, unknown>; instructions?: unknown }
     | undefined;

@@ -11,7 +11,7 @@ import { firstHeader, type HeaderMap } from '../capture/wire-records.js';
 import { causeOfCode } from '../forwarding/upstream-errors.js';
 import { REFUSAL_WORDS, REFUSED_HEADER, type HeadRefusal } from '../forwarding/request-head.js';
 
-export const OWN_ANSWER_HINT = 'answered-by-mcpscope';
+const OWN_ANSWER_HINT = 'answered-by-mcpscope';
 
 /** The hint for a response mcpscope sent itself (from its headers), or undefined for the server's. */
 export function ownAnswerHint(headers: HeaderMap): Hint | undefined {

@@ -32,7 +32,7 @@ export interface StoreStats {
 export const EVENT_OVERHEAD_BYTES = 512;
 
 /** Cheap size estimate of an event: what its payload weighs plus a constant. */
-export function estimateEventBytes(e: McpscopeEvent): number {
+function estimateEventBytes(e: McpscopeEvent): number {
   switch (e.type) {
     case 'message':
       // jsonrpc (parsed) and raw (text) both hold the payload.
