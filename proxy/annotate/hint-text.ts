@@ -81,10 +81,7 @@ export function clientCapabilitiesText(caps: unknown): string {
     parts.push(`elicitation (${modes.join(', ')})`);
   }
   if (obj(c.tasks)) parts.push('tasks');
-  const experimental = obj(c.experimental);
-  if (experimental && Object.keys(experimental).length) parts.push(`experimental (${joinNames(Object.keys(experimental), 3)})`);
-  const extensions = obj(c.extensions);
-  if (extensions && Object.keys(extensions).length) parts.push(`extensions (${joinNames(Object.keys(extensions), 3)})`);
+  parts.push(...openEndedKeys(c));
   return parts.length ? parts.join(', ') : 'no optional client features';
 }
 
@@ -102,11 +99,18 @@ export function serverCapabilitiesText(caps: unknown): string {
   if (obj(c.logging)) parts.push('logging');
   if (obj(c.completions)) parts.push('completions');
   if (obj(c.tasks)) parts.push('tasks');
-  const experimental = obj(c.experimental);
-  if (experimental && Object.keys(experimental).length) parts.push(`experimental (${joinNames(Object.keys(experimental), 3)})`);
-  const extensions = obj(c.extensions);
-  if (extensions && Object.keys(extensions).length) parts.push(`extensions (${joinNames(Object.keys(extensions), 3)})`);
+  parts.push(...openEndedKeys(c));
   return parts.length ? parts.join(', ') : 'no features (no tools, resources or prompts)';
+}
+
+/** `experimental (…)` and `extensions (…)`: the open-ended capability objects either side may declare, by their keys. */
+function openEndedKeys(c: Obj): string[] {
+  const out: string[] = [];
+  for (const name of ['experimental', 'extensions'] as const) {
+    const keys = Object.keys(obj(c[name]) ?? {});
+    if (keys.length) out.push(`${name} (${joinNames(keys, 3)})`);
+  }
+  return out;
 }
 
 function withFlags(name: string, flags: string[]): string {

@@ -54,8 +54,7 @@ export function methodHints(method: string, p: Obj): Hint[] {
         ),
       ];
     case 'subscriptions/listen': {
-      const filter = obj(p.notifications);
-      const wanted = filter ? Object.keys(filter).filter((k) => filter[k] !== false && filter[k] !== undefined) : [];
+      const wanted = subscribedNotifications(p);
       return [
         info(
           'subscriptions-listen',
@@ -64,8 +63,7 @@ export function methodHints(method: string, p: Obj): Hint[] {
       ];
     }
     case 'notifications/subscriptions/acknowledged': {
-      const filter = obj(p.notifications);
-      const granted = filter ? Object.keys(filter).filter((k) => filter[k] !== false && filter[k] !== undefined) : [];
+      const granted = subscribedNotifications(p);
       return [
         info(
           'subscriptions-acknowledged',
@@ -263,4 +261,10 @@ export function methodHints(method: string, p: Obj): Hint[] {
     default:
       return [];
   }
+}
+
+/** The notification kinds a subscriptions filter (`params.notifications`) turns on: every key not `false`. */
+function subscribedNotifications(p: Obj): string[] {
+  const filter = obj(p.notifications);
+  return filter ? Object.keys(filter).filter((k) => filter[k] !== false && filter[k] !== undefined) : [];
 }

@@ -74,6 +74,17 @@ describe('messageHints: lifecycle', () => {
     );
   });
 
+  it('initialize: experimental and extensions capabilities are named by their keys (empty ones are not said)', () => {
+    const caps = { experimental: { a: {}, b: {} }, extensions: { 'io.x/y': {} } };
+    expect(byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: caps }), 'initialize').text).toContain(
+      'experimental (a, b), extensions (io.x/y)',
+    );
+    expect(
+      byCode(request('initialize', { protocolVersion: '2025-06-18', capabilities: { experimental: {}, extensions: {} } }), 'initialize')
+        .text,
+    ).toContain('no optional client features');
+  });
+
   it('initialize without protocolVersion warns', () => {
     expect(byCode(request('initialize', { capabilities: {} }), 'initialize-no-version').level).toBe('warn');
   });
