@@ -22,92 +22,53 @@ export function CorrelationLinks({
   onSection(id: string): void;
 }) {
   const links: ReactNode[] = [];
-  const parentKey = row.type === 'call' || row.type === 'notification' ? row.parentKey : undefined;
-  if (parentKey && store.row(parentKey)) {
-    links.push(
-      <button key="parent" type="button" className="chip" onClick={() => onSelect(parentKey)} data-link="parent">
-        ↖ parent call{' '}
-        <span className="chip-sub">
-          <Vis text={rowTitleSafe(store, parentKey)} />
-        </span>
-      </button>,
-    );
-  }
-  if (row.type === 'call') {
+  /** A chip that selects the row `to` (its title after the label) or shows a section of this one. */
+  const chip = (link: string, label: ReactNode, go: { to: string } | { section: string }, title?: string, warn?: boolean) =>
     links.push(
       <button
-        key="req"
+        key={link}
         type="button"
-        className="chip"
-        onClick={() => onSection('request')}
-        data-link="request"
-        title={`Show the request. ${seqTitle(row.request.seq)}`}
+        className={warn ? 'chip chip-warn' : 'chip'}
+        onClick={() => ('to' in go ? onSelect(go.to) : onSection(go.section))}
+        data-link={link}
+        title={title}
       >
-        request #{row.request.seq}
+        {label}
+        {'to' in go ? (
+          <>
+            {' '}
+            <span className="chip-sub">
+              <Vis text={rowTitleSafe(store, go.to)} />
+            </span>
+          </>
+        ) : null}
       </button>,
     );
+  const parentKey = row.type === 'call' || row.type === 'notification' ? row.parentKey : undefined;
+  if (parentKey && store.row(parentKey)) chip('parent', '↖ parent call', { to: parentKey });
+  if (row.type === 'call') {
+    chip('request', `request #${row.request.seq}`, { section: 'request' }, `Show the request. ${seqTitle(row.request.seq)}`);
     if (row.response) {
-      links.push(
-        <button
-          key="res"
-          type="button"
-          className="chip"
-          onClick={() => onSection('response')}
-          data-link="response"
-          title={`Show the ${row.response.kind === 'error' ? 'error' : 'response'}. ${seqTitle(row.response.seq)}`}
-        >
-          {row.response.kind === 'error' ? 'error' : 'response'} #{row.response.seq}
-        </button>,
-      );
+      const what = row.response.kind === 'error' ? 'error' : 'response';
+      chip('response', `${what} #${row.response.seq}`, { section: 'response' }, `Show the ${what}. ${seqTitle(row.response.seq)}`);
     }
-    if (row.progress.length) {
-      links.push(
-        <button key="prog" type="button" className="chip" onClick={() => onSection('progress')} data-link="progress">
-          progress ×{row.progress.length}
-        </button>,
-      );
-    }
+    if (row.progress.length) chip('progress', `progress ×${row.progress.length}`, { section: 'progress' });
     if (row.cancel) {
-      links.push(
-        <button
-          key="cancel"
-          type="button"
-          className="chip chip-warn"
-          onClick={() => onSection('cancel')}
-          data-link="cancel"
-          title={`Show the cancellation. ${seqTitle(row.cancel.seq)}`}
-        >
-          cancelled #{row.cancel.seq}
-        </button>,
-      );
+      chip('cancel', `cancelled #${row.cancel.seq}`, { section: 'cancel' }, `Show the cancellation. ${seqTitle(row.cancel.seq)}`, true);
     }
-    if (row.children.length) {
-      links.push(
-        <button key="children" type="button" className="chip" onClick={() => onSection('children')} data-link="children">
-          nested ×{row.children.length}
-        </button>,
-      );
-    }
+    if (row.children.length) chip('children', `nested ×${row.children.length}`, { section: 'children' });
   } else if (row.type === 'notification' || row.type === 'orphan') {
     const m = row.message;
     if (m.pair !== undefined) {
       const target = findRowKey(store, [`c${m.pair}`]);
       const what =
         m.method === 'notifications/cancelled' ? 'cancelled request' : m.method === 'notifications/progress' ? 'progress of' : 'request';
-      if (target) {
-        links.push(
-          <button key="pair" type="button" className="chip" onClick={() => onSelect(target)} data-link="pair">
-            → {what}{' '}
-            <span className="chip-sub">
-              <Vis text={rowTitleSafe(store, target)} />
-            </span>
-          </button>,
-        );
-      }
+      if (target) chip('pair', `→ ${what}`, { to: target });
     }
     if (m.replayOf !== undefined) {
       const target = findRowKey(store, rowKeysForMessage({ ...m, seq: m.replayOf, replayOf: undefined }));
       if (target) {
+        // The original's title is in the tooltip, not after the label.
         links.push(
           <button
             key="replay"
@@ -125,23 +86,7 @@ export function CorrelationLinks({
   } else if (row.type === 'problem' && row.event.exchangeId) {
     const first = store.messagesOfExchange(row.event.exchangeId)[0];
     const target = first ? findRowKey(store, rowKeysForMessage(first)) : undefined;
-    if (target) {
-      links.push(
-        <button
-          key="ex"
-          type="button"
-          className="chip"
-          onClick={() => onSelect(target)}
-          data-link="exchange"
-          title={exchangeTitle(row.event.exchangeId)}
-        >
-          → call on exchange {row.event.exchangeId}{' '}
-          <span className="chip-sub">
-            <Vis text={rowTitleSafe(store, target)} />
-          </span>
-        </button>,
-      );
-    }
+    if (target) chip('exchange', `→ call on exchange ${row.event.exchangeId}`, { to: target }, exchangeTitle(row.event.exchangeId));
   }
   if (links.length === 0) return null;
   return <div className="links">{links}</div>;
