@@ -11,10 +11,6 @@ import type { WireRecord } from './wire-records.js';
 /** The records a wrapper may send. */
 export type IngestRecord = Extract<WireRecord, { t: 'stdio-start' | 'stdio-chunk' | 'stdio-stderr' | 'stdio-exit' | 'overflow' }>;
 
-export function isIngestRecord(r: WireRecord): r is IngestRecord {
-  return r.t === 'stdio-start' || r.t === 'stdio-chunk' || r.t === 'stdio-stderr' || r.t === 'stdio-exit' || r.t === 'overflow';
-}
-
 function base64(chunk: Uint8Array): string {
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64');
 }
