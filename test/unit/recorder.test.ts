@@ -331,6 +331,9 @@ describe('Recorder: session lifecycle edge cases', () => {
     ]);
     expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'initialize-rejected', counts: { errors: 1 } });
     const err = messages(store)[1];
+    // The server's own error status still pairs the error its body carries.
+    expect(err).toMatchObject({ kind: 'error', pair: messages(store)[0].seq });
+    expect(codes(err.hints)).not.toContain('unknown-id');
     expect(err.error).toMatchObject({ code: -32602, message: 'Unsupported protocol version' });
     expect((err.jsonrpc as { error: { code: unknown } }).error.code).toBe(-32602); // not redacted
   });
