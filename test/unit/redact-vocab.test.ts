@@ -1,5 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isSecretFlag, isSecretHeader, isSecretKey, isSecretQueryName, normaliseName } from '../../proxy/record/redact-vocab.js';
+import {
+  GRANT_KEYS,
+  isSecretFlag,
+  isSecretHeader,
+  isSecretKey,
+  isSecretQueryName,
+  JWK_PRIVATE,
+  normaliseName,
+  vocabularyNames,
+} from '../../proxy/record/redact-vocab.js';
 
 describe('redact-vocab: JSON keys', () => {
   it('matches credential keys in any case or separator style', () => {
@@ -183,5 +193,24 @@ describe('redact-vocab: query names and flags', () => {
     ])
       expect(isSecretFlag(f), f).toBe(true);
     for (const f of ['--port', '--verbose', '--config', '--name', '--max-tokens', '--host']) expect(isSecretFlag(f), f).toBe(false);
+  });
+});
+
+describe('redact-vocab: docs/security.md', () => {
+  it('"What is redacted" names every word of the vocabulary', () => {
+    const md = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+    const start = md.indexOf('## What is redacted');
+    const section = md.slice(start, md.indexOf('\n## ', start + 1));
+    // Every `code span` of the section, split into words and normalised; `…token`, `credential(s)`,
+    // `x-hub-signature(-256)`, `--token`, `x-…-key` and `name=value` shapes give their names.
+    const named = new Set<string>();
+    for (const [, span] of section.matchAll(/`([^`]+)`/g))
+      for (const word of span.split(/[\s/,]+/)) {
+        const name = word.replace(/^…-?|^--|^x-…-|=.*$|:.*$/g, '');
+        named.add(normaliseName(name.replace(/\((s|-256)\)$/, '')));
+        named.add(normaliseName(name.replace(/[()]/g, '')));
+      }
+    const missing = [...vocabularyNames(), ...GRANT_KEYS, ...JWK_PRIVATE].map(normaliseName).filter((n) => !named.has(n));
+    expect(missing).toEqual([]);
   });
 });
