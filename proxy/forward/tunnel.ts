@@ -14,6 +14,7 @@ import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
 import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import { describeUpstreamError } from '../forwarding/upstream-errors.js';
+import { clientAbort, cutByShutdown } from '../forwarding/drain.js';
 
 export interface TunnelRequest {
   /** Recorded as the exchange's request line. */
@@ -90,8 +91,9 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
     }
     finish({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the server broke off the tunnel (${cause})` });
   });
-  client.on('error', () => finish({ t: 'abort', xid, ts: now(), side: 'client', reason: 'the client broke off the tunnel' }));
-  // Either side closing ends the tunnel for both, as a direct connection would end.
+  client.on('error', () => finish(clientAbort(xid, 'the client broke off the tunnel')));
+  // Either side closing ends the tunnel for both, as a direct connection would end; mcpscope's
+  // shutdown cutting the client's side is recorded as that.
   server.on('close', () => finish());
-  client.on('close', () => finish());
+  client.on('close', () => finish(cutByShutdown(xid)));
 }

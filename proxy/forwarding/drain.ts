@@ -115,15 +115,18 @@ export function markShuttingDown(reason: string): void {
 /** Why a response was cut when its client closed the connection in the middle of it. */
 export const CLIENT_CLOSED = 'the client closed the connection; mcpscope closed the upstream request too';
 
+/** Once mcpscope shuts down (markShuttingDown): the record of an exchange it cut; before that, undefined. */
+export function cutByShutdown(xid: string): WireRecord | undefined {
+  return shutdownReason === undefined ? undefined : { t: 'abort', xid, ts: clock(), side: 'proxy', reason: shutdownReason };
+}
+
 /**
  * The record of an exchange whose client connection closed before it was over: the client's
- * doing, or — once mcpscope shuts down and cuts it (markShuttingDown) — mcpscope's. Every place
- * that records a client going away uses it, so that a shutdown is never recorded as a client abort.
+ * doing, or — once mcpscope shuts down and cuts it — mcpscope's. Every place that records a client
+ * going away uses it, so that a shutdown is never recorded as a client abort.
  */
 export function clientAbort(xid: string, reason: string): WireRecord {
-  return shutdownReason === undefined
-    ? { t: 'abort', xid, ts: clock(), side: 'client', reason }
-    : { t: 'abort', xid, ts: clock(), side: 'proxy', reason: shutdownReason };
+  return cutByShutdown(xid) ?? { t: 'abort', xid, ts: clock(), side: 'client', reason };
 }
 
 /**

@@ -321,6 +321,22 @@ describe('trust failures', () => {
 });
 
 describe('blind tunnels', () => {
+  it('a blind tunnel still open when mcpscope shuts down is recorded as cut by mcpscope', async () => {
+    const blind = await startMcpscope({ forward: { port: 0, intercept: ['other.example'] }, uiPort: false });
+    try {
+      const c = await connectThrough(blind.forwardProxy!.origin, `localhost:${server.port}`);
+      expect(c.status).toBe(200);
+      c.socket.on('error', () => undefined);
+      // Tunnels do not hold shutdown: cut at once, mcpscope's doing (it was recorded as an ordinary end).
+      await blind.shutdown({ graceMs: 60_000, reason: 'test' });
+      const [x] = connects(blind.store);
+      expect(x?.aborted).toBe('proxy');
+      expect(x?.error).toContain('mcpscope shut down (test)');
+    } finally {
+      await blind.close();
+    }
+  });
+
   it('tunnels a host outside --intercept without decrypting: the client sees the server’s own certificate', async () => {
     const blind = await startMcpscope({
       forward: { port: 0, intercept: ['other.example'], upstreamCa: [testCa.ca.certPem] },
