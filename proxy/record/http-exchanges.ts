@@ -49,7 +49,7 @@ export interface ExchangeState {
   bodyMethods: string[];
   /** seqs of the requests in the POST body. */
   requestSeqs: number[];
-  hasInitialize: boolean;
+  /** The params of the body's `initialize` (whether it has one: `bodyMethods`). */
   initializeParams?: Record<string, unknown>;
   /** The single message of the POST body, for the 2026-07-28 header checks (Mcp-Method, Mcp-Name). */
   bodyParams?: unknown;
@@ -177,7 +177,6 @@ export class HttpExchanges {
       bodyKinds: [],
       bodyMethods: [],
       requestSeqs: [],
-      hasInitialize: false,
       ended: false,
       endpoint: endpointOf(r.upstreamUrl || r.target),
     };
@@ -265,20 +264,17 @@ export class HttpExchanges {
         .find((v) => typeof v === 'string');
       if (typeof version === 'string') ex.bodyVersion = version;
       const init = cls.messages.find((m) => m.method === 'initialize');
-      if (init) {
-        ex.hasInitialize = true;
-        ex.initializeParams = (init.value as { params?: Record<string, unknown> }).params;
-      }
+      if (init) ex.initializeParams = (init.value as { params?: Record<string, unknown> }).params;
     }
     if (!ex.session) {
-      if (ex.hasInitialize) {
+      if (hasInitialize(ex)) {
         this.attach(ex, this.ctx.newSession('streamable-http', ex.target, ex.info.startedAt, targetOf(ex)));
       } else {
         const first = cls?.ok ? (cls.messages[0]?.value as { params?: unknown }) : undefined;
         this.attach(ex, statelessSession(this, ex, first?.params));
       }
     }
-    if (ex.session && cls?.ok && !ex.hasInitialize) noteStatelessMeta(this, ex.session, cls.messages[0]?.value);
+    if (ex.session && cls?.ok && !hasInitialize(ex)) noteStatelessMeta(this, ex.session, cls.messages[0]?.value);
     if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
     const seqs = emitFrame(this.ctx, this.ownerOf(ex), 'c2s', 'post-body', frame, cls, ts);
     ex.requestSeqs = seqs.requests;
@@ -327,11 +323,11 @@ export class HttpExchanges {
       this.ctx.markSession(session);
     }
     // Closed once the body is read, so that the error it carries still pairs with the request.
-    if (session && ex.hasInitialize && status >= 400) ex.closeAfter = 'initialize-rejected';
+    if (session && hasInitialize(ex) && status >= 400) ex.closeAfter = 'initialize-rejected';
     else if (session && sentSessionId && status === 404) ex.closeAfter = 'expired';
     if (session && info.method === 'DELETE' && status >= 200 && status < 300) this.ctx.closeSession(session, ts, 'deleted');
     // (Legacy HTTP+SSE sessions never have an Mcp-Session-Id: they are tied to their GET stream, not stateless.)
-    if (session && session.transport === 'streamable-http' && ex.hasInitialize && status < 300 && !assigned && !session.mcpSessionId) {
+    if (session && session.transport === 'streamable-http' && hasInitialize(ex) && status < 300 && !assigned && !session.mcpSessionId) {
       session.grouping ??= 'no Mcp-Session-Id (stateless server)';
       this.ctx.registry.markHeaderless(session, groupingKeyOf(ex.initializeParams, ex.target));
       this.ctx.markSession(session);
@@ -545,4 +541,9 @@ export class HttpExchanges {
   ): void {
     problemAt(this.ctx, ex && this.ownerOf(ex), level, code, text, raw, location);
   }
+}
+
+/** The request body carried an `initialize`. */
+function hasInitialize(ex: ExchangeState): boolean {
+  return ex.bodyMethods.includes('initialize');
 }
