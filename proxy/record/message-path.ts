@@ -157,8 +157,8 @@ export function emitFrame(
     countMessage(ctx, session, stored);
     // The session keeps the redacted capabilities, client info and instructions.
     const kept = jsonrpc as typeof value;
-    if (m.method === 'initialize' && m.kind === 'request') onInitializeRequest(ctx, session, kept.params);
-    if (corr.requestMethod === 'initialize' && m.kind === 'response') onInitializeResult(ctx, session, kept.result);
+    if (m.method === 'initialize' && m.kind === 'request') onInitializeRequest(session, kept.params);
+    if (corr.requestMethod === 'initialize' && m.kind === 'response') onInitializeResult(session, kept.result);
   }
   return { requests };
 }
@@ -172,7 +172,7 @@ function countMessage(ctx: RecorderContext, session: SessionInfo, m: MessageEven
   ctx.markSession(session);
 }
 
-function onInitializeRequest(ctx: RecorderContext, session: SessionInfo, params: unknown): void {
+function onInitializeRequest(session: SessionInfo, params: unknown): void {
   const p = params as
     { protocolVersion?: unknown; clientInfo?: SessionInfo['clientInfo']; capabilities?: Record<string, unknown> } | undefined;
   if (typeof p?.protocolVersion === 'string') session.protocolVersion = p.protocolVersion;
@@ -180,7 +180,7 @@ function onInitializeRequest(ctx: RecorderContext, session: SessionInfo, params:
   if (p?.capabilities) session.clientCapabilities = p.capabilities;
 }
 
-function onInitializeResult(ctx: RecorderContext, session: SessionInfo, result: unknown): void {
+function onInitializeResult(session: SessionInfo, result: unknown): void {
   const r = result as
     | { protocolVersion?: unknown; serverInfo?: SessionInfo['serverInfo']; capabilities?: Record<string, unknown>; instructions?: unknown }
     | undefined;
