@@ -12,7 +12,7 @@ import { errorInfo } from '../annotate/error-codes.js';
 import { messageHints } from '../annotate/message-hints.js';
 import { flatCopy, pickPeer, stripUndefined } from './record-helpers.js';
 import { byteLength } from '../model/byte-length.js';
-import { PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
+import { MAX_RAW_BYTES, PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
 import { redactLooseText } from './redact.js';
 
 /**
@@ -99,7 +99,7 @@ export function emitFrame(
     const jsonrpc = ctx.redactor.json(m.value);
     const single = !cls.batch;
     const rawText =
-      single && !cls.tooDeep && frame.text.length <= ctx.maxRawBytes && jsonrpc === m.value ? ctx.redactor.exact(frame.text) : undefined;
+      single && !cls.tooDeep && frame.text.length <= MAX_RAW_BYTES && jsonrpc === m.value ? ctx.redactor.exact(frame.text) : undefined;
     const isError = m.kind === 'response' && (value.result as { isError?: unknown } | undefined)?.isError === true ? true : undefined;
     // Whole-payload issues (a batch, an invalid batch member) go on the payload's first message.
     const hints: Hint[] = [

@@ -22,6 +22,8 @@ export interface FrameOwner {
 }
 
 export const PREVIEW_BYTES = 4096;
+/** A message keeps its frame's exact text (`raw`) up to this many characters (docs/event-schema.md). */
+export const MAX_RAW_BYTES = 256 * 1024;
 /** A plain HTTP exchange's JSON body (OAuth metadata, a JWKS) is kept up to this size. */
 export const PLAIN_PREVIEW_BYTES = 16 * 1024;
 /**
@@ -39,7 +41,6 @@ export class RecorderContext {
   readonly store: EventStore;
   readonly redactor: Redactor;
   readonly maxBodyBytes: number;
-  readonly maxRawBytes: number;
   readonly registry = new SessionRegistry();
   readonly correlator = new Correlator();
   private readonly dirtySessions = new Set<SessionInfo>();
@@ -49,7 +50,6 @@ export class RecorderContext {
     this.store = options.store;
     this.redactor = options.redactor;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.maxRawBytes = options.maxRawBytes ?? 256 * 1024;
   }
 
   newSession(transport: TransportKind, target: string, ts: number, extra: Partial<SessionInfo> = {}, hints: Hint[] = []): SessionInfo {

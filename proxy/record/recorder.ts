@@ -28,8 +28,6 @@ export interface RecorderOptions {
   redactor: Redactor;
   /** Largest JSON body or SSE event parsed in full (bigger ones keep a prefix). Default 16 MiB. */
   maxBodyBytes?: number;
-  /** Raw frame text kept on a message up to this size. Default 256 KiB. */
-  maxRawBytes?: number;
 }
 
 export class Recorder {

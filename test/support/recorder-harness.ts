@@ -76,7 +76,7 @@ export class Wire {
   }
 }
 
-export function setup(options: { maxBodyBytes?: number; maxRawBytes?: number; showSecrets?: boolean } = {}) {
+export function setup(options: { maxBodyBytes?: number; showSecrets?: boolean } = {}) {
   const store = new EventStore();
   const recorder = new Recorder({
     store,

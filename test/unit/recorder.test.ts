@@ -957,6 +957,21 @@ describe('Recorder: redaction of message content', () => {
     expect(m.name).toBe('login');
   });
 
+  it('a message keeps its exact frame text up to 256 KiB, not past it', () => {
+    const { store, w, feed } = setup();
+    const call = (text: string, id: number) =>
+      json({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+    const fits = call('x'.repeat(256 * 1024 - 200), 1);
+    const over = call('x'.repeat(256 * 1024), 2);
+    const [x, y] = [w.xid(), w.xid()];
+    feed([...w.send(x, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'P' }, fits)]);
+    feed([...w.send(y, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-session-id': 'P' }, over)]);
+    const [a, b] = messages(store);
+    expect(a.raw).toBe(fits);
+    expect(b.raw).toBeUndefined();
+    expect(b.jsonrpc).toEqual(JSON.parse(over));
+  });
+
   it('with showSecrets, headers and messages are kept as they were', () => {
     const { store, w, feed } = setup({ showSecrets: true });
     const x = w.xid();
