@@ -18,12 +18,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Pool, type Agent } from 'undici';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { numberArg } from './support.js';
 
 type Variant = 'undici' | 'reply-from';
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(name);
-  return i < 0 ? dflt : Number(process.argv[i + 1]);
-};
 
 /**
  * @fastify/http-proxy as its README has it, on the same fastify settings: its own handler calls
@@ -128,8 +125,8 @@ async function round(variant: Variant, upstream: string, calls: number): Promise
 if (process.argv[2] === 'proxy') {
   await proxyChild(process.argv[3] as Variant, process.argv[4]!);
 } else {
-  const rounds = arg('--rounds', 5);
-  const calls = arg('--calls', 4000);
+  const rounds = numberArg('rounds', 5);
+  const calls = numberArg('calls', 4000);
   const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x'.repeat(120) }] } });
   const upstream = createServer((req, res) => {
     req.resume();

@@ -42,16 +42,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startScopeChild, type ScopeChild } from './support.js';
+import { numberArg, startScopeChild, type ScopeChild } from './support.js';
 import { startPaths, type Path } from './paths.js';
 import { monotonicMs } from './clock.js';
 import { concurrentStreams, streamsSection, writeStreamsSection } from './streams.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ROUNDS = arg('rounds', 5);
+const ROUNDS = numberArg('rounds', 5);
 // --only latency,throughput,streaming,large,capture,streams: run some workloads (for profiling); never with --write.
 const onlyArg = process.argv.indexOf('--only');
 const ONLY = onlyArg >= 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;

@@ -16,14 +16,10 @@ import { createServer, Agent, request, type IncomingMessage } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { startScopeChild } from './support.js';
+import { numberArg, startScopeChild } from './support.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const FRAMES = arg('frames', 1_000_000);
-const MAX_EVENTS = arg('max-events', 50_000);
+const FRAMES = numberArg('frames', 1_000_000);
+const MAX_EVENTS = numberArg('max-events', 50_000);
 const SAMPLE_EVERY = 50_000;
 const CONCURRENCY = 16;
 const CALLS_PER_SESSION = 10;

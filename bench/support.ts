@@ -1,7 +1,7 @@
 /**
  * Shared by the benches: an mcpscope from dist/ alone in a child process, driven over a line
  * protocol on stdin/stdout (the child prints one JSON line when ready, then answers one JSON line
- * per command). Used by bench/soak.ts (test/support/scope-child.mjs) and bench/proxy.ts
+ * per command), and the benches' numeric options. Used by bench/soak.ts (test/support/scope-child.mjs) and bench/proxy.ts
  * (bench/scope-child.mjs, which can also run the UI and its WebSocket feed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,6 +29,12 @@ export interface ScopeChildOptions {
   env?: Record<string, string>;
   /** Node flags; default `--expose-gc`. */
   nodeArgs?: string[];
+}
+
+/** A numeric command-line option, `--name N`, or `fallback` when it is not given. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
 export const DEFAULT_SCOPE_CHILD = new URL('../test/support/scope-child.mjs', import.meta.url);
