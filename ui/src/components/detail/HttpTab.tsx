@@ -147,25 +147,24 @@ export function HttpTab({ store, exchanges }: { store: TimelineStore; exchanges:
               <HeaderTable title="Request headers" headers={x.requestHeaders} />
               <HeaderTable title="Response headers" headers={x.responseHeaders} />
             </div>
-            {x.requestPreview !== undefined ? (
-              <div className="panel">
-                <div className="panel-head">
-                  <span className="panel-title">Request body (not JSON-RPC)</span>
-                </div>
-                <RawText text={x.requestPreview} />
-              </div>
-            ) : null}
-            {x.responsePreview !== undefined ? (
-              <div className="panel">
-                <div className="panel-head">
-                  <span className="panel-title">Response body (not JSON-RPC)</span>
-                </div>
-                <RawText text={x.responsePreview} />
-              </div>
-            ) : null}
+            <BodyPanel title="Request body (not JSON-RPC)" text={x.requestPreview} />
+            <BodyPanel title="Response body (not JSON-RPC)" text={x.responsePreview} />
           </div>
         );
       })}
+    </div>
+  );
+}
+
+/** A body mcpscope kept as text (nothing when it kept none). */
+function BodyPanel({ title, text }: { title: string; text: string | undefined }) {
+  if (text === undefined) return null;
+  return (
+    <div className="panel">
+      <div className="panel-head">
+        <span className="panel-title">{title}</span>
+      </div>
+      <RawText text={text} />
     </div>
   );
 }
