@@ -22,6 +22,9 @@ import { FaultRegistry } from './faults/fault-rules.js';
 import { faultRoutes } from './faults/routes.js';
 import type { LocalCa } from './forward/ca.js';
 import { watchReachability } from './record/reachability.js';
+import { BreakpointRegistry } from './breakpoints/breakpoint-rules.js';
+import { PausedRegistry } from './breakpoints/paused-registry.js';
+import { breakpointRoutes } from './breakpoints/routes.js';
 
 export { packageVersion };
 
@@ -93,6 +96,8 @@ export interface McpscopeOptions {
    * them to stderr. Unset: nothing is said.
    */
   onNotice?: (line: string) => void;
+  /** How long a message held at a breakpoint waits for the user before it resumes unchanged (ms; default 5 minutes). */
+  holdMs?: number;
 }
 
 /** An mcpscope, with or without a proxy port. */
@@ -113,6 +118,10 @@ export interface McpscopeCore {
   token: string;
   /** Fault injection rules (empty = off); edited through /api/faults on the UI port. */
   faults: FaultRegistry;
+  /** Breakpoint rules (empty = off); edited through /api/breakpoints on the UI port. */
+  breakpoints: BreakpointRegistry;
+  /** The messages held at breakpoints now (/api/paused). */
+  paused: PausedRegistry;
   /** Hands a wire record to the recorder (an O(1) push onto the capture queue). */
   capture(record: WireRecord): void;
   /** Run the recorder on everything captured so far on this thread (normally it runs on the next tick). */
@@ -200,6 +209,16 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
   const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed)) : recorder.handle);
   const faults = new FaultRegistry();
+  const breakpoints = new BreakpointRegistry();
+  breakpoints.resolveSession = (id) => recorder.wireKeyOf(id);
+  const paused = new PausedRegistry({
+    locate: (xid) => recorder.locate(xid),
+    emit: (e) => {
+      store.append(e);
+      store.commit();
+    },
+    redact: (text) => redactor.text(text),
+  });
   const capture = options.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
   const stopNotices = options.onNotice
     ? watchReachability(store, { notice: options.onNotice, isLive: (id) => recorder.registry.sessions.has(id) })
@@ -252,10 +271,15 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           allowHosts: options.allowHosts,
           record: options.record,
           maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          holdMs: options.holdMs,
+          hashSessionIds: options.hashSessionIds,
         },
         {
           capture,
           faults,
+          breakpoints,
+          paused,
+          flush: () => queue.flush(),
           onRestart: (text) => {
             // What the dead thread had in flight will never end by itself: end it here.
             queue.flush();
@@ -296,6 +320,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           fixtureRoutes({ store, token, version: packageVersion(), live: true }),
           // Fault injection rules (off until one is added): GET/POST/DELETE /api/faults.
           faultRoutes(faults, async () => thread?.settle()),
+          // Breakpoints (off until one is added): /api/breakpoints, /api/paused.
+          breakpointRoutes({ rules: breakpoints, paused, applied: async () => thread?.settle() }),
           // The store's size and what its cap evicted, for the UI.
           async (app) => {
             app.get('/api/stats', async () => store.stats());
@@ -341,6 +367,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     recorder,
     token,
     faults,
+    breakpoints,
+    paused,
     capture,
     flush: () => queue.flush(),
     async settle() {

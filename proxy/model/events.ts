@@ -154,6 +154,12 @@ export interface ExchangeInfo {
    * origin. See docs/event-schema.md for the rule that decides.
    */
   plain?: boolean;
+  /**
+   * mcpscope sent this request itself (it carries the `x-mcpscope-origin` header): a resend or a
+   * tool called from the UI (`send`), or a user's answer to a server's request held at a
+   * breakpoint (`respond`). Its messages carry `sentBy`.
+   */
+  sentBy?: 'send' | 'respond';
   hints: Hint[];
 }
 
@@ -250,6 +256,10 @@ export interface MessageEvent {
   chain?: ChainLink;
   /** 2025-11-25 task this message belongs to (task handle, `tasks/*`, status, related-task, progress). */
   task?: TaskLink;
+  /** Edited at a breakpoint: this is the message as sent; the seq of the `modification` event holding the original. */
+  edited?: number;
+  /** Sent by mcpscope itself (a resend, a tool called from the UI, an answer given at a breakpoint), not by the client. */
+  sentBy?: 'mcpscope';
   hints: Hint[];
 }
 
@@ -300,6 +310,40 @@ export interface ModificationEvent {
   before: string;
   after: string;
   text: string;
+  /**
+   * Breakpoints: the held message this modification acted on (its `pausedId`). For an edit,
+   * `before` is the original message and the message event that follows carries `edited`.
+   */
+  pausedId?: string;
+}
+
+/**
+ * Breakpoints (issue 18): a message held at a breakpoint (`held`), and later how it went on
+ * (`released`, with `outcome`). Two facts per held message; the UI counts those still held.
+ */
+export interface PausedEvent {
+  type: 'paused';
+  seq: number;
+  ts: number;
+  /** The held message's id (`/api/paused/:id`). */
+  pausedId: string;
+  state: 'held' | 'released';
+  /** `released` only: resumed unchanged, sent edited, dropped, answered by the user, released by its time limit, or gone (its stream or client went away). */
+  outcome?: 'resumed' | 'edited' | 'dropped' | 'responded' | 'timed-out' | 'gone';
+  sessionId?: string;
+  exchangeId?: string;
+  dir: Direction;
+  carrier: Carrier;
+  kind: MessageKind | 'batch';
+  method?: string;
+  name?: string;
+  /** The rule that held it. */
+  rule: string;
+  since: number;
+  /** When it resumes by itself, unchanged. */
+  expiresAt: number;
+  /** The held message, redacted and bounded (8 KiB). The API (`GET /api/paused`) gives it as it came, to edit. */
+  preview?: string;
 }
 
 export interface SessionEvent {
@@ -326,7 +370,8 @@ export interface LogEvent {
   text: string;
 }
 
-export type McpscopeEvent = SessionEvent | ExchangeEvent | MessageEvent | SseFrameEvent | ProblemEvent | ModificationEvent | LogEvent;
+export type McpscopeEvent =
+  SessionEvent | ExchangeEvent | MessageEvent | SseFrameEvent | ProblemEvent | ModificationEvent | LogEvent | PausedEvent;
 
 export type McpscopeEventType = McpscopeEvent['type'];
 

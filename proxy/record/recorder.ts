@@ -14,6 +14,7 @@
  * (recorder-context.ts); both sides emit messages through message-path.ts.
  */
 import type { WireRecord } from '../capture/wire-records.js';
+import type { WireSessionKey } from '../breakpoints/breakpoint-types.js';
 import type { Correlator } from '../correlate/correlator.js';
 import type { SessionRegistry } from '../correlate/session-registry.js';
 import type { EventStore } from '../store/event-store.js';
@@ -48,6 +49,32 @@ export class Recorder {
   /** The HTTP exchanges not yet ended (their responses still streaming, or not yet begun). */
   openExchanges(): string[] {
     return this.http.openExchanges();
+  }
+
+  /** The session and exchange an xid (an HTTP exchange, a stdio process) belongs to, as far as recorded now. */
+  locate(xid: string): { sessionId?: string; exchangeId?: string } {
+    const ex = this.http.get(xid);
+    if (ex) return { ...(ex.session ? { sessionId: ex.session.id } : {}), exchangeId: ex.info.id };
+    const proc = this.stdio.get(xid);
+    return proc ? { sessionId: proc.session.id } : {};
+  }
+
+  /** How a breakpoint holder recognises this session on the wire (breakpoints/breakpoint-types.ts), if it can. */
+  wireKeyOf(sessionId: string): WireSessionKey | undefined {
+    const process = this.stdio.xidOfSession(sessionId);
+    if (process !== undefined) return { process };
+    const s = this.registry.sessions.get(sessionId);
+    if (!s) return undefined;
+    if (s.mcpSessionId !== undefined) return { mcpSessionId: s.mcpSessionId };
+    if (s.endpoint !== undefined) {
+      try {
+        const u = new URL(s.endpoint, 'http://x');
+        return { endpoint: u.pathname + u.search };
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
   /** The CaptureQueue consumer. */

@@ -42,6 +42,12 @@ export class StdioProcesses {
     return this.processes.get(xid);
   }
 
+  /** The xid of the process recorded as this session, if any. */
+  xidOfSession(sessionId: string): string | undefined {
+    for (const p of this.processes.values()) if (p.session.id === sessionId) return p.xid;
+    return undefined;
+  }
+
   onStdioStart(r: Extract<WireRecord, { t: 'stdio-start' }>): void {
     if (this.processes.has(r.xid)) return;
     const target = this.ctx.redactor.text(commandLine(r.command, this.ctx.redactor.enabled ? redactArgs(r.args) : r.args));

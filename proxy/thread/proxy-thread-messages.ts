@@ -5,6 +5,7 @@
 import type { PackedBatch } from '../capture/record-transfer.js';
 import type { FaultRuleEntry } from '../faults/fault-rules.js';
 import type { CaMaterial } from '../forward/ca.js';
+import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
 
 /** The forward proxy's settings (proxy/forward/forward-server.ts). */
 export interface ForwardConfig {
@@ -44,6 +45,10 @@ export interface ProxyThreadConfig {
    * thread per batch.
    */
   inFlight?: SharedArrayBuffer;
+  /** How long a message held at a breakpoint waits before it resumes unchanged (ms). */
+  holdMs?: number;
+  /** `--hash-session-ids`: a breakpoint naming a session compares hashed `Mcp-Session-Id`s. */
+  hashSessionIds?: boolean;
 }
 
 export interface ProxyEndpoint {
@@ -59,6 +64,10 @@ export interface ProxyEndpoint {
 /** Main thread → proxy thread. */
 export type ToProxyThread =
   | { type: 'faults'; entries: FaultRuleEntry[] }
+  /** The breakpoint rules (proxy/breakpoints/breakpoint-rules.ts); an empty list turns holding off. */
+  | { type: 'breakpoints'; entries: BreakpointEntry[] }
+  /** The user's action on a message the proxy thread holds (`id`: its local id). */
+  | { type: 'paused-action'; id: string; action: PausedAction }
   /** Send what is captured now and answer `synced` with the same `n`. */
   | { type: 'sync'; n: number }
   /** Close one port (`index`) or all of them (then the thread ends). */
@@ -80,6 +89,11 @@ export type FromProxyThread =
   | { type: 'failed'; message: string; code?: string }
   | { type: 'records'; batch: PackedBatch }
   | { type: 'fault-taken'; id: string; serial: number }
+  | { type: 'breakpoint-taken'; id: string; serial: number }
+  /** A message is held at a breakpoint (the records before it were sent first). */
+  | { type: 'paused'; report: HeldReport }
+  /** A held message went on (or away). */
+  | { type: 'released'; id: string; outcome: PausedOutcome }
   | { type: 'synced'; n: number }
   | { type: 'closed'; n: number }
   | { type: 'draining'; n: number; calls: number; streams: number }

@@ -12,6 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { unpackRecords } from '../capture/record-transfer.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
+import type { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
+import type { PausedHolder, PausedRegistry } from '../breakpoints/paused-registry.js';
 import type { FromProxyThread, ProxyEndpoint, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
 
 export type { ProxyEndpoint, ProxyThreadConfig };
@@ -74,10 +76,21 @@ interface Running {
 }
 
 /** Starts one proxy thread and waits until its ports listen (or it says why they cannot). */
-async function launch(config: ProxyThreadConfig, deps: { capture: (record: WireRecord) => void; faults: FaultRegistry }): Promise<Running> {
+/** What the proxy thread reports to, and is told by, on the main thread. */
+export interface ProxyThreadDeps {
+  capture: (record: WireRecord) => void;
+  faults: FaultRegistry;
+  breakpoints?: BreakpointRegistry;
+  paused?: PausedRegistry;
+  /** Runs the recorder on what was captured so far (before a held message is reported, so that its exchange is known). */
+  flush?: () => void;
+}
+
+async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise<Running> {
   const inFlight = new BigInt64Array(new SharedArrayBuffer(8));
   const worker = spawnWorker({ ...config, inFlight: inFlight.buffer as SharedArrayBuffer });
   const tell = (m: ToProxyThread) => worker.postMessage(m);
+  const holder: PausedHolder = { act: (id, action) => tell({ type: 'paused-action', id, action }) };
   let n = 0;
   const waiting = new Map<number, (answer?: FromProxyThread) => void>();
   /** Interim answers (`draining`) to a request still waiting. */
@@ -88,6 +101,8 @@ async function launch(config: ProxyThreadConfig, deps: { capture: (record: WireR
       exited = true;
       for (const done of waiting.values()) done();
       waiting.clear();
+      // What this thread held went with it.
+      deps.paused?.forget(holder);
       resolve();
     }),
   );
@@ -120,6 +135,16 @@ async function launch(config: ProxyThreadConfig, deps: { capture: (record: WireR
         case 'fault-taken':
           deps.faults.removeTaken(m.id, m.serial);
           break;
+        case 'breakpoint-taken':
+          deps.breakpoints?.removeTaken(m.id, m.serial);
+          break;
+        case 'paused':
+          deps.flush?.();
+          deps.paused?.add('h', holder, m.report);
+          break;
+        case 'released':
+          deps.paused?.released('h', m.id, m.outcome);
+          break;
         case 'synced':
         case 'closed':
         case 'drained':
@@ -145,6 +170,7 @@ async function launch(config: ProxyThreadConfig, deps: { capture: (record: WireR
   try {
     const endpoints = await ready;
     tell({ type: 'faults', entries: deps.faults.entries() });
+    if (deps.breakpoints && deps.breakpoints.size > 0) tell({ type: 'breakpoints', entries: deps.breakpoints.entries() });
     return { worker, endpoints, tid, tell, ask, exit };
   } catch (err) {
     await worker.terminate();
@@ -159,13 +185,18 @@ async function launch(config: ProxyThreadConfig, deps: { capture: (record: WireR
  */
 export async function startProxyThread(
   config: ProxyThreadConfig,
-  deps: { capture: (record: WireRecord) => void; faults: FaultRegistry; onRestart?: (text: string) => void },
+  deps: ProxyThreadDeps & { onRestart?: (text: string) => void },
 ): Promise<ProxyThread> {
   let current = await launch(config, deps);
   const endpoints = current.endpoints;
   let closing = false;
   let restarts = 0;
-  const stopSync = deps.faults.onChange(() => current.tell({ type: 'faults', entries: deps.faults.entries() }));
+  const stopFaultSync = deps.faults.onChange(() => current.tell({ type: 'faults', entries: deps.faults.entries() }));
+  const stopBreakpointSync = deps.breakpoints?.onChange(() => current.tell({ type: 'breakpoints', entries: deps.breakpoints!.entries() }));
+  const stopSync = () => {
+    stopFaultSync();
+    stopBreakpointSync?.();
+  };
 
   const watch = (running: Running) => {
     let failure: Error | undefined;
