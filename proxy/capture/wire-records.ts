@@ -54,8 +54,22 @@ export type WireRecord =
   | { t: 'abort'; xid: string; ts: number; side: 'client' | 'upstream' | 'proxy'; reason: string }
   /** The upstream could not be reached at all; the proxy answered itself with `status`. */
   | { t: 'upstream-error'; xid: string; ts: number; code: string; message: string; status: number }
-  /** The proxy changed bytes on the wire. */
-  | { t: 'modification'; xid: string; ts: number; what: string; before: string; after: string; text: string }
+  /**
+   * The proxy changed bytes on the wire. Breakpoints: `pausedId` names the held message acted on;
+   * `edited` says that the next message recorded in that direction on this xid is the edited one
+   * (its original is `before`): holders capture what they send, after the hold.
+   */
+  | {
+      t: 'modification';
+      xid: string;
+      ts: number;
+      what: string;
+      before: string;
+      after: string;
+      text: string;
+      pausedId?: string;
+      edited?: 'c2s' | 's2c';
+    }
   /**
    * Records were dropped because the consumer fell too far behind (the bytes were forwarded regardless).
    * For a stdio process, `stream` names the stream that lost bytes.

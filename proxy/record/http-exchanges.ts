@@ -121,8 +121,8 @@ export class HttpExchanges {
         return this.onAbort(ex, r.ts, r.side, r.reason);
       case 'upstream-error':
         return this.onUpstreamError(ex, r.ts, r.code, r.message, r.status);
-      case 'modification':
-        this.ctx.store.append({
+      case 'modification': {
+        const mod = this.ctx.store.append({
           type: 'modification',
           ts: r.ts,
           sessionId: ex.session?.id,
@@ -133,8 +133,11 @@ export class HttpExchanges {
             ? { before: this.ctx.redactor.url(r.before), after: this.ctx.redactor.url(r.after) }
             : { before: this.ctx.redactor.text(r.before), after: this.ctx.redactor.text(r.after) }),
           text: r.text,
+          ...(r.pausedId !== undefined ? { pausedId: r.pausedId } : {}),
         });
+        if (r.edited) this.ctx.markEdited(ex.info.id, r.edited, mod.seq);
         return;
+      }
       case 'stdio-chunk':
       case 'stdio-stderr':
       case 'stdio-exit':

@@ -15,6 +15,12 @@ import { byteLength } from '../model/byte-length.js';
 import { MAX_RAW_BYTES, PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
 import { redactLooseText } from './redact.js';
 
+const EDITED_HINT: Hint = {
+  level: 'warn',
+  code: 'breakpoint-edited',
+  text: 'Edited at a breakpoint: this is the message mcpscope sent in place of the original, which the modification event before it keeps.',
+};
+
 /**
  * Emits the messages of one frame (or a problem when it is not JSON-RPC). Returns the seqs of
  * requests. The one message path of both transports: HTTP frames (owner = their exchange) and
@@ -77,6 +83,8 @@ export function emitFrame(
   }
   if (!session) return { requests };
   const batchSize = cls.size;
+  // Edited at a breakpoint: the message(s) of this frame are what was sent instead of the original.
+  const edited = ctx.takeEdit(owner.exchangeId ?? session.id, dir);
   for (let i = 0; i < cls.messages.length; i++) {
     const m = cls.messages[i];
     const value = m.value as { params?: unknown; result?: unknown; error?: unknown };
@@ -149,7 +157,8 @@ export function emitFrame(
       replayOf: corr.replayOf,
       chain: corr.chain,
       task: corr.task,
-      hints: ctx.redactHints(hints),
+      edited,
+      hints: ctx.redactHints(edited === undefined ? hints : [...hints, EDITED_HINT]),
     };
     const stored = ctx.store.append(stripUndefined(event)) as MessageEvent;
     if (corr.replayOf !== undefined) continue;

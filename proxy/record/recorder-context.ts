@@ -5,7 +5,7 @@
  * redaction of hints and previews. One per Recorder, passed explicitly to the message path
  * (message-path.ts) and to each side.
  */
-import type { ExchangeInfo, Hint, SessionInfo, TransportKind } from '../model/events.js';
+import type { Direction, ExchangeInfo, Hint, SessionInfo, TransportKind } from '../model/events.js';
 import { Correlator } from '../correlate/correlator.js';
 import { SessionRegistry } from '../correlate/session-registry.js';
 import type { EventStore } from '../store/event-store.js';
@@ -45,6 +45,8 @@ export class RecorderContext {
   readonly correlator = new Correlator();
   private readonly dirtySessions = new Set<SessionInfo>();
   private readonly dirtyExchanges = new Set<ExchangeUpsert>();
+  /** Breakpoint edits: `${owner}|${dir}` → seq of the modification event whose `before` is the original of the next message there. */
+  private readonly pendingEdits = new Map<string, number>();
 
   constructor(options: RecorderOptions) {
     this.store = options.store;
@@ -64,6 +66,23 @@ export class RecorderContext {
     this.correlator.closeSession(session.id);
     session.counts.pending = 0;
     this.markSession(session);
+  }
+
+  /**
+   * A breakpoint edit was recorded (the modification event `seq`): the next message `dir` of
+   * `owner` (an exchange id, or a stdio session's id) is the edited message as sent.
+   */
+  markEdited(owner: string, dir: Direction, seq: number): void {
+    this.pendingEdits.set(`${owner}|${dir}`, seq);
+  }
+
+  /** The modification event that holds the original of this message, if it was edited at a breakpoint. */
+  takeEdit(owner: string | undefined, dir: Direction): number | undefined {
+    if (owner === undefined || this.pendingEdits.size === 0) return undefined;
+    const key = `${owner}|${dir}`;
+    const seq = this.pendingEdits.get(key);
+    if (seq !== undefined) this.pendingEdits.delete(key);
+    return seq;
   }
 
   markSession(session: SessionInfo): void {
