@@ -43,12 +43,22 @@ const noUi = {
 const threadBoundary = {
   regex: proxyFolder(['record', 'store', 'correlate', 'export', 'import', 'replay']),
   message:
-    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions) never import record, store, correlate, export, import or replay: those run on the main thread. See docs/architecture.md.",
+    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions, breakpoint holds) never import record, store, correlate, export, import or replay: those run on the main thread. See docs/architecture.md.",
 };
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
-const SHARED = ['proxy/model/**', 'proxy/annotate/**', 'ui/src/**'];
+const SHARED = [
+  'proxy/model/**',
+  'proxy/annotate/**',
+  'ui/src/**',
+  // Breakpoints: the parts the browser, the proxy thread and stdio wrappers share.
+  'proxy/breakpoints/breakpoint-types.ts',
+  'proxy/breakpoints/breakpoint-rules.ts',
+  'proxy/breakpoints/wire-peek.ts',
+  'proxy/breakpoints/action-checks.ts',
+  'proxy/breakpoints/hold-desk.ts',
+];
 const LOWER_LAYERS = ['proxy/parse/**', 'proxy/correlate/**'];
 const PROXY_THREAD = [
   'proxy/thread/proxy-worker.ts',
@@ -57,6 +67,10 @@ const PROXY_THREAD = [
   'proxy/forwarding/**',
   'proxy/faults/fault-actions.ts',
   'proxy/capture/**',
+  'proxy/breakpoints/http-holds.ts',
+  'proxy/breakpoints/sse-hold-stage.ts',
+  'proxy/breakpoints/hold-desk.ts',
+  'proxy/breakpoints/wire-peek.ts',
 ];
 
 // --- Config -----------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
  * feed, and /ingest for stdio wrappers). Without a `target` there is no proxy port: a UI that
  * records only what stdio wrappers send it. See docs/architecture.md for the data flow.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSessionId } from './capture/session-hash.js';
 import { fileURLToPath } from 'node:url';
 import { CaptureQueue } from './capture/capture-queue.js';
 import type { WireRecord } from './capture/wire-records.js';
@@ -168,10 +169,7 @@ export function generateToken(): string {
   return randomBytes(18).toString('base64url');
 }
 
-/** How `--hash-session-ids` shows a session id: `sha256:` and the first 12 hex digits of its SHA-256. */
-export function hashSessionId(id: string): string {
-  return `sha256:${createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
-}
+export { hashSessionId };
 
 /**
  * A record with hashed `mcp-session-id` headers (a copy: the forwarded headers are untouched).

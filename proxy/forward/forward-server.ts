@@ -18,6 +18,7 @@ import { rootCertificates } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { WireRecord } from '../capture/wire-records.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
+import { HttpHolds, type HttpHoldsOptions } from '../breakpoints/http-holds.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createProxyApp, upstreamAgent } from '../forwarding/fastify-app.js';
 import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
@@ -35,6 +36,8 @@ export interface ForwardServerOptions {
   port?: number;
   capture: (record: WireRecord) => void;
   faults?: FaultRegistry;
+  /** Breakpoints (proxy/breakpoints/http-holds.ts): the rules, the desk and capture they share; unset = off. */
+  breakpoints?: HttpHoldsOptions;
   /** mcpscope's CA (proxy/forward/ca.ts), which signs the leaf certificates. */
   ca: CaMaterial & { certPath: string };
   /** `--intercept` patterns; none: decrypt every host. */
@@ -92,7 +95,8 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   const rules = parseInterceptPatterns(options.intercept);
   const trust = upstreamTrust(options.upstreamCa);
   const agent = upstreamAgent(trust);
-  const forwarder = createForwarder({ capture, agent, faults: options.faults });
+  const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
+  const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
   let boundPort = 0;
   let proxyOrigin = '';
   const isSelf = (hostname: string, port: number) => port === boundPort && (isLoopbackHostname(hostname) || hostname === '0.0.0.0');
@@ -221,6 +225,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
     url: proxyOrigin,
     port: boundPort,
     app,
+    holds,
     async close() {
       await app.close();
       await agent.destroy().catch(() => undefined);

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { FaultRule } from '../faults/fault-rules.js';
 import type { ResponseRewrites } from './rewrites.js';
+import type { WireSessionKey } from '../breakpoints/breakpoint-types.js';
 
 export interface Route {
   /** The upstream origin the request is sent to (http(s)://host:port). */
@@ -34,6 +35,13 @@ export interface ExchangeContext {
   onEarlyClose?: () => void;
   /** A drop-stream fault to apply to this exchange's SSE response. */
   dropStream?: { rule: FaultRule; afterEvents: number };
+  // Breakpoints only (proxy/breakpoints/http-holds.ts), set while rules exist:
+  /** The requests this POST carried (`typeof id:id` → method, name): a response on its stream answers one. */
+  calls?: Map<string, { method?: string; name?: string }>;
+  /** The session as the wire names it. */
+  wire?: WireSessionKey;
+  /** Legacy HTTP+SSE stream: the endpoint its `endpoint` event named (path and query). */
+  legacyEndpoint?: string;
 }
 
 declare module 'fastify' {

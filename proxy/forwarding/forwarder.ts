@@ -21,6 +21,8 @@ import { UpstreamAbort, type ExchangeContext, type Route } from './exchange-cont
 import { CLIENT_CLOSED, clientAbort } from './drain.js';
 import { describeUpstreamError, jsonRpcIdFrom, upstreamBrokeOff } from './upstream-errors.js';
 import type { UpstreamResponse } from './rewrites.js';
+import { isJsonType } from './headers.js';
+import type { HttpHolds, RequestVerdict } from '../breakpoints/http-holds.js';
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
 
@@ -31,6 +33,8 @@ export interface ForwarderOptions {
   agent: Dispatcher;
   /** Fault injection rules (proxy/faults/fault-rules.ts); none = off, one size check per request. */
   faults?: FaultRegistry;
+  /** Breakpoints (proxy/breakpoints/http-holds.ts); no rule = off, one size check per request. */
+  holds?: HttpHolds;
 }
 
 export interface Forwarder {
@@ -44,16 +48,45 @@ export interface Forwarder {
 }
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { capture, agent, faults } = options;
+  const { capture, agent, faults, holds } = options;
   const faultActions = faults ? createFaultActions(capture) : undefined;
 
   function captureAndForward(request: FastifyRequest, reply: FastifyReply, route: Route): void {
     const refusal = refusedHead(request.raw.rawHeaders);
     if (refusal !== undefined) return refuseHead(request, reply, route, refusal);
+    // Breakpoints are off unless a rule exists: this check is their whole cost. A POST body is
+    // then read whole before it goes on (the capture taps what the hold lets through).
+    const held = holds !== undefined && holds.size > 0 && request.method === 'POST' && request.body instanceof Readable;
+    if (held)
+      holds.holdRequest(
+        request,
+        reply,
+        () => request.mcpscope!,
+        (v) => afterHold(request, reply, v),
+      );
     startCapture(request, reply, route);
+    if (!held) forwardWithFaults(request, reply);
+  }
+
+  function forwardWithFaults(request: FastifyRequest, reply: FastifyReply): void {
     // Fault injection is off unless a rule exists: this check is the whole cost.
     if (faults === undefined || faults.size === 0) return forwardUpstream(request, reply);
     faultActions!.decide(request, reply, faults, () => forwardUpstream(request, reply));
+  }
+
+  /** A POST body held at a breakpoint was decided: forwarded (as it came or edited), answered by mcpscope, or dropped. */
+  function afterHold(request: FastifyRequest, reply: FastifyReply, v: RequestVerdict): void {
+    const ctx = request.mcpscope!;
+    if (ctx.abort.aborted) return;
+    if (v.go === 'forward') return forwardWithFaults(request, reply);
+    if (v.go === 'answer') return holds!.answer(request, reply, v.status, v.body);
+    // Dropped: never answered; the client gives up when it will.
+    ctx.responded = true;
+    if (ctx.onEarlyClose) reply.raw.off('close', ctx.onEarlyClose);
+    reply.hijack();
+    reply.raw.once('close', () =>
+      capture(clientAbort(ctx.xid, 'the client gave up waiting for the answer to a request dropped at a breakpoint')),
+    );
   }
 
   /**
@@ -260,9 +293,19 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     // fastify, the body relay and end-of-stream each watch 'close' on this one response.
     raw.setMaxListeners(32);
 
-    res.stream.on('data', (chunk: Buffer) => {
-      capture({ t: 'response-chunk', xid, ts: now(), chunk });
-    });
+    // Breakpoints on a JSON answer: read whole, then sent (or not) as decided.
+    if (
+      holds !== undefined &&
+      holds.size > 0 &&
+      !isSse &&
+      request.method === 'POST' &&
+      isJsonType(contentType) &&
+      holds.relayJson(request, raw, res.statusCode, headers, res)
+    )
+      return;
+
+    const tap = (chunk: Buffer) => capture({ t: 'response-chunk', xid, ts: now(), chunk });
+    res.stream.on('data', tap);
 
     const metadataKind = rewrites ? rewrites.metadataKind(request.method, pathname, res, contentType) : null;
     if (metadataKind) {
@@ -278,7 +321,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       faultActions!.dropStreamAfter(ctx, chainStages(stages), raw, ctx.dropStream);
       return;
     }
-    pipeBody(xid, stages, raw);
+    pipeBody(xid, stages, raw, isSse && holds !== undefined ? { ctx, request, tap } : undefined);
   }
 
   /**
@@ -302,11 +345,18 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
    * pipeline() would do, by hand (it costs an AbortController per response): an upstream that
    * breaks off breaks the client's response; a client that goes away closes the upstream request.
    */
-  function pipeBody(xid: string, stages: (Readable | Transform)[], raw: ServerResponse): void {
+  function pipeBody(
+    xid: string,
+    stages: (Readable | Transform)[],
+    raw: ServerResponse,
+    live?: { ctx: ExchangeContext; request: FastifyRequest; tap: (chunk: Buffer) => void },
+  ): void {
     let ended = false;
+    let unwatch: (() => void) | undefined;
     const end = (record: WireRecord) => {
       if (ended) return;
       ended = true;
+      unwatch?.();
       capture(record);
     };
     const source = stages[0] as Readable;
@@ -320,6 +370,23 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     };
     // `on`, not `once`: a second error from a stage must not go unhandled (breakOff is idempotent).
     for (const s of stages) s.on('error', breakOff);
+    // An event stream: breakpoints may hold its events, now or once a rule exists.
+    if (live)
+      unwatch = holds!.watch({
+        ctx: live.ctx,
+        request: live.request,
+        raw,
+        splice(stage: Transform) {
+          const after: NodeJS.WritableStream = (stages[1] as Transform | undefined) ?? raw;
+          source.unpipe(after);
+          // The capture records what goes on: the stage's output (edits included), not the upstream's bytes.
+          source.off('data', live.tap);
+          stage.on('data', (chunk: Buffer) => capture({ t: 'response-chunk', xid, ts: now(), chunk }));
+          stage.on('error', breakOff);
+          stages.splice(1, 0, stage);
+          source.pipe(stage).pipe(after);
+        },
+      });
     finished(raw, (err) => {
       if (!err) return end({ t: 'response-end', xid, ts: now() });
       // Closed before it finished: the client went away (unless the upstream broke off first).

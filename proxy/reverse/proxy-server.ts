@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { WireRecord } from '../capture/wire-records.js';
 import { isAllowedHost, isAllowedOrigin, listenOrigin } from '../serve/guards.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
+import { HttpHolds, type HttpHoldsOptions } from '../breakpoints/http-holds.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';
 import { createProxyApp, upstreamAgent } from '../forwarding/fastify-app.js';
@@ -38,6 +39,8 @@ export interface ProxyServerOptions {
   allowHosts?: string[];
   /** Fault injection rules (proxy/faults/fault-rules.ts); none = off, one size check per request. */
   faults?: FaultRegistry;
+  /** Breakpoints (proxy/breakpoints/http-holds.ts): the rules, the desk and capture they share; unset = off. */
+  breakpoints?: HttpHoldsOptions;
 }
 
 export interface ProxyServer {
@@ -47,6 +50,8 @@ export interface ProxyServer {
   url: string;
   port: number;
   app: FastifyInstance;
+  /** Its breakpoint holds, when breakpoints are wired (the proxy thread tells them of rule changes). */
+  holds?: HttpHolds;
   close(): Promise<void>;
 }
 
@@ -56,7 +61,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const capture = options.capture;
   const host = options.host ?? '127.0.0.1';
   const agent = upstreamAgent();
-  const forwarder = createForwarder({ capture, agent, faults: options.faults });
+  const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
+  const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
   const rewrites = options.rewrite !== false ? createRewrites(upstreamOrigin, capture) : undefined;
   let boundPort = 0;
   let proxyOrigin = '';
@@ -124,6 +130,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     url: proxyOrigin + target.pathname + target.search,
     port: boundPort,
     app,
+    holds,
     async close() {
       await app.close();
       // destroy, not close: close() would wait for open event streams to end.

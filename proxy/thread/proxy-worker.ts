@@ -16,6 +16,9 @@ import { packRecords } from '../capture/record-transfer.js';
 import { BodyLimit } from '../capture/body-limit.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../faults/fault-rules.js';
+import { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
+import { HoldDesk } from '../breakpoints/hold-desk.js';
+import type { HttpHoldsOptions } from '../breakpoints/http-holds.js';
 import { startProxyServer, type ProxyServer } from '../reverse/proxy-server.js';
 import { setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
 import { cutConnections, drainServers, markShuttingDown } from '../forwarding/drain.js';
@@ -56,6 +59,19 @@ const capture = config.record === false ? () => undefined : (r: WireRecord) => q
 const faults = new FaultRegistry();
 faults.onTaken = (id, serial) => say({ type: 'fault-taken', id, serial });
 
+// Breakpoints: the mirrored rules, and the desk where held messages wait for the user's action.
+const breakpoints = new BreakpointRegistry();
+breakpoints.onTaken = (id, serial) => say({ type: 'breakpoint-taken', id, serial });
+const desk = new HoldDesk({
+  prefix: 'h',
+  holdMs: config.holdMs,
+  // The records before a held message go first, so that the main thread knows its exchange.
+  beforeReport: () => queue.flush(),
+  report: (report) => say({ type: 'paused', report }),
+  released: (id, outcome) => say({ type: 'released', id, outcome }),
+});
+const holdOptions: HttpHoldsOptions = { registry: breakpoints, desk, capture, hashSessionIds: config.hashSessionIds };
+
 const servers: (ProxyServer | undefined)[] = [];
 
 /** This thread's kernel id (Linux: /proc/thread-self → <pid>/task/<tid>), or undefined elsewhere. */
@@ -82,6 +98,7 @@ async function start(): Promise<void> {
       allowOrigins: config.allowOrigins,
       allowHosts: config.allowHosts,
       faults,
+      breakpoints: holdOptions,
     });
     servers.push(server);
     nextPort = p === 0 ? 0 : server.port + 1;
@@ -96,6 +113,7 @@ async function start(): Promise<void> {
         port: f.port ?? 0,
         capture,
         faults,
+        breakpoints: holdOptions,
         ca: f.ca,
         intercept: f.intercept,
         upstreamCa: f.upstreamCa,
@@ -108,6 +126,13 @@ port.on('message', (m: ToProxyThread) => {
   switch (m.type) {
     case 'faults':
       faults.mirror(m.entries);
+      break;
+    case 'breakpoints':
+      breakpoints.mirror(m.entries);
+      for (const s of servers) s?.holds?.rulesChanged();
+      break;
+    case 'paused-action':
+      desk.act(m.id, m.action);
       break;
     case 'sync':
       queue.flush();
