@@ -82,8 +82,8 @@ export class SseHoldStage extends Transform {
         });
       },
     });
-    if (this.passing === undefined && this.base + this.buf.length - this.eventStart > HOLD_MAX_BYTES) {
-      // An event larger than a holder holds: forward the rest of the stream untouched.
+    if (this.passing === undefined && this.base + this.buf.length - this.eventStart > 2 * HOLD_MAX_BYTES) {
+      // An event far larger than a holder holds, still coming: the rest of the stream goes on untouched.
       this.onTooLarge?.(this.base + this.buf.length - this.eventStart);
       this.passing = 'always';
       this.drainReady(() => {
@@ -114,6 +114,12 @@ export class SseHoldStage extends Transform {
         continue;
       }
       if (this.passing === 'always') {
+        this.push(raw);
+        continue;
+      }
+      if (ev.end - ev.start > HOLD_MAX_BYTES) {
+        // Larger than a holder holds: it goes on as it came, unread.
+        this.onTooLarge?.(ev.end - ev.start);
         this.push(raw);
         continue;
       }
