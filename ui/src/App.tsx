@@ -27,6 +27,13 @@ import { describeImport, importCaptureFile } from './state/import-client.js';
 import { apiFetch, loadServerInfo } from './state/api.js';
 import { useUrlSync, urlStateFromSearch, type ComparePair } from './url-state.js';
 import { useAppKeys } from './keyboard.js';
+import { Drawer } from './components/Drawer.js';
+import { PausedPanel } from './components/PausedPanel.js';
+import { SendPanel } from './components/SendPanel.js';
+import { ToolsPanel } from './components/ToolsPanel.js';
+
+/** The panel that acts on the traffic (issue 18), open over the right side: held messages and breakpoints, edit and send, the tool form. */
+type ActView = { kind: 'paused' } | { kind: 'send'; sessionId: string; draft: unknown; serial: number } | { kind: 'tools' };
 
 export type { ComparePair } from './url-state.js';
 
@@ -86,6 +93,14 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const [paused, setPaused] = useState(false);
   const [showSecrets, setShowSecrets] = useState(false);
   const [busy, setBusy] = useState<string | undefined>(undefined);
+  const [actView, setActView] = useState<ActView | undefined>(undefined);
+  const closeAct = useCallback(() => setActView(undefined), []);
+  /** "Show in timeline" from a panel: the panel makes way for the detail pane. */
+  const selectFromAct = useCallback((key: string) => {
+    setActView(undefined);
+    setSelectedKey(key);
+    setDetailOpen(true);
+  }, []);
   const [detailWidth, setDetailWidth] = useState(() =>
     Math.round(Math.min(760, Math.max(420, (typeof window !== 'undefined' ? window.innerWidth : 1400) * 0.42))),
   );
@@ -329,6 +344,9 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
         onClear={onClear}
         onOpenFiles={openFiles}
         busy={busy}
+        held={store.held().length}
+        onShowPaused={() => setActView((v) => (v?.kind === 'paused' ? undefined : { kind: 'paused' }))}
+        onShowTools={() => setActView((v) => (v?.kind === 'tools' ? undefined : { kind: 'tools' }))}
       />
       {showSecrets ? (
         <div className="banner banner-warn" role="alert">
@@ -405,10 +423,37 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
               onPointerMove={onSplitMove}
               onPointerUp={onSplitUp}
             />
-            <DetailPane store={store} row={selectedRow} version={version} onSelect={select} onClose={() => setDetailOpen(false)} />
+            <DetailPane
+              store={store}
+              row={selectedRow}
+              version={version}
+              onSelect={select}
+              onClose={() => setDetailOpen(false)}
+              onEditAndSend={live ? (sessionId, draft) => setActView({ kind: 'send', sessionId, draft, serial: Date.now() }) : undefined}
+            />
           </>
         ) : null}
       </div>
+      {actView?.kind === 'paused' ? (
+        <Drawer title="Breakpoints — held messages" testId="paused-panel" onClose={closeAct}>
+          <PausedPanel store={store} version={version} session={filters.session} />
+        </Drawer>
+      ) : actView?.kind === 'send' ? (
+        <Drawer title="Edit and send" testId="send-drawer" onClose={closeAct}>
+          <SendPanel
+            key={actView.serial}
+            store={store}
+            version={version}
+            sessionId={actView.sessionId}
+            draft={actView.draft}
+            onSelect={selectFromAct}
+          />
+        </Drawer>
+      ) : actView?.kind === 'tools' ? (
+        <Drawer title="Call a tool" testId="tools-drawer" onClose={closeAct}>
+          <ToolsPanel store={store} version={version} sessions={sessions} sessionId={filters.session} onSelect={selectFromAct} />
+        </Drawer>
+      ) : null}
       {dragging ? <DropOverlay /> : null}
       <Toasts notices={notices} onDismiss={dismissNotice} />
     </div>

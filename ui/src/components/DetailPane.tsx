@@ -19,6 +19,9 @@ import { RawTab } from './detail/RawTab.js';
 import { HttpTab } from './detail/HttpTab.js';
 import { StreamTab } from './detail/StreamTab.js';
 import { HintsTab } from './detail/HintsTab.js';
+import { ActedNotes } from './detail/ActedNotes.js';
+import { addBreakpoint, matchFor } from '../state/breakpoints.js';
+import { resendDraft } from '../state/tool-schema.js';
 
 export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints';
 const TABS: { id: DetailTab; label: string }[] = [
@@ -37,6 +40,8 @@ export interface DetailPaneProps {
   onSelect(key: string): void;
   onClose(): void;
   initialTab?: DetailTab;
+  /** Live mcpscope only: open "Edit and send" for a client→server request (issue 18). Without it, no act buttons. */
+  onEditAndSend?(sessionId: string, draft: unknown): void;
 }
 
 async function copyText(text: string): Promise<boolean> {
@@ -84,7 +89,7 @@ function isSseExchange(x: ExchangeInfo): boolean {
   return x.carrier === 'post-sse' || x.carrier === 'get-sse' || x.carrier === 'legacy-sse' || x.responseType === 'text/event-stream';
 }
 
-export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messages' }: DetailPaneProps) {
+export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messages', onEditAndSend }: DetailPaneProps) {
   const [tab, setTab] = useState<DetailTab>(initialTab);
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const bodyRef = useRef<HTMLDivElement>(null);
@@ -132,6 +137,19 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
 
   const hintCount = countHints(store, row, exchanges);
 
+  // Issue 18: act on the traffic (live only).
+  const actMsg = onEditAndSend ? actMessage(row) : undefined;
+  const resendable = actMsg !== undefined && row.type === 'call' && actMsg.dir === 'c2s' && actMsg.kind === 'request' && !actMsg.elided;
+  const onBreak = async () => {
+    if (!actMsg) return;
+    try {
+      await addBreakpoint(matchFor(actMsg));
+      setCopied('break');
+    } catch (err) {
+      setCopied(`break-error:${(err as Error).message}`);
+    }
+  };
+
   return (
     <section className="detail" data-testid="detail" data-key={row.key} aria-label="Details">
       <header className="detail-head">
@@ -157,12 +175,39 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
               {copied === 'cURL' ? 'Copied ✓' : 'Copy cURL'}
             </button>
           ) : null}
+          {resendable && onEditAndSend ? (
+            <button
+              type="button"
+              className="btn btn-sm"
+              data-testid="edit-and-send"
+              onClick={() => onEditAndSend(row.sessionId, resendDraft(actMsg.jsonrpc))}
+              title="Edit this request and send it again into its session (mcpscope gives it a fresh id)"
+            >
+              Edit and send
+            </button>
+          ) : null}
+          {actMsg ? (
+            <button
+              type="button"
+              className="btn btn-sm"
+              data-testid="break-on-this"
+              onClick={() => void onBreak()}
+              title={
+                copied?.startsWith('break-error:')
+                  ? copied.slice('break-error:'.length)
+                  : `Hold the next ${actMsg.dir === 'c2s' ? 'client → server' : 'server → client'} ${actMsg.method ?? 'message'}${actMsg.name ? ` · ${actMsg.name}` : ''} at a breakpoint`
+              }
+            >
+              {copied === 'break' ? 'Breakpoint added ✓' : copied?.startsWith('break-error:') ? 'Breakpoint failed ✗' : 'Break on this'}
+            </button>
+          ) : null}
           <button type="button" className="btn btn-sm btn-icon" onClick={onClose} title="Close (Esc)" aria-label="Close details">
             ×
           </button>
         </div>
       </header>
       <CorrelationLinks store={store} row={row} onSelect={onSelect} onSection={scrollToSection} />
+      <ActedNotes store={store} row={row} />
       <nav className="tabs" role="tablist">
         {TABS.map((t) => {
           const disabled = t.id === 'stream' && sseExchanges.length === 0;
@@ -204,6 +249,11 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
 export function curlMessage(row: Row): MessageEvent | undefined {
   const m = row.type === 'call' ? row.request : row.type === 'notification' || row.type === 'orphan' ? row.message : undefined;
   return m !== undefined && m.dir === 'c2s' && m.carrier !== 'stdio' && m.exchangeId !== undefined ? m : undefined;
+}
+
+/** The message "Break on this" and "Edit and send" act on: a call's request, a notification's or orphan's message. */
+function actMessage(row: Row): MessageEvent | undefined {
+  return row.type === 'call' ? row.request : row.type === 'notification' || row.type === 'orphan' ? row.message : undefined;
 }
 
 function copyJsonTitle(row: Row): string {

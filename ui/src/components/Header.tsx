@@ -30,6 +30,11 @@ export interface HeaderProps {
   /** Files picked with "Open…". */
   onOpenFiles(files: File[]): void;
   busy?: string;
+  /** Messages held at a breakpoint now (issue 18): the badge that opens the Paused panel. */
+  held?: number;
+  onShowPaused?(): void;
+  /** Opens the tool form. */
+  onShowTools?(): void;
 }
 
 export function statusText(status: FeedStatus, detail?: string, paused?: boolean): string {
@@ -123,6 +128,9 @@ export function Header({
   onClear,
   onOpenFiles,
   busy,
+  held = 0,
+  onShowPaused,
+  onShowTools,
 }: HeaderProps) {
   const fileRef = useRef<HTMLInputElement>(null);
   const live = source.mode === 'live';
@@ -214,6 +222,33 @@ export function Header({
             if (files.length > 0) onOpenFiles(files);
           }}
         />
+        {live && onShowPaused ? (
+          <button
+            type="button"
+            className={`btn held-btn${held > 0 ? ' has-held' : ''}`}
+            data-testid="held-badge"
+            data-held={held}
+            onClick={onShowPaused}
+            title={
+              held > 0
+                ? `${held} ${noun(held, 'message')} held at a breakpoint, waiting for you: resume, edit, drop or answer`
+                : 'Breakpoints: hold matching messages to resume, edit, drop or answer them'
+            }
+          >
+            ❚❚ {held > 0 ? `${held} held` : 'Breakpoints'}
+          </button>
+        ) : null}
+        {live && onShowTools ? (
+          <button
+            type="button"
+            className="btn"
+            data-testid="tools-open"
+            onClick={onShowTools}
+            title="Call a session's tools from a form built from their input schemas"
+          >
+            Tools
+          </button>
+        ) : null}
         {live ? <FaultsPanel /> : null}
         <ExportMenu sessionId={exportSession} empty={stats.events === 0} />
       </div>

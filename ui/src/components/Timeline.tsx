@@ -26,6 +26,7 @@ import {
 import { useElementSize } from './use-element-size.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
+import { editedOf, sentByMcpscope } from '../state/breakpoints.js';
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -371,6 +372,16 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
             <Vis text={name} />
           </span>
         </>
+      ) : null}
+      {editedOf(row) !== undefined ? (
+        <span className="tag tag-edited" data-testid="row-edited" title="Edited at a breakpoint: the detail pane shows the original">
+          edited
+        </span>
+      ) : null}
+      {sentByMcpscope(row) ? (
+        <span className="tag tag-sent" data-testid="row-sent" title="mcpscope sent this itself (from the UI or the API), not the client">
+          sent by mcpscope
+        </span>
       ) : null}
       {level ? (
         <span className={`tag lvl lvl-${level}`}>

@@ -22,6 +22,7 @@ import type {
   McpscopeEvent,
   MessageEvent,
   ModificationEvent,
+  PausedEvent,
   ProblemEvent,
   SessionInfo,
 } from '../../../proxy/model/events.js';
@@ -31,6 +32,7 @@ import { indexOfSeq, isSorted, mergeBySeq, validSeq } from './event-log.js';
 import { callRow, httpRow, logRow, notificationRow, orphanRow, problemRow } from './rows.js';
 import { SSE_CARRIERS, streamEntries, type ExchangeBucket } from './stream-table.js';
 import { WaterfallBuilder } from './waterfall.js';
+import { reduceHeld } from './breakpoints.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
@@ -61,6 +63,11 @@ export class TimelineStore {
   private readonly streamExchanges = new Map<string, Set<string>>();
   private _problems: ProblemEvent[] = [];
   private _logs: LogEvent[] = [];
+  /** Messages held at a breakpoint now: pausedId → its `held` event (breakpoints.ts reduceHeld). */
+  private readonly _held = new Map<string, PausedEvent>();
+  private heldCache?: { version: number; value: PausedEvent[] };
+  /** `session\0method` → the latest answer to a client request with that method (a session's tools/list, say). */
+  private readonly latestAnswers = new Map<string, MessageEvent>();
   /** Latest event timestamp seen: the store's notion of "now" (deterministic per version). */
   private clock = 0;
 
@@ -197,6 +204,8 @@ export class TimelineStore {
     this.streamExchanges.clear();
     this._problems = [];
     this._logs = [];
+    this._held.clear();
+    this.latestAnswers.clear();
     this.clock = 0;
     // Every list computed before now is stale as a whole.
     this.list.reset(this._version, { searchText });
@@ -282,6 +291,10 @@ export class TimelineStore {
       }
       case 'modification':
         if (e.exchangeId !== undefined) this.bucket(e.exchangeId).modifications.push(e);
+        break;
+      case 'paused':
+        // Not a timeline row: the header counts the held ones and the Paused panel lists them.
+        reduceHeld(this._held, e);
         break;
       case 'log':
         this._logs.push(e);
@@ -375,6 +388,8 @@ export class TimelineStore {
         const call = m.pair !== undefined ? this.callByRequestSeq.get(m.pair) : undefined;
         if (call && !call.response) {
           call.response = m;
+          if (m.kind === 'response' && call.dir === 'c2s' && call.request.method)
+            this.latestAnswers.set(`${call.sessionId}\0${call.request.method}`, m);
           call.latencyMs = m.latencyMs ?? Math.max(0, m.ts - call.request.ts);
           // A call that was cancelled stays "cancelled" even if an answer arrives after all.
           if (call.status !== 'cancelled') call.status = m.kind === 'error' ? 'error' : m.isError ? 'tool-error' : 'ok';
@@ -428,6 +443,23 @@ export class TimelineStore {
 
   row(key: string): Row | undefined {
     return this.rowByKey.get(key);
+  }
+
+  /** Any kept event by seq (a `modification` an edited message names, say). O(log n). */
+  event(seq: number): McpscopeEvent | undefined {
+    const i = indexOfSeq(this.log, seq);
+    return i >= 0 ? this.log[i] : undefined;
+  }
+
+  /** Messages held at a breakpoint now (their `held` events, oldest first; memoized per version). */
+  held(): readonly PausedEvent[] {
+    if (this.heldCache?.version !== this._version) this.heldCache = { version: this._version, value: [...this._held.values()] };
+    return this.heldCache.value;
+  }
+
+  /** The latest response to a client→server request with this method in a session (its last `tools/list` result, say). */
+  latestAnswer(sessionId: string, method: string): MessageEvent | undefined {
+    return this.latestAnswers.get(`${sessionId}\0${method}`);
   }
 
   message(seq: number): MessageEvent | undefined {
