@@ -52,11 +52,20 @@ export interface LiveStream {
   ctx: ExchangeContext;
   request: FastifyRequest;
   raw: ServerResponse;
+  /** The upstream's body. */
+  source: Readable;
   /** Puts a stage right after the upstream body (capture then reads the stage's output). */
   splice(stage: Transform): void;
 }
 
 const text = (b: Buffer) => b.toString('utf8');
+
+/** The data of an `endpoint` event at the start of a legacy stream's first chunk, if there is one. */
+export function firstEndpoint(chunk: Buffer): string | undefined {
+  const head = chunk.subarray(0, 4096).toString('utf8');
+  const m = /(?:^|[\r\n])event: ?endpoint\r?\n(?:[^\r\n]*\r?\n)*?data: ?([^\r\n]*)/.exec(head);
+  return m?.[1];
+}
 
 export class HttpHolds {
   private readonly book = new CallBook();
@@ -434,7 +443,25 @@ export class HttpHolds {
   watch(stream: LiveStream): () => void {
     this.streams.add(stream);
     if (this.size > 0) this.stage(stream, false);
+    else if (stream.request.method === 'GET')
+      // A legacy stream names its session in its first event (`endpoint`): kept, so that a rule
+      // added later can match the responses on it by the request they answer. One look, at the first chunk.
+      stream.source.once('data', (chunk: Buffer) => {
+        if (!this.staged.has(stream)) this.learnEndpoint(stream, firstEndpoint(chunk));
+      });
     return () => this.streams.delete(stream);
+  }
+
+  private learnEndpoint(stream: LiveStream, data: string | undefined): void {
+    if (data === undefined) return;
+    const { ctx, request } = stream;
+    try {
+      const u = new URL(data, ctx.route.upstreamOrigin + request.url);
+      ctx.legacyEndpoint = u.pathname + u.search;
+      ctx.wire = { ...this.wireOf(request, ctx), endpoint: ctx.legacyEndpoint };
+    } catch {
+      /* not a URL: nothing learnt */
+    }
   }
 
   private stage(stream: LiveStream, midStream: boolean): void {
@@ -469,13 +496,7 @@ export class HttpHolds {
     const { ctx, request } = stream;
     if (type === 'endpoint') {
       // Legacy HTTP+SSE: the endpoint names this stream's session (its POSTs go there).
-      try {
-        const u = new URL(data, ctx.route.upstreamOrigin + request.url);
-        ctx.legacyEndpoint = u.pathname + u.search;
-        ctx.wire = { ...this.wireOf(request, ctx), endpoint: ctx.legacyEndpoint };
-      } catch {
-        /* not a URL: nothing learnt */
-      }
+      this.learnEndpoint(stream, data);
       return verdict({ send: 'as-is' });
     }
     const found = this.judge(ctx, request, 's2c', data);

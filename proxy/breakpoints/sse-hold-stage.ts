@@ -6,8 +6,10 @@
  * as it came, an edited event (its `data:` lines replaced by the new message, every other line
  * kept), or nothing.
  *
- * Started on a stream already flowing (the first rule came while it was open), the stage
- * forwards bytes untouched up to the first blank line, where the next event begins.
+ * Started on a stream already flowing (the first rule came while it was open), the stage starts
+ * reading at once when the next bytes begin like an event (a field name or a comment: servers
+ * write an event at a time); otherwise it forwards bytes untouched up to the first blank line,
+ * where the next event begins.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { SseLineSplitter, sseField, type SseEol } from '../parse/sse-parser.js';
@@ -34,6 +36,11 @@ interface Line {
 }
 
 const decoder = new TextDecoder();
+
+/** Whether bytes begin like an event: a field name and its colon, or a comment. */
+function startsAnEvent(chunk: Buffer): boolean {
+  return /^(?:data|event|id|retry)?:/.test(chunk.subarray(0, 8).toString('latin1'));
+}
 
 export class SseHoldStage extends Transform {
   /** Unforwarded bytes, from stream offset `base`. */
@@ -62,6 +69,11 @@ export class SseHoldStage extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     if (this.passing === 'always') return cb(null, chunk);
+    if (this.passing === 'until-blank' && this.base === 0 && this.buf.length === 0 && startsAnEvent(chunk)) {
+      // Servers write an event at a time: bytes that start with a field name start an event. (Were
+      // they the middle of one, its data would not parse as a message and would go on as it came.)
+      this.passing = undefined;
+    }
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     this.splitter.push(chunk, {
       line: (start, content, length, eol) => {

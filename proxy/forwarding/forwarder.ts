@@ -376,6 +376,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         ctx: live.ctx,
         request: live.request,
         raw,
+        source,
         splice(stage: Transform) {
           const after: NodeJS.WritableStream = (stages[1] as Transform | undefined) ?? raw;
           source.unpipe(after);

@@ -79,7 +79,13 @@ describe('SseHoldStage', () => {
     expect(out).toBe('data: a\n\ndata: c\n\n');
   });
 
-  it('joined mid-stream: untouched up to the first blank line', async () => {
+  it('joined mid-stream at an event: reads from the first byte', async () => {
+    const seen: string[] = [];
+    await run([Buffer.from('data: first\n\n')], (e, v) => (seen.push(e.data!), v({ send: 'as-is' })), true);
+    expect(seen).toEqual(['first']);
+  });
+
+  it('joined mid-stream inside an event: untouched up to the first blank line', async () => {
     const seen: string[] = [];
     const out = await run(
       [Buffer.from('ta: half an event\n\ndata: whole\n\n')],
