@@ -4,7 +4,9 @@
  * through the reverse proxy, slow_task selected) and docs/images/forward-oauth.png (an SDK OAuth
  * client through the forward proxy against a strict RFC 8707 authorization server, the token
  * request selected). docs/images/waterfall.png comes from test/e2e/ui-waterfall-browser.test.ts
- * with MCPSCOPE_WRITE_SCREENSHOTS=1. Needs `npm run build` (the UI is served from dist/).
+ * with MCPSCOPE_WRITE_SCREENSHOTS=1. docs/images/breakpoints.png (a held tools/call and a held
+ * sampling request in the Paused panel, one being edited) and docs/images/tool-form.png (the
+ * Tools panel's form for the demo's `add`, filled in). Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -15,6 +17,8 @@ import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import { startDemoServer } from '../proxy/demo/demo-server.js';
 import { startDemoClient } from '../proxy/demo/demo-client.js';
 import { startMcpscope } from '../proxy/mcpscope.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { launchBrowser } from '../test/support/browser.js';
 import { startStrictOAuthWorld } from '../test/support/strict-auth-server.js';
 import { TestOAuthClient, connectWithOAuth } from '../test/support/oauth-test-client.js';
@@ -71,6 +75,73 @@ const browser = await launchBrowser();
   await client.close();
   await scope.close();
   await world.close();
+}
+
+// Breakpoints and the tool form (issue 18): held messages in the Paused panel, then the Tools form.
+{
+  const demo = await startDemoServer({ port: 0 });
+  const scope = await startMcpscope({ target: demo.url, port: 0, uiPort: 0 });
+  const client = new Client({ name: 'screenshot-client', version: '1.0.0' }, { capabilities: {} });
+  const transport = new StreamableHTTPClientTransport(new URL(scope.proxy.url));
+  await client.connect(transport);
+  await client.listTools();
+  await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+  await scope.settle();
+  // Two held messages, as the proxy thread reports them (the holder only releases them at the end).
+  const now = Date.now();
+  const holder = { act: (id: string) => scope.paused.released('h', id, 'resumed') };
+  const base = { xid: 'screenshot', kind: 'request' as const, rule: 'bp-1', since: now };
+  const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'deploy to staging' } } };
+  scope.paused.add('h', holder, {
+    ...base,
+    id: '1',
+    dir: 'c2s',
+    carrier: 'post-json',
+    method: 'tools/call',
+    name: 'echo',
+    text: JSON.stringify(call),
+    expiresAt: now + 272_000,
+  });
+  const sampling = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'sampling/createMessage',
+    params: { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize the release notes' } }], maxTokens: 200 },
+  };
+  scope.paused.add('h', holder, {
+    ...base,
+    id: '2',
+    dir: 's2c',
+    carrier: 'post-sse',
+    method: 'sampling/createMessage',
+    text: JSON.stringify(sampling),
+    expiresAt: now + 95_000,
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(scope.ui!.url);
+  await page.locator('[data-testid="held-badge"][data-held="2"]').click();
+  const first = page.locator('[data-testid="held-card"][data-paused-id="h1"]');
+  const editor = first.getByTestId('held-editor');
+  await editor.fill(JSON.stringify({ ...call, params: { name: 'echo', arguments: { text: 'deploy to production' } } }, null, 2));
+  await page.locator('[data-testid="held-card"][data-paused-id="h2"]').getByTestId('held-respond').click();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(images, 'breakpoints.png') });
+  await page.keyboard.press('Escape');
+  await page.getByTestId('tools-open').click();
+  await page.locator('[data-testid="tool-item"][data-tool="add"]').click();
+  const form = page.locator('[data-testid="tool-form"][data-tool="add"]');
+  await form.locator('[data-arg="a"]').fill('20');
+  await form.locator('[data-arg="b"]').fill('22');
+  // (Calling it needs POST api/sessions/:id/send; the image shows the filled-in form.)
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(images, 'tool-form.png') });
+  await page.close();
+  for (const p of scope.paused.list()) scope.paused.released('h', p.id.slice(1), 'resumed');
+  await transport.terminateSession().catch(() => undefined);
+  await client.close();
+  await scope.close();
+  await demo.close();
 }
 
 await browser.close();

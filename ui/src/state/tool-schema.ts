@@ -215,7 +215,9 @@ export async function sendToSession(sessionId: string, message: unknown): Promis
   }
   const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   if (!res.ok || !body) {
-    const error = typeof body?.error === 'string' ? body.error : `mcpscope answered HTTP ${res.status}`;
+    let error = typeof body?.error === 'string' ? body.error : `mcpscope answered HTTP ${res.status}`;
+    // Fastify's own 404 (no such route): an mcpscope without the send API.
+    if (res.status === 404 && error === 'Not Found') error = 'this mcpscope cannot send messages (it has no api/sessions/:id/send)';
     return { ok: false, error, status: res.status };
   }
   return {
