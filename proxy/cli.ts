@@ -92,6 +92,9 @@ Options
                         this long to finish before exiting (default 5000; 0 = cut them at once).
                         GET event streams do not hold it: they end with the last call. A second
                         Ctrl+C / SIGTERM quits at once
+  --hold-timeout <ms>   how long a message held at a breakpoint waits for you before it goes on
+                        unchanged (default 300000: 5 minutes). Breakpoints are set in the UI's
+                        Breakpoints panel or with POST /api/breakpoints
   -h, --help            this help
   -v, --version         print the version
 `;
@@ -138,6 +141,7 @@ const OPTIONS = {
   'max-memory': { type: 'string' },
   record: { type: 'string' },
   grace: { type: 'string' },
+  'hold-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -268,6 +272,7 @@ async function main(): Promise<void> {
     maxEvents: positiveOption(v['max-events'], '--max-events'),
     maxMemoryBytes: v['max-memory'] !== undefined ? positiveOption(v['max-memory'], '--max-memory')! * 1024 * 1024 : undefined,
     recordFile: v.record,
+    holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,
     // Once per upstream, in plain words: a target that is not reachable (and when it answers again).
