@@ -2,7 +2,9 @@
  * mcpscope's own answers: requests the proxy answered itself, in the server's place — the 502/504
  * when the upstream could not be reached (proxy/forwarding/forwarder.ts, header `x-mcpscope-error`),
  * fault injection's answers (proxy/faults/fault-actions.ts, header `x-mcpscope-fault`) and the
- * requests it refuses to forward (proxy/forwarding/request-head.ts, header `x-mcpscope-refused`). All
+ * requests it refuses to forward (proxy/forwarding/request-head.ts, header `x-mcpscope-refused`), and
+ * requests held at a breakpoint and answered by the user or dropped (proxy/breakpoints/http-holds.ts,
+ * header `x-mcpscope-breakpoint`). All
  * are recorded as the exchange's response, so their JSON-RPC error pairs with the request like a
  * server's would; the hint says, on the exchange and on that message, who really answered.
  */
@@ -30,6 +32,17 @@ export function ownAnswerHint(headers: HeaderMap): Hint | undefined {
       level: 'warn',
       code: OWN_ANSWER_HINT,
       text: `Answered by mcpscope, not by the server: ${why}. The request was not forwarded.`,
+    };
+  }
+  const breakpoint = firstHeader(headers, 'x-mcpscope-breakpoint');
+  if (breakpoint !== undefined) {
+    return {
+      level: 'warn',
+      code: OWN_ANSWER_HINT,
+      text:
+        breakpoint === 'dropped'
+          ? 'Answered by mcpscope, not by the server: the message was dropped at a breakpoint and never forwarded; mcpscope answered 202 Accepted as the server would.'
+          : 'Answered by you at a breakpoint, not by the server: the request was held and never forwarded; this is the answer you gave.',
     };
   }
   if (firstHeader(headers, 'x-mcpscope-fault') !== undefined) {

@@ -123,5 +123,6 @@ describe('breakpoints in the other modes', () => {
     expect(mod).toMatchObject({ what: 'breakpoint-drop', after: '(dropped)' });
     const x = [...scope.store.exchanges.values()].find((e) => e.id === held.exchangeId)!;
     expect(x.status).toBe(202);
+    expect(x.hints.find((h) => h.code === 'answered-by-mcpscope')?.text).toMatch(/dropped at a breakpoint/);
   });
 });
