@@ -169,6 +169,36 @@ describe('the Paused panel', () => {
     await page.getByTestId('paused-panel').waitFor({ state: 'detached' });
   });
 
+  it('a real call held by the proxy: counted, edited in the panel, answered as edited, marked edited in the timeline with the original one click away', async () => {
+    const res = await fetch(`${scope.ui!.origin}/api/breakpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${scope.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ match: { dir: 'c2s', method: 'tools/call', tool: 'echo' }, once: true }),
+    });
+    expect(res.status).toBe(201);
+    const call = client.callTool({ name: 'echo', arguments: { text: 'typed by the client' } });
+    await page.locator('[data-testid="held-badge"][data-held="1"]').waitFor();
+    await page.getByTestId('held-badge').click();
+    const card = page.getByTestId('held-card').first();
+    const editor = card.getByTestId('held-editor');
+    const asHeld = await editor.inputValue();
+    expect(asHeld).toContain('typed by the client');
+    await editor.fill(asHeld.replace('typed by the client', 'rewritten in the panel'));
+    await card.getByTestId('held-send-edited').click();
+    expect(((await call) as { content: { text: string }[] }).content[0]!.text).toBe('rewritten in the panel');
+    await page.getByTestId('paused-empty').waitFor();
+    await page.keyboard.press('Escape');
+    const edited = page
+      .getByTestId('row')
+      .filter({ has: page.getByTestId('row-edited') })
+      .first();
+    await edited.waitFor();
+    await shot('real-hold-edited');
+    await edited.click();
+    await page.getByText('Original (before edit)').first().click();
+    await page.getByText('typed by the client').first().waitFor();
+  });
+
   it('"Break on this" in the detail pane adds a rule for the selected message', async () => {
     const row = page.getByTestId('row').filter({ hasText: 'echo' }).first();
     await row.click();
