@@ -121,6 +121,23 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
     feed: feedUi,
     base: direct,
   };
+  // The mcpscope path with one breakpoint rule that never matches (SCOPE_CHILD_BREAKPOINT=1): what
+  // having breakpoints on costs — POST bodies read whole before they go on, JSON answers before
+  // their head, SSE streams event by event — next to the same path without rules.
+  const bpEnv = { ...uiEnv, SCOPE_CHILD_BREAKPOINT: '1' };
+  const scopeBp = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: bpEnv });
+  const feedBp = await feedFor(scopeBp);
+  const mcpscopeBp: Path = {
+    name: 'mcpscope + breakpoint rule',
+    url: `${scopeBp.proxy}/mcp`,
+    fetch: plain,
+    scope: scopeBp,
+    childEnv: bpEnv,
+    pid: scopeBp.pid,
+    feed: feedBp,
+    base: direct,
+    vs: [mcpscope],
+  };
   // Forwarding only (capture off): the cost of the proxy hop itself, without the recorder.
   const mcpscopeBare: Path = {
     name: 'mcpscope forward-only',
@@ -232,6 +249,7 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
     all: [
       direct,
       mcpscope,
+      mcpscopeBp,
       mcpscopeFwd,
       mcpscopeBare,
       plainNode,
@@ -254,13 +272,14 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
       return {
         [mcpscope.name]: Number((await feedUi.ask('count')).messages),
         'mcpscope forward': Number((await feedFwd.ask('count')).messages),
+        [mcpscopeBp.name]: Number((await feedBp.ask('count')).messages),
       };
     },
     async close() {
-      await Promise.all([feedUi.close(), feedFwd.close()]);
+      await Promise.all([feedUi.close(), feedFwd.close(), feedBp.close()]);
       await upstreamChild.close();
       for (const c of [nodeProxy, relay, relayTlsChild]) c.process.kill();
-      await Promise.all([scopeUi.close(), scopeBare.close(), scopeFwd.close()]);
+      await Promise.all([scopeUi.close(), scopeBare.close(), scopeFwd.close(), scopeBp.close()]);
       stopMitm();
     },
   };

@@ -4,7 +4,8 @@
 // token "bench". SCOPE_CHILD_RECORD=0 turns capture off (forwarding only). SCOPE_CHILD_FORWARD=1 starts
 // a forward proxy instead of a reverse one (no target; `proxy` is then the forward proxy's origin and
 // `caPem` mcpscope's CA, made under $MCPSCOPE_HOME/ca: the bench points that at a temporary directory);
-// SCOPE_CHILD_UPSTREAM_CA=<PEM> is trusted for upstream servers (`upstreamCa`).
+// SCOPE_CHILD_UPSTREAM_CA=<PEM> is trusted for upstream servers (`upstreamCa`). SCOPE_CHILD_BREAKPOINT=1
+// adds one breakpoint rule that matches nothing (what having breakpoints on costs).
 // Prints {proxy, ui?, token?, proxyTid, caPem?} when ready; then answers stdin lines:
 //   reset → {rss} after a GC, restarting the peak; stats → {rss, peakRss} (peak sampled every 5 ms between the two);
 //   close → closes and exits.
@@ -22,6 +23,10 @@ const scope = await startMcpscope({
   token: 'bench',
   record: process.env.SCOPE_CHILD_RECORD !== '0',
 });
+if (process.env.SCOPE_CHILD_BREAKPOINT === '1') {
+  scope.breakpoints.add({ id: 'bench', match: { dir: 's2c', method: 'bench/never-sent' } });
+  await scope.settle();
+}
 // As the CLI does: every thread but the proxy thread (recorder, store, UI, V8's helpers) yields the CPU to it.
 // SCOPE_CHILD_NICE=0 leaves it as is (to measure the difference).
 if (process.env.SCOPE_CHILD_NICE !== '0') yieldCpuToProxyThread(scope.proxyThread, Number(process.env.SCOPE_CHILD_NICE ?? 10));
