@@ -12,6 +12,9 @@ import type { BreakpointEntry, BreakpointMatch, BreakpointRule, WireSessionKey }
 
 export type { BreakpointEntry, BreakpointMatch, BreakpointRule };
 
+/** Rules at most: every message is matched against each. */
+export const MAX_RULES = 1000;
+
 /** What a holder knows of a message when it decides. */
 export interface MatchInput {
   dir: Direction;
@@ -135,6 +138,8 @@ export class BreakpointRegistry {
   add(input: unknown): BreakpointRule {
     this.counter += 1;
     const rule = parseBreakpointRule(input, `bp-${this.counter}`);
+    if (this.size >= MAX_RULES && !this.entriesById.has(rule.id))
+      throw new Error(`at most ${MAX_RULES} breakpoints at a time: remove some first (DELETE /api/breakpoints/:id)`);
     this.put({ rule, serial: ++this.serial });
     this.changed();
     return rule;

@@ -106,6 +106,9 @@ export interface PausedMessage {
 /** How long a held message waits for the user before it resumes unchanged (default). */
 export const DEFAULT_HOLD_MS = 5 * 60_000;
 
+/** Messages one holder holds at a time at most: past it, a matching message goes on unheld (and a modification says so). */
+export const MAX_HELD = 1000;
+
 /** Largest message a holder holds (a larger body or event is forwarded unchanged, and a problem says so). */
 export const HOLD_MAX_BYTES = 1024 * 1024;
 

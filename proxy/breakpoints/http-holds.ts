@@ -26,7 +26,14 @@ import { clientAbort } from '../forwarding/drain.js';
 import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import type { BreakpointRegistry } from './breakpoint-rules.js';
 import { describeBreakpoint } from './breakpoint-rules.js';
-import { HOLD_MAX_BYTES, SENT_BY_HEADER, type PausedAction, type PausedOutcome, type WireSessionKey } from './breakpoint-types.js';
+import {
+  HOLD_MAX_BYTES,
+  MAX_HELD,
+  SENT_BY_HEADER,
+  type PausedAction,
+  type PausedOutcome,
+  type WireSessionKey,
+} from './breakpoint-types.js';
 import type { HoldDesk } from './hold-desk.js';
 import { bookKey, CallBook, peekMessages, type Peeked } from './wire-peek.js';
 import { SseHoldStage, type SseVerdict } from './sse-hold-stage.js';
@@ -126,6 +133,18 @@ export class HttpHolds {
           ctx.calls.set(`${typeof m.id}:${String(m.id)}`, { method: m.method, name: m.name });
     }
     if (!this.options.registry.has(dir)) return undefined;
+    if (this.options.desk.size >= MAX_HELD) {
+      this.options.capture({
+        t: 'modification',
+        xid: ctx.xid,
+        ts: now(),
+        what: 'breakpoint-skipped',
+        before: body.length > 200 ? `${body.slice(0, 200)}…` : body,
+        after: '(forwarded as it came)',
+        text: `mcpscope already holds ${MAX_HELD} messages at breakpoints, as many as it holds at a time: this message went on without being matched. Resume or drop some held messages.`,
+      });
+      return undefined;
+    }
     for (const m of peeked.messages) {
       const fields = this.matchFields(ctx, key, dir, m);
       const rule = this.options.registry.take({ dir, ...fields, wire });

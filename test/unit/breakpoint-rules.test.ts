@@ -1,6 +1,6 @@
 /** Breakpoint rules: validation in plain words, matching (a response by its request's method), sessions by wire key, once rules across a mirror. */
 import { describe, expect, it } from 'vitest';
-import { BreakpointRegistry, describeBreakpoint, parseBreakpointRule } from '../../proxy/breakpoints/breakpoint-rules.js';
+import { BreakpointRegistry, MAX_RULES, describeBreakpoint, parseBreakpointRule } from '../../proxy/breakpoints/breakpoint-rules.js';
 
 describe('parseBreakpointRule', () => {
   it('refuses what is not a rule, in plain words', () => {
@@ -54,6 +54,14 @@ describe('BreakpointRegistry', () => {
     // The same id added anew is a new rule.
     owner.add({ id: 'one', match: { dir: 'c2s' }, once: true });
     expect(mirror.take({ dir: 'c2s', wire: {} })?.id).toBe('one');
+  });
+
+  it('refuses more than MAX_RULES rules, in plain words', () => {
+    const r = new BreakpointRegistry();
+    for (let i = 0; i < MAX_RULES; i++) r.add({ match: { dir: 'c2s', method: `m${i}` } });
+    expect(() => r.add({ match: { dir: 'c2s' } })).toThrow(/at most 1000 breakpoints/);
+    // Replacing an existing id is not a new rule.
+    expect(r.add({ id: 'bp-1', match: { dir: 's2c' } }).id).toBe('bp-1');
   });
 
   it('has(dir) follows additions and removals', () => {
