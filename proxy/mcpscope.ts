@@ -26,6 +26,7 @@ import { watchReachability } from './record/reachability.js';
 import { BreakpointRegistry } from './breakpoints/breakpoint-rules.js';
 import { PausedRegistry } from './breakpoints/paused-registry.js';
 import { breakpointRoutes } from './breakpoints/routes.js';
+import { StdioLinks } from './stdio/stdio-send.js';
 
 export { packageVersion };
 
@@ -123,6 +124,14 @@ export interface McpscopeCore {
   breakpoints: BreakpointRegistry;
   /** The messages held at breakpoints now (/api/paused). */
   paused: PausedRegistry;
+  /** The running stdio processes mcpscope can send into (their wrappers register them). */
+  stdioLinks: StdioLinks;
+  /**
+   * Sends a request into a running stdio session (POST /api/sessions/:id/send for stdio): written to
+   * the server's stdin at a line boundary, its answer taken off the server's stdout before the
+   * client sees it. Rejects with a StdioSendError (its `status`: 400, 409, 502, 504).
+   */
+  sendToStdio(sessionId: string, message: Record<string, unknown>): Promise<{ response: unknown }>;
   /** Hands a wire record to the recorder (an O(1) push onto the capture queue). */
   capture(record: WireRecord): void;
   /** Run the recorder on everything captured so far on this thread (normally it runs on the next tick). */
@@ -209,6 +218,10 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const faults = new FaultRegistry();
   const breakpoints = new BreakpointRegistry();
   breakpoints.resolveSession = (id) => recorder.wireKeyOf(id);
+  const stdioLinks = new StdioLinks();
+  // POST /api/sessions/:id/send for a stdio session (proxy/send/ calls it as its `stdio` dependency).
+  const sendToStdio = (sessionId: string, message: Record<string, unknown>) =>
+    stdioLinks.send({ store, xidOf: (id) => recorder.wireKeyOf(id)?.process }, sessionId, message);
   const paused = new PausedRegistry({
     locate: (xid) => recorder.locate(xid),
     emit: (e) => {
@@ -326,6 +339,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           },
         ],
         ingest: capture,
+        ingestOptions: { breakpoints, paused, holdMs: options.holdMs, links: stdioLinks },
       });
     } catch (err) {
       // (e.g. the UI port is taken): leave nothing listening or open behind.
@@ -367,6 +381,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     faults,
     breakpoints,
     paused,
+    stdioLinks,
+    sendToStdio,
     capture,
     flush: () => queue.flush(),
     async settle() {

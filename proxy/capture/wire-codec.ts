@@ -3,13 +3,17 @@
  * (proxy/stdio/stdio-wrapper.ts) sends batches of records — a JSON array, chunks in base64 — to
  * the mcpscope that serves the UI, which decodes them and pushes them into its own capture queue.
  *
- * Only the records a wrapper produces travel this way (`stdio-*` and `overflow`); decoding
+ * Only the records a wrapper produces travel this way (`stdio-*`, `overflow`, and a breakpoint's
+ * `modification`); decoding
  * validates every field, so a malformed batch is refused as a whole.
  */
 import type { WireRecord } from './wire-records.js';
 
 /** The records a wrapper may send. */
-export type IngestRecord = Extract<WireRecord, { t: 'stdio-start' | 'stdio-chunk' | 'stdio-stderr' | 'stdio-exit' | 'overflow' }>;
+export type IngestRecord = Extract<
+  WireRecord,
+  { t: 'stdio-start' | 'stdio-chunk' | 'stdio-stderr' | 'stdio-exit' | 'overflow' | 'modification' | 'stdio-note' }
+>;
 
 function base64(chunk: Uint8Array): string {
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64');
@@ -56,7 +60,33 @@ function decodeRecord(o: Fields): IngestRecord | string {
       const chunk = chunkOf(o.chunk);
       if (o.dir !== 'c2s' && o.dir !== 's2c') return `record ${xid}: stdio-chunk "dir" must be c2s or s2c`;
       if (!chunk) return `record ${xid}: "chunk" is not base64`;
-      return { t, xid, ts, dir: o.dir, chunk };
+      if (o.sentBy !== undefined && o.sentBy !== 'mcpscope') return `record ${xid}: stdio-chunk "sentBy" can only be "mcpscope"`;
+      return { t, xid, ts, dir: o.dir, chunk, ...(o.sentBy ? { sentBy: 'mcpscope' as const } : {}) };
+    }
+    case 'stdio-note': {
+      const { dir, code, text } = o;
+      if ((dir !== 'c2s' && dir !== 's2c') || !isStr(code, 100) || !isStr(text, 2000))
+        return `record ${xid}: stdio-note needs "dir", "code" and "text"`;
+      return { t, xid, ts, dir, code, text };
+    }
+    case 'modification': {
+      // A breakpoint's change, made by the wrapper (proxy/stdio/line-holder.ts).
+      const { what, before, after, text, pausedId, edited } = o;
+      if (what !== 'breakpoint' || !isStr(before) || !isStr(after) || !isStr(text, 2000))
+        return `record ${xid}: a modification needs what "breakpoint", "before", "after" and "text"`;
+      if (!isOpt(pausedId, (v): v is string => isStr(v, MAX_XID)) || (edited !== undefined && edited !== 'c2s' && edited !== 's2c'))
+        return `record ${xid}: bad modification "pausedId" or "edited"`;
+      return {
+        t,
+        xid,
+        ts,
+        what,
+        before,
+        after,
+        text,
+        ...(pausedId ? { pausedId: pausedId as string } : {}),
+        ...(edited ? { edited } : {}),
+      };
     }
     case 'stdio-stderr': {
       const chunk = chunkOf(o.chunk);
@@ -79,7 +109,7 @@ function decodeRecord(o: Fields): IngestRecord | string {
       return r;
     }
     default:
-      return `record ${xid}: type ${JSON.stringify(t)} cannot be ingested (only stdio-start, stdio-chunk, stdio-stderr, stdio-exit and overflow)`;
+      return `record ${xid}: type ${JSON.stringify(t)} cannot be ingested (only stdio-start, stdio-chunk, stdio-stderr, stdio-exit, overflow, stdio-note and a breakpoint's modification)`;
   }
 }
 

@@ -81,8 +81,14 @@ export type WireRecord =
    * receiving this did not see the process from its start (the wrapper reconnected to a new UI).
    */
   | { t: 'stdio-start'; xid: string; ts: number; command: string; args: string[]; pid?: number; cwd?: string; joined?: boolean }
-  /** Bytes on the process's stdin (`c2s`, from the client) or stdout (`s2c`, from the server), as relayed. */
-  | { t: 'stdio-chunk'; xid: string; ts: number; dir: 'c2s' | 's2c'; chunk: Uint8Array }
+  /**
+   * Bytes on the process's stdin (`c2s`, from the client) or stdout (`s2c`, from the server), as
+   * relayed. `sentBy`: whole lines mcpscope itself sent (a send into the session, an answer given
+   * at a breakpoint) or took for itself (the answer to its send, never relayed to the client).
+   */
+  | { t: 'stdio-chunk'; xid: string; ts: number; dir: 'c2s' | 's2c'; chunk: Uint8Array; sentBy?: 'mcpscope' }
+  /** Something the wrapper's breakpoints say about a stream (a line too long to hold): a `problem` of the session. */
+  | { t: 'stdio-note'; xid: string; ts: number; dir: 'c2s' | 's2c'; code: string; text: string }
   /** Bytes the process wrote to stderr. */
   | { t: 'stdio-stderr'; xid: string; ts: number; chunk: Uint8Array }
   /** The process ended: its exit code, or the signal that killed it. */

@@ -304,7 +304,8 @@ export interface ModificationEvent {
   seq: number;
   ts: number;
   sessionId?: string;
-  exchangeId: string;
+  /** The HTTP exchange changed; absent for a stdio session's (stdio has no exchanges: a breakpoint's change to a line). */
+  exchangeId?: string;
   /** `endpoint-rewrite`, `oauth-metadata-rewrite`, `location-rewrite`, `fault-injection`, … */
   what: string;
   before: string;

@@ -158,6 +158,7 @@ export function emitFrame(
       chain: corr.chain,
       task: corr.task,
       edited,
+      sentBy: owner.sentBy ? 'mcpscope' : undefined,
       hints: ctx.redactHints(edited === undefined ? hints : [...hints, EDITED_HINT]),
     };
     const stored = ctx.store.append(stripUndefined(event)) as MessageEvent;

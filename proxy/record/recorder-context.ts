@@ -19,6 +19,8 @@ export interface FrameOwner {
   exchangeId?: string;
   /** Said on every server→client message of the frame (mcpscope's own answer). */
   note?: Hint;
+  /** The frame's messages were sent by mcpscope itself (MessageEvent.sentBy): its own request's exchange, a stdio line it wrote or took for itself. */
+  sentBy?: boolean;
 }
 
 export const PREVIEW_BYTES = 4096;

@@ -91,7 +91,26 @@ export class StdioProcesses {
     switch (r.t) {
       case 'stdio-chunk':
         proc.bytes[r.dir] += r.chunk.byteLength;
-        for (const f of proc.readers[r.dir].push(r.chunk)) this.onStdioLine(proc, r.dir, f, r.ts);
+        for (const f of proc.readers[r.dir].push(r.chunk)) this.onStdioLine(proc, r.dir, f, r.ts, r.sentBy);
+        return;
+      case 'modification': {
+        // A breakpoint's change (proxy/stdio/line-holder.ts). stdio has no exchanges: the event
+        // has none (docs/event-schema.md), and an edit marks the session's next line that way.
+        const mod = this.ctx.store.append({
+          type: 'modification',
+          ts: r.ts,
+          sessionId: proc.session.id,
+          what: r.what,
+          before: this.ctx.redactor.text(r.before),
+          after: this.ctx.redactor.text(r.after),
+          text: r.text,
+          ...(r.pausedId !== undefined ? { pausedId: r.pausedId } : {}),
+        });
+        if (r.edited) this.ctx.markEdited(proc.session.id, r.edited, mod.seq);
+        return;
+      }
+      case 'stdio-note':
+        problemAt(this.ctx, { session: proc.session }, 'warn', r.code, r.text);
         return;
       case 'stdio-stderr':
         proc.bytes.stderr += r.chunk.byteLength;
@@ -144,7 +163,7 @@ export class StdioProcesses {
     }
   }
 
-  private onStdioLine(proc: ProcessState, dir: Direction, f: BodyFrame, ts: number): void {
+  private onStdioLine(proc: ProcessState, dir: Direction, f: BodyFrame, ts: number, sentBy?: 'mcpscope'): void {
     const partial = proc.partial[dir];
     proc.partial[dir] = false;
     const cls = f.truncated ? undefined : classifyPayload(f.text);
@@ -158,7 +177,7 @@ export class StdioProcesses {
       });
       return;
     }
-    emitFrame(this.ctx, { session: proc.session }, dir, 'stdio', f, cls, ts);
+    emitFrame(this.ctx, { session: proc.session, ...(sentBy ? { sentBy: true } : {}) }, dir, 'stdio', f, cls, ts);
   }
 
   private onStderrLine(proc: ProcessState, f: BodyFrame, ts: number): void {

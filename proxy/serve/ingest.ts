@@ -11,6 +11,32 @@
 import type { WebSocket } from 'ws';
 import type { WireRecord } from '../capture/wire-records.js';
 import { decodeBatch } from '../capture/wire-codec.js';
+import type { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
+import type { BreakpointEntry } from '../breakpoints/breakpoint-types.js';
+import type { PausedHolder, PausedRegistry } from '../breakpoints/paused-registry.js';
+import { isControl, parseControlUp, type ControlDown } from '../stdio/ingest-control.js';
+import type { StdioLinks } from '../stdio/stdio-send.js';
+import type { StdioSendOutcome } from '../stdio/stdio-holds.js';
+
+/**
+ * Breakpoints and sends on stdio (issue 18): the rules go down each socket (on connect and on
+ * every change), the lines a wrapper holds come up into `paused`, the user's actions go back
+ * down, and `links` learns each running process so that mcpscope can send into it.
+ */
+export interface IngestHubOptions {
+  breakpoints?: BreakpointRegistry;
+  paused?: PausedRegistry;
+  /** The hold time wrappers use (this mcpscope's `holdMs`). */
+  holdMs?: number;
+  links?: StdioLinks;
+}
+
+/** A rule as one connection's wrapper matches it: a session key in its xid space, or none (matches nothing there). */
+function forConnection(e: BreakpointEntry, prefix: string): BreakpointEntry {
+  if (!e.wire) return e;
+  const { wire, ...rest } = e;
+  return wire.process?.startsWith(prefix) ? { ...rest, wire: { process: wire.process.slice(prefix.length) } } : rest;
+}
 
 /** Largest ingest message: a wrapper sends ~256 KiB batches (base64), plus one large chunk at most. */
 export const INGEST_MAX_PAYLOAD = 16 * 1024 * 1024;
@@ -18,8 +44,18 @@ export const INGEST_MAX_PAYLOAD = 16 * 1024 * 1024;
 export class IngestHub {
   private next = 0;
   private readonly sockets = new Set<WebSocket>();
+  /** Per socket: sends it the rules as they are now. */
+  private readonly ruleSenders = new Map<WebSocket, () => void>();
+  private readonly stopRules?: () => void;
 
-  constructor(private readonly capture: (record: WireRecord) => void) {}
+  constructor(
+    private readonly capture: (record: WireRecord) => void,
+    private readonly options: IngestHubOptions = {},
+  ) {
+    this.stopRules = options.breakpoints?.onChange(() => {
+      for (const send of this.ruleSenders.values()) send();
+    });
+  }
 
   get connections(): number {
     return this.sockets.size;
@@ -31,27 +67,89 @@ export class IngestHub {
     /** Processes of this connection that started and have not exited. */
     const running = new Set<string>();
     this.sockets.add(ws);
+    const { breakpoints, paused, links } = this.options;
+    const down = (m: ControlDown) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    };
+    // The wrapper's held lines: the user's actions go back down this socket.
+    const holder: PausedHolder = { act: (id, action) => down({ type: 'act', id, action }) };
+    // The rules go down once the wrapper has spoken (its first batch): by then it listens.
+    let greeted = false;
+    if (breakpoints) {
+      const sendRules = () =>
+        greeted &&
+        down({
+          type: 'breakpoints',
+          entries: breakpoints.entries().map((e) => forConnection(e, prefix)),
+          ...(this.options.holdMs !== undefined ? { holdMs: this.options.holdMs } : {}),
+        });
+      this.ruleSenders.set(ws, sendRules);
+    }
+    /** Sends into this connection's processes that await their answer. */
+    const sends = new Map<number, (o: StdioSendOutcome) => void>();
+    const unlinks = new Map<string, () => void>();
+    let ref = 0;
+    const control = (text: string) => {
+      const m = parseControlUp(text);
+      if (typeof m === 'string') return ws.close(1007, m.slice(0, 120));
+      if (m.type === 'held') paused?.add(prefix, holder, m.report);
+      else if (m.type === 'released') paused?.released(prefix, m.id, m.outcome);
+      else if (m.type === 'taken') breakpoints?.removeTaken(m.id, m.serial);
+      else {
+        sends.get(m.ref)?.(m.error !== undefined ? { error: m.error, status: m.status ?? 502 } : { response: m.response });
+        sends.delete(m.ref);
+      }
+    };
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         ws.close(1003, 'send batches as JSON text');
         return;
       }
       const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-      const decoded = decodeBatch(bytes.toString('utf8'));
+      const text = bytes.toString('utf8');
+      if (!greeted) {
+        greeted = true;
+        this.ruleSenders.get(ws)?.();
+      }
+      if (isControl(text)) return control(text);
+      const decoded = decodeBatch(text);
       if ('error' in decoded) {
         ws.close(1007, decoded.error.slice(0, 120));
         return;
       }
       for (const r of decoded.records) {
         const xid = prefix + r.xid;
-        if (r.t === 'stdio-start') running.add(xid);
-        else if (r.t === 'stdio-exit') running.delete(xid);
-        this.capture({ ...r, xid });
+        if (r.t === 'stdio-start') {
+          running.add(xid);
+          const local = r.xid;
+          if (links && !unlinks.has(xid))
+            unlinks.set(
+              xid,
+              links.register(xid, (message, timeoutMs) => {
+                const n = ++ref;
+                return new Promise((resolve) => {
+                  sends.set(n, resolve);
+                  down({ type: 'send', ref: n, xid: local, message, timeoutMs });
+                });
+              }),
+            );
+        } else if (r.t === 'stdio-exit') {
+          running.delete(xid);
+          unlinks.get(xid)?.();
+          unlinks.delete(xid);
+        }
+        // A breakpoint's modification names its held line as the main registry does (prefixed, like the xid).
+        this.capture(r.t === 'modification' && r.pausedId !== undefined ? { ...r, xid, pausedId: prefix + r.pausedId } : { ...r, xid });
       }
     });
     ws.on('error', () => undefined);
     ws.on('close', () => {
       this.sockets.delete(ws);
+      this.ruleSenders.delete(ws);
+      paused?.forget(holder);
+      for (const unlink of unlinks.values()) unlink();
+      for (const resolve of sends.values()) resolve({ error: 'its mcpscope wrapper disconnected from this UI', status: 502 });
+      sends.clear();
       const ts = Date.now();
       for (const xid of running)
         this.capture({ t: 'abort', xid, ts, side: 'proxy', reason: 'its mcpscope wrapper disconnected from this UI' });
@@ -61,6 +159,7 @@ export class IngestHub {
 
   /** Says goodbye to every wrapper (they reconnect to whichever UI takes the port next); cuts off any that does not answer within `graceMs`. */
   close(graceMs = 500): Promise<void> {
+    this.stopRules?.();
     const closing = [...this.sockets].map(
       (ws) =>
         new Promise<void>((resolve) => {

@@ -27,7 +27,7 @@ import type { Duplex } from 'node:stream';
 import type { EventStore } from '../store/event-store.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FeedHub, type FeedOptions } from './feed.js';
-import { IngestHub, INGEST_MAX_PAYLOAD } from './ingest.js';
+import { IngestHub, INGEST_MAX_PAYLOAD, type IngestHubOptions } from './ingest.js';
 import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches, TOKEN_COOKIE } from './guards.js';
 
 export interface UiServerOptions {
@@ -48,6 +48,8 @@ export interface UiServerOptions {
    * recorder. Without it (a UI with no recorder, e.g. browsing a saved capture) /ingest answers 404.
    */
   ingest?: (record: WireRecord) => void;
+  /** Breakpoints and sends for stdio wrappers on `/ingest` (see IngestHubOptions). */
+  ingestOptions?: IngestHubOptions;
   /**
    * A saved capture served by `mcpscope open` (no proxy, nothing live): `/api/info` says so, and
    * the UI shows the file instead of the live controls (pause, clear, faults, store stats).
@@ -133,7 +135,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const app = Fastify({ logger: false, forceCloseConnections: true });
   const feed = new FeedHub(store, { ...options.feed, version: options.version, showSecrets: options.showSecrets });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const ingest = options.ingest ? new IngestHub(options.ingest) : undefined;
+  const ingest = options.ingest ? new IngestHub(options.ingest, options.ingestOptions) : undefined;
   const ingestWss = ingest ? new WebSocketServer({ noServer: true, maxPayload: INGEST_MAX_PAYLOAD }) : undefined;
   let boundPort = 0;
   /** The policy per Host the UI was reached by (a handful of loopback spellings; checked by guard()). */

@@ -28,6 +28,8 @@ import { readDiscovery } from '../serve/discovery.js';
 import { commandLine } from './command-line.js';
 import { redactArgs } from '../record/redact.js';
 import { IngestClient, connectIngest, type IngestTarget } from './ingest-client.js';
+import { StdioHolds } from './stdio-holds.js';
+import { linkHoldsToCore, linkHoldsToSocket } from './holds-links.js';
 
 export interface StdioWrapperOptions {
   command: string;
@@ -39,6 +41,8 @@ export interface StdioWrapperOptions {
   /** For a UI this wrapper serves itself. */
   showSecrets?: boolean;
   maxBodyBytes?: number;
+  /** How long a line held at a breakpoint waits (ms; a UI this wrapper reports to says its own). */
+  holdMs?: number;
   /** Defaults: the process's own streams. */
   stdin?: Readable;
   stdout?: Writable;
@@ -85,14 +89,20 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
       },
     ],
   });
-  const tap = (dir: 'c2s' | 's2c') => (chunk: Buffer) => client.push({ t: 'stdio-chunk', xid: XID, ts: Date.now(), dir, chunk });
 
-  // The relay: pipes keep backpressure end to end; the taps only push references.
+  // The relay: pipes keep backpressure end to end; the taps only push references. stdin ends the
+  // server's stdin when it ends. With a breakpoint rule or a send of mcpscope's under way, each
+  // direction goes line by line instead (stdio-holds.ts).
   child.stdin!.on('error', () => undefined); // EPIPE once the server is gone: nothing to deliver to
-  stdin.on('data', tap('c2s'));
-  stdin.pipe(child.stdin!); // ends the server's stdin when ours ends
-  child.stdout!.on('data', tap('s2c'));
-  child.stdout!.pipe(stdout, { end: false });
+  const holds = new StdioHolds({
+    xid: XID,
+    stdin,
+    stdout,
+    childStdin: child.stdin!,
+    childStdout: child.stdout!,
+    push: (r) => client.push(r),
+    holdMs: options.holdMs,
+  });
   child.stderr!.on('data', (chunk: Buffer) => client.push({ t: 'stdio-stderr', xid: XID, ts: Date.now(), chunk }));
   child.stderr!.pipe(stderr, { end: false });
   // Our reader went away: let the server find out the way it would directly (EPIPE on its next write).
@@ -136,6 +146,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   // 'close': the process exited and its stdout and stderr were read to the end.
   child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     if (child.pid === undefined) return;
+    holds.processGone();
     client.push({ t: 'stdio-exit', xid: XID, ts: Date.now(), code, signal });
     finish(exitCodeOf(code, signal));
   });
@@ -155,6 +166,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
       token,
       showSecrets: options.showSecrets,
       maxBodyBytes: options.maxBodyBytes,
+      holdMs: options.holdMs,
       discoveryFile: true,
     });
   };
@@ -172,7 +184,9 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
         const target: IngestTarget = { kind: 'ws', ws: r.ws };
         current = { target, ws: r.ws };
         r.ws.on('error', () => undefined);
+        const unlinkHolds = linkHoldsToSocket(holds, r.ws);
         r.ws.once('close', () => {
+          unlinkHolds();
           client.detach(target);
           if (current?.target === target) current = undefined;
           if (!stopping) void relink();
@@ -219,6 +233,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
     const target: IngestTarget = { kind: 'local', capture: scope.capture };
     current = { target };
     client.attach(target);
+    linkHoldsToCore(holds, scope, XID);
     linkedOnce = true;
   };
 

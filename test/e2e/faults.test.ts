@@ -147,7 +147,7 @@ describe('fault injection through the proxy (demo server, SDK client)', () => {
     expect(faults).toHaveLength(1);
     expect(faults[0].after).toBe('stream ended after 2 events');
     // The POST's stream was cut after 2 events (2 progress notifications, no result)…
-    const dropped = s.store.exchanges.get(faults[0].exchangeId) as { method: string; status?: number } | undefined;
+    const dropped = s.store.exchanges.get(faults[0].exchangeId!) as { method: string; status?: number } | undefined;
     expect(dropped?.method).toBe('POST');
     expect(dropped?.status).toBe(200);
     const onDropped = s.store

@@ -1,0 +1,108 @@
+/**
+ * The `/ingest` socket's control messages, besides the wrapper's record batches (JSON arrays,
+ * capture/wire-codec.ts). Each is one JSON object per WebSocket text message.
+ *
+ * Down (the UI → a wrapper):
+ *   breakpoints  the rule set as that wrapper matches it (its process's session key translated to
+ *                the wrapper's xid), sent on connect and on every change, with the UI's hold time
+ *   act          the user's action on a line the wrapper holds
+ *   send         a request mcpscope sends into the process (POST /api/sessions/:id/send)
+ * Up (a wrapper → the UI):
+ *   held / released   a line held at a breakpoint, and how it went on
+ *   taken             a `once` rule was used
+ *   sent              the answer to a `send` (or why there is none)
+ */
+import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
+
+export type ControlDown =
+  | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number }
+  | { type: 'act'; id: string; action: PausedAction }
+  | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number };
+
+export type ControlUp =
+  | { type: 'held'; report: HeldReport }
+  | { type: 'released'; id: string; outcome: PausedOutcome }
+  | { type: 'taken'; id: string; serial: number }
+  | { type: 'sent'; ref: number; response?: unknown; error?: string; status?: number };
+
+const OUTCOMES: readonly string[] = ['resumed', 'edited', 'dropped', 'responded', 'timed-out', 'gone'];
+const KINDS: readonly string[] = ['request', 'notification', 'response', 'error', 'batch'];
+
+const str = (v: unknown, max = 1000): v is string => typeof v === 'string' && v.length <= max;
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Whether a socket message is a control message (an object) rather than a batch (an array). */
+export function isControl(text: string): boolean {
+  return text.trimStart().startsWith('{');
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A wrapper's control message, checked field by field (the UI trusts a wrapper's token, not its bytes). */
+export function parseControlUp(text: string): ControlUp | string {
+  const o = parseObject(text);
+  if (!o) return 'a control message must be a JSON object';
+  switch (o.type) {
+    case 'held': {
+      const r = o.report as Record<string, unknown> | undefined;
+      if (
+        !r ||
+        !str(r.id, 100) ||
+        !str(r.xid, 200) ||
+        (r.dir !== 'c2s' && r.dir !== 's2c') ||
+        r.carrier !== 'stdio' ||
+        !str(r.text, 2 * 1024 * 1024) ||
+        !KINDS.includes(r.kind as string) ||
+        !str(r.rule, 100) ||
+        !num(r.since) ||
+        !num(r.expiresAt) ||
+        (r.method !== undefined && !str(r.method)) ||
+        (r.name !== undefined && !str(r.name))
+      )
+        return 'a held report needs id, xid, dir, carrier "stdio", text, kind, rule, since and expiresAt';
+      return { type: 'held', report: r as unknown as HeldReport };
+    }
+    case 'released':
+      if (!str(o.id, 100) || !OUTCOMES.includes(o.outcome as string)) return 'released needs an id and an outcome';
+      return { type: 'released', id: o.id, outcome: o.outcome as PausedOutcome };
+    case 'taken':
+      if (!str(o.id, 100) || !num(o.serial)) return 'taken needs an id and a serial';
+      return { type: 'taken', id: o.id, serial: o.serial };
+    case 'sent':
+      if (!num(o.ref) || (o.error !== undefined && !str(o.error)) || (o.status !== undefined && !num(o.status))) return 'sent needs a ref';
+      return {
+        type: 'sent',
+        ref: o.ref,
+        ...('response' in o ? { response: o.response } : {}),
+        ...(o.error !== undefined ? { error: o.error as string, status: (o.status as number | undefined) ?? 502 } : {}),
+      };
+    default:
+      return `unknown control message ${JSON.stringify(o.type)}`;
+  }
+}
+
+/** The UI's control message, as a wrapper reads it (undefined: not one it knows). */
+export function parseControlDown(text: string): ControlDown | undefined {
+  const o = parseObject(text);
+  if (!o) return undefined;
+  if (o.type === 'breakpoints' && Array.isArray(o.entries))
+    return { type: 'breakpoints', entries: o.entries as BreakpointEntry[], ...(num(o.holdMs) ? { holdMs: o.holdMs } : {}) };
+  if (o.type === 'act' && str(o.id, 100) && o.action && typeof o.action === 'object')
+    return { type: 'act', id: o.id, action: o.action as PausedAction };
+  if (o.type === 'send' && num(o.ref) && str(o.xid, 200) && o.message && typeof o.message === 'object' && !Array.isArray(o.message))
+    return {
+      type: 'send',
+      ref: o.ref,
+      xid: o.xid,
+      message: o.message as Record<string, unknown>,
+      ...(num(o.timeoutMs) ? { timeoutMs: o.timeoutMs } : {}),
+    };
+  return undefined;
+}
