@@ -26,6 +26,7 @@ import { watchReachability } from './record/reachability.js';
 import { BreakpointRegistry } from './breakpoints/breakpoint-rules.js';
 import { PausedRegistry } from './breakpoints/paused-registry.js';
 import { breakpointRoutes } from './breakpoints/routes.js';
+import { sendRoutes } from './send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
 
 export { packageVersion };
@@ -180,28 +181,43 @@ export function generateToken(): string {
 
 export { hashSessionId };
 
+/** The port of an origin (`http://host:port`), when it names one. */
+function portOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).port || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A record with hashed `mcp-session-id` headers (a copy: the forwarded headers are untouched).
  * Applied by the capture queue's consumer, off the hot path, before the recorder sees the record.
  */
-function hashingSessionIds(): (r: WireRecord) => WireRecord {
+function hashingSessionIds(): { apply: (r: WireRecord) => WireRecord; real: (shown: string) => string | undefined } {
   const cache = new Map<string, string>();
+  // Hash → id, for mcpscope's own requests into a session (proxy/send/): the newest 4,096 ids.
+  const reverse = new Map<string, string>();
   const hash = (v: string) => {
     let h = cache.get(v);
     if (h === undefined) {
       if (cache.size >= 1024) cache.clear();
       h = hashSessionId(v);
       cache.set(v, h);
+      reverse.delete(h);
+      reverse.set(h, v);
+      if (reverse.size > 4096) reverse.delete(reverse.keys().next().value as string);
     }
     return h;
   };
-  return (r) => {
+  const apply = (r: WireRecord): WireRecord => {
     if ((r.t === 'request' || r.t === 'response') && r.headers['mcp-session-id'] !== undefined) {
       const v = r.headers['mcp-session-id'];
       return { ...r, headers: { ...r.headers, 'mcp-session-id': Array.isArray(v) ? v.map(hash) : hash(String(v)) } } as WireRecord;
     }
     return r;
   };
+  return { apply, real: (shown) => reverse.get(shown) };
 }
 
 export function startMcpscope(options: McpscopeOptions & { target: string }): Promise<Mcpscope>;
@@ -214,7 +230,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes });
   const hashed = options.hashSessionIds ? hashingSessionIds() : undefined;
   // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
-  const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed)) : recorder.handle);
+  const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed.apply)) : recorder.handle);
   const faults = new FaultRegistry();
   const breakpoints = new BreakpointRegistry();
   breakpoints.resolveSession = (id) => recorder.wireKeyOf(id);
@@ -333,6 +349,25 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           faultRoutes(faults, async () => thread?.settle()),
           // Breakpoints (off until one is added): /api/breakpoints, /api/paused.
           breakpointRoutes({ rules: breakpoints, paused, applied: async () => thread?.settle() }),
+          // Sending into a session as its client would, through the proxy: POST /api/sessions/:id/send.
+          sendRoutes({
+            store,
+            keptRequest: (id) => recorder.keptRequest(id),
+            settle: async () => {
+              await thread?.settle();
+              queue.flush();
+            },
+            reverseOrigin: (target, proxyOrigin) => {
+              const i = upstreams.findIndex((u) => u.target === target);
+              if (i >= 0 && proxies[i]) return proxies[i].origin;
+              const port = portOf(proxyOrigin);
+              return proxies.find((p) => String(p.port) === port)?.origin;
+            },
+            forwardProxy: forwardProxy?.origin,
+            caPem: ca?.certPem,
+            realSessionId: hashed?.real,
+            stdio: sendToStdio,
+          }),
           // The store's size and what its cap evicted, for the UI.
           async (app) => {
             app.get('/api/stats', async () => store.stats());

@@ -32,6 +32,7 @@ import { PLAIN_PREVIEW_BYTES, PREVIEW_BYTES, TRUNCATED_PREFIX_BYTES, type FrameO
 import { onResponseFrame } from './http-sse-events.js';
 import { annotatePlain, decide, plainRequestBody, plainResponseBody, toPlain } from './http-plain-exchanges.js';
 import { META_VERSION, cancelByClose, noteStatelessMeta, onListenEnd, statelessSession } from './http-stateless.js';
+import { sentByHint, sentByOf } from './kept-requests.js';
 
 export interface ExchangeState {
   info: ExchangeInfo;
@@ -68,6 +69,10 @@ export interface ExchangeState {
   ownAnswer?: Hint;
   /** The session closes once this response's body is read (its JSON-RPC error still pairs with the request). */
   closeAfter?: string;
+  /** The request's path and query, upstream URL and route target as they came (unredacted: kept-requests.ts keeps the client's latest POST's). */
+  url: string;
+  upstreamUrl: string;
+  rawTarget: string;
 }
 
 export class HttpExchanges {
@@ -182,7 +187,15 @@ export class HttpExchanges {
       requestSeqs: [],
       ended: false,
       endpoint: endpointOf(r.upstreamUrl || r.target),
+      url: r.url,
+      upstreamUrl: r.upstreamUrl,
+      rawTarget: r.target,
     };
+    const sentBy = sentByOf(r.headers);
+    if (sentBy) {
+      info.sentBy = sentBy;
+      info.hints.push(sentByHint(sentBy));
+    }
     this.exchanges.set(r.xid, ex);
     if (r.tunnel !== undefined) ex.tunnel = r.tunnel;
     // A tunnel's bytes are never parsed: it is plain HTTP whatever its headers say.
@@ -278,8 +291,16 @@ export class HttpExchanges {
       }
     }
     if (ex.session && cls?.ok && !hasInitialize(ex)) noteStatelessMeta(this, ex.session, cls.messages[0]?.value);
+    if (ex.session && ex.info.method === 'POST' && !ex.info.sentBy && ex.session.transport !== 'http')
+      this.ctx.kept.note(
+        ex.session.id,
+        { url: ex.url, upstreamUrl: ex.upstreamUrl, proxyOrigin: ex.proxyOrigin, target: ex.rawTarget, headers: ex.requestHeaders },
+        cls?.ok ? metaOf((cls.messages[0]?.value as { params?: unknown } | undefined)?.params) : undefined,
+      );
     if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
-    const seqs = emitFrame(this.ctx, this.ownerOf(ex), 'c2s', 'post-body', frame, cls, ts);
+    // A request mcpscope sent itself (x-mcpscope-origin): its body's messages are mcpscope's, not the client's.
+    const owner = ex.info.sentBy ? { ...this.ownerOf(ex), sentBy: true } : this.ownerOf(ex);
+    const seqs = emitFrame(this.ctx, owner, 'c2s', 'post-body', frame, cls, ts);
     ex.requestSeqs = seqs.requests;
     if (seqs.requests.length === 1 && cls?.ok && cls.messages.some((m) => m.kind === 'request' && m.method === 'subscriptions/listen'))
       ex.info.listen = seqs.requests[0];
@@ -375,6 +396,7 @@ export class HttpExchanges {
     );
     ex.ownAnswer = ownAnswerHint(headers);
     if (ex.ownAnswer) info.hints.push(ex.ownAnswer);
+    if (info.sentBy) info.hints.push(sentByHint(info.sentBy));
     if (info.resumes)
       info.hints.push({
         level: 'info',

@@ -14,6 +14,7 @@ import { flatCopy, pickPeer, stripUndefined } from './record-helpers.js';
 import { byteLength } from '../model/byte-length.js';
 import { MAX_RAW_BYTES, PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
 import { redactLooseText } from './redact.js';
+import { SENT_MESSAGE_HINT } from './kept-requests.js';
 
 const EDITED_HINT: Hint = {
   level: 'warn',
@@ -115,6 +116,7 @@ export function emitFrame(
       ...m.issues,
       ...corr.issues,
       ...(owner.note && dir === 's2c' ? [owner.note] : []),
+      ...(owner.sentBy ? [SENT_MESSAGE_HINT] : []),
     ];
     if (corr.replayOf === undefined) {
       hints.push(

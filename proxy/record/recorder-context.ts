@@ -12,6 +12,7 @@ import type { EventStore } from '../store/event-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../parse/body-reader.js';
 import { redactPreview, type Redactor } from './redact.js';
 import type { RecorderOptions } from './recorder.js';
+import { KeptRequests } from './kept-requests.js';
 
 /** What a frame belongs to: its session, and the HTTP exchange that carried it (none for stdio). */
 export interface FrameOwner {
@@ -45,6 +46,8 @@ export class RecorderContext {
   readonly maxBodyBytes: number;
   readonly registry = new SessionRegistry();
   readonly correlator = new Correlator();
+  /** Each HTTP session's latest client POST, unredacted, in memory only (kept-requests.ts): what a resend reuses. */
+  readonly kept = new KeptRequests();
   private readonly dirtySessions = new Set<SessionInfo>();
   private readonly dirtyExchanges = new Set<ExchangeUpsert>();
   /** Breakpoint edits: `${owner}|${dir}` → seq of the modification event whose `before` is the original of the next message there. */
@@ -66,6 +69,7 @@ export class RecorderContext {
   closeSession(session: SessionInfo, ts: number, reason: string): void {
     if (!this.registry.close(session, ts, reason)) return;
     this.correlator.closeSession(session.id);
+    this.kept.drop(session.id);
     session.counts.pending = 0;
     this.markSession(session);
   }

@@ -23,6 +23,7 @@ import { RecorderContext } from './recorder-context.js';
 import { HttpExchanges } from './http-exchanges.js';
 import { StdioProcesses } from './stdio-processes.js';
 import { problemAt } from './message-path.js';
+import type { KeptRequest } from './kept-requests.js';
 
 export interface RecorderOptions {
   store: EventStore;
@@ -57,6 +58,15 @@ export class Recorder {
     if (ex) return { ...(ex.session ? { sessionId: ex.session.id } : {}), exchangeId: ex.info.id };
     const proc = this.stdio.get(xid);
     return proc ? { sessionId: proc.session.id } : {};
+  }
+
+  /**
+   * The latest client POST of an HTTP session — where it went and its headers, unredacted — and a
+   * stateless client's `_meta` identity (kept-requests.ts): what a resend (proxy/send/) reuses. In
+   * memory only; never put it in an event, an export or an API answer.
+   */
+  keptRequest(sessionId: string): KeptRequest | undefined {
+    return this.ctx.kept.get(sessionId);
   }
 
   /** How a breakpoint holder recognises this session on the wire (breakpoints/breakpoint-types.ts), if it can. */
