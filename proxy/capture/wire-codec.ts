@@ -25,6 +25,8 @@ export function encodeBatch(records: readonly IngestRecord[]): string {
 }
 
 const MAX_XID = 200;
+/** The modifications a wrapper makes: a breakpoint's (docs/transparency.md). */
+const BREAKPOINT_WHAT: readonly string[] = ['breakpoint', 'breakpoint-edit', 'breakpoint-drop', 'breakpoint-respond'];
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 type Fields = Record<string, unknown>;
@@ -72,15 +74,15 @@ function decodeRecord(o: Fields): IngestRecord | string {
     case 'modification': {
       // A breakpoint's change, made by the wrapper (proxy/stdio/line-holder.ts).
       const { what, before, after, text, pausedId, edited } = o;
-      if (what !== 'breakpoint' || !isStr(before) || !isStr(after) || !isStr(text, 2000))
-        return `record ${xid}: a modification needs what "breakpoint", "before", "after" and "text"`;
+      if (!BREAKPOINT_WHAT.includes(what as string) || !isStr(before) || !isStr(after) || !isStr(text, 2000))
+        return `record ${xid}: a modification needs what "breakpoint…", "before", "after" and "text"`;
       if (!isOpt(pausedId, (v): v is string => isStr(v, MAX_XID)) || (edited !== undefined && edited !== 'c2s' && edited !== 's2c'))
         return `record ${xid}: bad modification "pausedId" or "edited"`;
       return {
         t,
         xid,
         ts,
-        what,
+        what: what as string,
         before,
         after,
         text,

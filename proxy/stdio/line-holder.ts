@@ -17,6 +17,8 @@ import { HOLD_MAX_BYTES, type HeldReport, type PausedAction, type PausedOutcome 
 import { bookKey, peekMessages, type CallBook, type Peeked } from '../breakpoints/wire-peek.js';
 
 export interface HeldModification {
+  /** As on HTTP: `breakpoint` (went on unchanged), `breakpoint-edit`, `breakpoint-drop`, `breakpoint-respond`. */
+  what: 'breakpoint' | 'breakpoint-edit' | 'breakpoint-drop' | 'breakpoint-respond';
   pausedId: string;
   before: string;
   after: string;
@@ -262,21 +264,42 @@ export class LineHolder {
     const where = `${dir === 'c2s' ? 'client→server' : 'server→client'} message held at a breakpoint`;
     let outcome: PausedOutcome;
     if (action.action === 'resume' && action.message === undefined) {
+      hooks.modification({
+        what: 'breakpoint',
+        pausedId: h.id,
+        before: h.text,
+        after: h.text,
+        text: timedOut ? `This ${where} went on unchanged at its time limit.` : `The user let this ${where} go on unchanged.`,
+      });
       this.out(h.line);
       outcome = timedOut ?? 'resumed';
     } else if (action.action === 'resume') {
       const after = JSON.stringify(action.message);
-      hooks.modification({ pausedId: h.id, before: h.text, after, text: `The user edited this ${where} before it went on.`, edited: dir });
+      hooks.modification({
+        what: 'breakpoint-edit',
+        pausedId: h.id,
+        before: h.text,
+        after,
+        text: `The user edited this ${where} before it went on.`,
+        edited: dir,
+      });
       this.out(Buffer.from(after + h.ending));
       outcome = 'edited';
     } else if (action.action === 'drop') {
-      hooks.modification({ pausedId: h.id, before: h.text, after: '(dropped)', text: `The user dropped this ${where}: it never arrived.` });
+      hooks.modification({
+        what: 'breakpoint-drop',
+        pausedId: h.id,
+        before: h.text,
+        after: '(dropped)',
+        text: `The user dropped this ${where}: it never arrived.`,
+      });
       outcome = 'dropped';
     } else {
       const answer = JSON.stringify(action.message);
       // The request as it came (so that its answer pairs with it), then what became of it.
       hooks.record(h.line);
       hooks.modification({
+        what: 'breakpoint-respond',
         pausedId: h.id,
         before: h.text,
         after: `(answered: ${answer})`,

@@ -287,8 +287,7 @@ export class StdioHolds {
             ...(sentBy ? { sentBy: 'mcpscope' as const } : {}),
           }),
         answer: (line) => void other.insert(line, true),
-        modification: (m: HeldModification) =>
-          this.options.push({ t: 'modification', xid: this.options.xid, ts: Date.now(), what: 'breakpoint', ...m }),
+        modification: (m: HeldModification) => this.options.push({ t: 'modification', xid: this.options.xid, ts: Date.now(), ...m }),
         held: (report) => {
           this.reports.set(report.id, report);
           this.uplink?.held(report);

@@ -119,7 +119,7 @@ describe('breakpoints on a wrapped stdio server', () => {
       const r = m && s.messages(session.id).find((e) => e.edited === m.seq);
       return m && r ? ([m, r] as const) : undefined;
     });
-    expect(mod).toMatchObject({ sessionId: session.id, what: 'breakpoint', after: JSON.stringify(edited) });
+    expect(mod).toMatchObject({ sessionId: session.id, what: 'breakpoint-edit', after: JSON.stringify(edited) });
     expect(mod.exchangeId).toBeUndefined();
     expect(JSON.parse(mod.before)).toEqual(original);
     expect(msg).toMatchObject({ dir: 's2c', kind: 'response', method: 'tools/call', jsonrpc: edited });

@@ -115,6 +115,7 @@ describe('LineHolder', () => {
     expect(h.written()).toBe(line(call(1, 'free')) + line(edited, '\r\n') + line(call(3, 'free')) + line(call(4, 'free')));
     expect(h.mods).toEqual([
       {
+        what: 'breakpoint-edit',
         pausedId: 's1',
         before: JSON.stringify(call(2, 'hold-me')),
         after: JSON.stringify(edited),
@@ -141,7 +142,7 @@ describe('LineHolder', () => {
     expect(s2c.held).toMatchObject([{ kind: 'response', method: 'tools/call', name: 'echo', rule: 'r' }]);
     s2c.holder.act('s1', { action: 'drop' });
     expect(s2c.written()).toBe(line({ jsonrpc: '2.0', id: 8, result: {} }));
-    expect(s2c.mods[0]).toMatchObject({ after: '(dropped)' });
+    expect(s2c.mods[0]).toMatchObject({ what: 'breakpoint-drop', after: '(dropped)' });
     expect(s2c.released).toEqual([['s1', 'dropped']]);
   });
 
@@ -174,7 +175,7 @@ describe('LineHolder', () => {
     vi.advanceTimersByTime(1);
     expect(h.written()).toBe(line({ jsonrpc: '2.0', method: 'notifications/a' }));
     expect(h.released).toEqual([['s1', 'timed-out']]);
-    expect(h.mods).toEqual([]);
+    expect(h.mods).toMatchObject([{ what: 'breakpoint', before: h.held[0].text, after: h.held[0].text }]);
   });
 
   it('relays a line longer than HOLD_MAX_BYTES unchanged, unchecked, and says so', () => {
