@@ -348,7 +348,15 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           // Fault injection rules (off until one is added): GET/POST/DELETE /api/faults.
           faultRoutes(faults, async () => thread?.settle()),
           // Breakpoints (off until one is added): /api/breakpoints, /api/paused.
-          breakpointRoutes({ rules: breakpoints, paused, applied: async () => thread?.settle() }),
+          breakpointRoutes({
+            rules: breakpoints,
+            paused,
+            // Every holder has the change: the proxy thread, and each stdio wrapper linked to this UI.
+            applied: async () => {
+              await thread?.settle();
+              await ui?.ingest?.rulesAdopted();
+            },
+          }),
           // Sending into a session as its client would, through the proxy: POST /api/sessions/:id/send.
           sendRoutes({
             store,

@@ -46,6 +46,9 @@ export class IngestHub {
   private readonly sockets = new Set<WebSocket>();
   /** Per socket: sends it the rules as they are now. */
   private readonly ruleSenders = new Map<WebSocket, () => void>();
+  /** Per socket that was sent rules: the seq of the last set sent, and of the last it said it adopted. */
+  private readonly ruleSeqs = new Map<WebSocket, { sent: number; adopted: number }>();
+  private readonly adoptedWaiters = new Set<() => void>();
   private readonly stopRules?: () => void;
 
   constructor(
@@ -76,13 +79,18 @@ export class IngestHub {
     // The rules go down once the wrapper has spoken (its first batch): by then it listens.
     let greeted = false;
     if (breakpoints) {
-      const sendRules = () =>
-        greeted &&
+      const sendRules = () => {
+        if (!greeted) return;
+        const seqs = this.ruleSeqs.get(ws) ?? { sent: 0, adopted: 0 };
+        seqs.sent += 1;
+        this.ruleSeqs.set(ws, seqs);
         down({
           type: 'breakpoints',
           entries: breakpoints.entries().map((e) => forConnection(e, prefix)),
           ...(this.options.holdMs !== undefined ? { holdMs: this.options.holdMs } : {}),
+          seq: seqs.sent,
         });
+      };
       this.ruleSenders.set(ws, sendRules);
     }
     /** Sends into this connection's processes that await their answer. */
@@ -95,7 +103,11 @@ export class IngestHub {
       if (m.type === 'held') paused?.add(prefix, holder, m.report);
       else if (m.type === 'released') paused?.released(prefix, m.id, m.outcome);
       else if (m.type === 'taken') breakpoints?.removeTaken(m.id, m.serial);
-      else {
+      else if (m.type === 'rules') {
+        const seqs = this.ruleSeqs.get(ws);
+        if (seqs) seqs.adopted = Math.max(seqs.adopted, m.seq);
+        for (const w of this.adoptedWaiters) w();
+      } else {
         sends.get(m.ref)?.(m.error !== undefined ? { error: m.error, status: m.status ?? 502 } : { response: m.response });
         sends.delete(m.ref);
       }
@@ -146,6 +158,8 @@ export class IngestHub {
     ws.on('close', () => {
       this.sockets.delete(ws);
       this.ruleSenders.delete(ws);
+      this.ruleSeqs.delete(ws);
+      for (const w of this.adoptedWaiters) w();
       paused?.forget(holder);
       for (const unlink of unlinks.values()) unlink();
       for (const resolve of sends.values()) resolve({ error: 'its mcpscope wrapper disconnected from this UI', status: 502 });
@@ -154,6 +168,27 @@ export class IngestHub {
       for (const xid of running)
         this.capture({ t: 'abort', xid, ts, side: 'proxy', reason: 'its mcpscope wrapper disconnected from this UI' });
       running.clear();
+    });
+  }
+
+  /**
+   * Resolves once every wrapper that was sent rules has adopted the last set it was sent (a wrapper
+   * that does not answer within `timeoutMs` is not waited for longer).
+   */
+  rulesAdopted(timeoutMs = 2000): Promise<void> {
+    const done = () => [...this.ruleSeqs.values()].every((s) => s.adopted >= s.sent);
+    if (done()) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.adoptedWaiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (done()) finish();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.adoptedWaiters.add(check);
     });
   }
 

@@ -23,8 +23,10 @@ export function linkHoldsToSocket(holds: StdioHolds, ws: WebSocket): () => void 
         : Buffer.from(data).toString('utf8');
     const m = parseControlDown(text);
     if (!m) return;
-    if (m.type === 'breakpoints') holds.setRules(m.entries, m.holdMs);
-    else if (m.type === 'act') holds.act(m.id, m.action);
+    if (m.type === 'breakpoints') {
+      holds.setRules(m.entries, m.holdMs);
+      if (m.seq !== undefined) up({ type: 'rules', seq: m.seq });
+    } else if (m.type === 'act') holds.act(m.id, m.action);
     else void holds.send(m.message, m.timeoutMs).then((outcome) => up({ type: 'sent', ref: m.ref, ...outcome }));
   };
   ws.on('message', onMessage);

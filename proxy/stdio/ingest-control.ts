@@ -10,12 +10,14 @@
  * Up (a wrapper → the UI):
  *   held / released   a line held at a breakpoint, and how it went on
  *   taken             a `once` rule was used
+ *   rules             the rule set numbered `seq` is in force (the API's answer waits for it)
  *   sent              the answer to a `send` (or why there is none)
  */
 import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
 
 export type ControlDown =
-  | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number }
+  /** `seq` numbers the rule sets sent down one socket: the wrapper answers `rules` with it once adopted. */
+  | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number; seq?: number }
   | { type: 'act'; id: string; action: PausedAction }
   | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number };
 
@@ -23,6 +25,8 @@ export type ControlUp =
   | { type: 'held'; report: HeldReport }
   | { type: 'released'; id: string; outcome: PausedOutcome }
   | { type: 'taken'; id: string; serial: number }
+  /** The rule set `seq` is in force here (so that the API answers a rule change once every holder has it). */
+  | { type: 'rules'; seq: number }
   | { type: 'sent'; ref: number; response?: unknown; error?: string; status?: number };
 
 const OUTCOMES: readonly string[] = ['resumed', 'edited', 'dropped', 'responded', 'timed-out', 'gone'];
@@ -75,6 +79,9 @@ export function parseControlUp(text: string): ControlUp | string {
     case 'taken':
       if (!str(o.id, 100) || !num(o.serial)) return 'taken needs an id and a serial';
       return { type: 'taken', id: o.id, serial: o.serial };
+    case 'rules':
+      if (!num(o.seq)) return 'rules needs a seq';
+      return { type: 'rules', seq: o.seq };
     case 'sent':
       if (!num(o.ref) || (o.error !== undefined && !str(o.error)) || (o.status !== undefined && !num(o.status))) return 'sent needs a ref';
       return {
@@ -93,7 +100,12 @@ export function parseControlDown(text: string): ControlDown | undefined {
   const o = parseObject(text);
   if (!o) return undefined;
   if (o.type === 'breakpoints' && Array.isArray(o.entries))
-    return { type: 'breakpoints', entries: o.entries as BreakpointEntry[], ...(num(o.holdMs) ? { holdMs: o.holdMs } : {}) };
+    return {
+      type: 'breakpoints',
+      entries: o.entries as BreakpointEntry[],
+      ...(num(o.holdMs) ? { holdMs: o.holdMs } : {}),
+      ...(num(o.seq) ? { seq: o.seq } : {}),
+    };
   if (o.type === 'act' && str(o.id, 100) && o.action && typeof o.action === 'object')
     return { type: 'act', id: o.id, action: o.action as PausedAction };
   if (o.type === 'send' && num(o.ref) && str(o.xid, 200) && o.message && typeof o.message === 'object' && !Array.isArray(o.message))
