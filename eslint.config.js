@@ -68,6 +68,7 @@ const PROXY_THREAD = [
   'proxy/faults/fault-actions.ts',
   'proxy/capture/**',
   'proxy/breakpoints/http-holds.ts',
+  'proxy/breakpoints/own-messages.ts',
   'proxy/breakpoints/sse-hold-stage.ts',
   'proxy/breakpoints/hold-desk.ts',
   'proxy/breakpoints/wire-peek.ts',
