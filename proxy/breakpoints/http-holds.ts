@@ -24,13 +24,7 @@ import type { ExchangeContext } from '../forwarding/exchange-context.js';
 import { clientAbort } from '../forwarding/drain.js';
 import type { BreakpointRegistry } from './breakpoint-rules.js';
 import { describeBreakpoint } from './breakpoint-rules.js';
-import {
-  HOLD_MAX_BYTES,
-  MAX_HELD,
-  type PausedAction,
-  type PausedOutcome,
-  type WireSessionKey,
-} from './breakpoint-types.js';
+import { HOLD_MAX_BYTES, MAX_HELD, type PausedAction, type PausedOutcome, type WireSessionKey } from './breakpoint-types.js';
 import type { HoldDesk } from './hold-desk.js';
 import { bookKey, CallBook, peekMessages, type Peeked } from './wire-peek.js';
 import { SseHoldStage, type SseVerdict } from './sse-hold-stage.js';
