@@ -3,9 +3,12 @@
  * resend: it must be JSON-RPC 2.0, or a peer would get something it cannot read. Pure; shared by
  * the API and the UI (which checks before it sends).
  */
+import { MAX_JSON_DEPTH, jsonValueDepth } from '../parse/json-depth.js';
 
 /** Why `value` is not a JSON-RPC 2.0 message or batch, or undefined when it is one. */
 export function checkJsonRpc(value: unknown): string | undefined {
+  const deep = tooDeep(value);
+  if (deep) return deep;
   if (Array.isArray(value)) {
     if (value.length === 0) return 'an empty batch is not a JSON-RPC message';
     for (let i = 0; i < value.length; i++) {
@@ -15,6 +18,13 @@ export function checkJsonRpc(value: unknown): string | undefined {
     return undefined;
   }
   return checkOne(value);
+}
+
+/** A message nested past the depth mcpscope keeps would break whatever writes it out (JSON.stringify recurses). */
+function tooDeep(value: unknown): string | undefined {
+  return jsonValueDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
+    ? `it is nested deeper than ${MAX_JSON_DEPTH} levels, more than mcpscope sends`
+    : undefined;
 }
 
 function checkOne(value: unknown): string | undefined {
@@ -47,6 +57,8 @@ function checkOne(value: unknown): string | undefined {
 export function checkAnswer(value: unknown, requestId: unknown): { answer: Record<string, unknown> } | { error: string } {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     return { error: 'an answer is a JSON-RPC response object (with result or error)' };
+  const deep = tooDeep(value);
+  if (deep) return { error: deep };
   const m = { ...(value as Record<string, unknown>) };
   if (m.jsonrpc === undefined) m.jsonrpc = '2.0';
   if (!('id' in m)) m.id = requestId;

@@ -18,6 +18,10 @@ describe('checkJsonRpc', () => {
     expect(checkJsonRpc({ jsonrpc: '2.0', method: 'x', params: 3 })).toMatch(/params must be/);
     expect(checkJsonRpc([])).toMatch(/empty batch/);
     expect(checkJsonRpc([{ jsonrpc: '2.0', method: 'x' }, {}])).toMatch(/batch member 1/);
+    // 20,000 levels would overflow JSON.stringify where the edit is written out (the proxy thread).
+    const deep = JSON.parse('['.repeat(20_000) + ']'.repeat(20_000)) as unknown;
+    expect(checkJsonRpc({ jsonrpc: '2.0', method: 'x', params: { a: deep } })).toMatch(/nested deeper than 128 levels/);
+    expect(checkAnswer({ result: { a: deep } }, 1)).toMatchObject({ error: expect.stringMatching(/nested deeper than 128/) });
   });
 });
 
