@@ -6,7 +6,7 @@
  * request selected). docs/images/waterfall.png comes from test/e2e/ui-waterfall-browser.test.ts
  * with MCPSCOPE_WRITE_SCREENSHOTS=1. docs/images/breakpoints.png (a held tools/call and a held
  * sampling request in the Paused panel, one being edited) and docs/images/tool-form.png (the
- * Tools panel's form for the demo's `add`, filled in). Needs `npm run build` (the UI is served from dist/).
+ * Tools panel's form for the demo's `add`, called, with its answer). Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -133,7 +133,9 @@ const browser = await launchBrowser();
   const form = page.locator('[data-testid="tool-form"][data-tool="add"]');
   await form.locator('[data-arg="a"]').fill('20');
   await form.locator('[data-arg="b"]').fill('22');
-  // (Calling it needs POST api/sessions/:id/send; the image shows the filled-in form.)
+  // Called through POST api/sessions/:id/send: the image shows the form and the tool's answer.
+  await form.getByTestId('tool-call').click();
+  await page.getByText('20 + 22 = 42').first().waitFor();
   await page.mouse.move(0, 0);
   await page.screenshot({ path: join(images, 'tool-form.png') });
   await page.close();
