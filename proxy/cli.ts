@@ -147,7 +147,7 @@ const OPTIONS = {
 } as const;
 
 /** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
-const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'help', 'version']);
+const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'hold-timeout', 'help', 'version']);
 
 /** Parses the main command's options; answers --help/--version itself (then returns undefined). */
 function parseOptions(args: string[]) {
@@ -175,7 +175,7 @@ async function wrap(own: string[], command: string[]): Promise<void> {
   if (!v) return;
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
   if (misplaced.length > 0)
-    fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets and --max-body do).`);
+    fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body and --hold-timeout do).`);
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
@@ -188,6 +188,7 @@ async function wrap(own: string[], command: string[]): Promise<void> {
     token: v.token,
     showSecrets: v['show-secrets'] ?? false,
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+    holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
   });
   process.exit(code);
 }
