@@ -235,7 +235,8 @@ export function Header({
                 : 'Breakpoints: hold matching messages to resume, edit, drop or answer them'
             }
           >
-            ❚❚ {held > 0 ? `${held} held` : 'Breakpoints'}
+            {/* A breakpoint's dot, as debuggers draw it (the feed's Pause button has the ❚❚). */}
+            <span className="bp-dot" aria-hidden="true" /> {held > 0 ? `${held} held` : 'Breakpoints'}
           </button>
         ) : null}
         {live && onShowTools ? (
