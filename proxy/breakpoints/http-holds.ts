@@ -22,9 +22,16 @@ import { now } from '../capture/clock.js';
 import { hashSessionId } from '../capture/session-hash.js';
 import type { ExchangeContext } from '../forwarding/exchange-context.js';
 import { clientAbort } from '../forwarding/drain.js';
-import type { BreakpointRegistry } from './breakpoint-rules.js';
+import type { BreakpointRegistry, BreakpointRule } from './breakpoint-rules.js';
 import { describeBreakpoint } from './breakpoint-rules.js';
-import { HOLD_MAX_BYTES, MAX_HELD, type PausedAction, type PausedOutcome, type WireSessionKey } from './breakpoint-types.js';
+import {
+  HOLD_MAX_BYTES,
+  MAX_HELD,
+  SENT_BY_HEADER,
+  type PausedAction,
+  type PausedOutcome,
+  type WireSessionKey,
+} from './breakpoint-types.js';
 import type { HoldDesk } from './hold-desk.js';
 import { bookKey, CallBook, peekMessages, type Peeked } from './wire-peek.js';
 import { SseHoldStage, type SseVerdict } from './sse-hold-stage.js';
@@ -58,6 +65,12 @@ export interface LiveStream {
 }
 
 const text = (b: Buffer) => b.toString('utf8');
+
+/**
+ * What holds a server's request on the stream of a request mcpscope sent itself: nobody else would
+ * answer it (the user does, in the Paused panel, or it goes on unanswered at the time limit).
+ */
+const ANSWER_FOR_SEND: BreakpointRule = { id: 'mcpscope-send', match: { dir: 's2c' } };
 
 export class HttpHolds {
   private readonly book = new CallBook();
@@ -116,6 +129,10 @@ export class HttpHolds {
       for (const m of peeked.messages)
         if (m.kind === 'request' && m.id !== undefined && m.id !== null)
           ctx.calls.set(`${typeof m.id}:${String(m.id)}`, { method: m.method, name: m.name });
+    }
+    if (dir === 's2c' && ctx.ownSend) {
+      const asked = peeked.messages.find((m) => m.kind === 'request');
+      if (asked) return { rule: ANSWER_FOR_SEND, peeked, kind: asked.kind, first: { method: asked.method, name: asked.name } };
     }
     if (!this.options.registry.has(dir)) return undefined;
     if (this.options.desk.size >= MAX_HELD) {
@@ -429,7 +446,10 @@ export class HttpHolds {
   /** An event stream is being relayed: held from now on when rules exist, else when the first one comes. */
   watch(stream: LiveStream): () => void {
     this.streams.add(stream);
-    if (this.size > 0) this.stage(stream, false);
+    // mcpscope's own request (a resend, a tool called from the UI): no client reads its stream, so a
+    // server request on it (sampling, elicitation) is held for the user to answer, rules or not.
+    if (stream.request.headers[SENT_BY_HEADER] === 'send') stream.ctx.ownSend = true;
+    if (this.size > 0 || stream.ctx.ownSend) this.stage(stream, false);
     else if (stream.request.method === 'GET')
       // A legacy stream names its session in its first event (`endpoint`): kept, so that a rule
       // added later can match the responses on it by the request they answer. One look, at the first chunk.

@@ -42,6 +42,8 @@ export interface ExchangeContext {
   wire?: WireSessionKey;
   /** Legacy HTTP+SSE stream: the endpoint its `endpoint` event named (path and query). */
   legacyEndpoint?: string;
+  /** mcpscope's own request (`x-mcpscope-origin: send`): server requests on its stream are held for the user. */
+  ownSend?: boolean;
 }
 
 declare module 'fastify' {

@@ -177,6 +177,29 @@ describe('breakpoints on the wire', () => {
     expect(messages(s).find((m) => m.kind === 'response' && m.pair === request.seq && m.dir === 'c2s')).toBeDefined();
   });
 
+  it("holds a server's request on the stream of mcpscope's own send (no client reads it) for the user to answer", async () => {
+    const s = await setup();
+    let asked = 0;
+    await connect(s, () => {
+      asked += 1;
+      return { role: 'assistant', content: { type: 'text', text: 'from the client' }, model: 'client-model' };
+    });
+    await s.settle();
+    const session = [...s.store.sessions.values()].find((x) => x.clientInfo?.name === 'bp-test')!;
+    // No breakpoint rule at all.
+    const sent = api<{ response: { result: { content: { text: string }[] } } }>(s, 'POST', `/api/sessions/${session.id}/send`, {
+      message: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'ask_llm', arguments: { question: 'who answers?' } } },
+    });
+    const held = await nextHeld(s);
+    expect(held).toMatchObject({ dir: 's2c', kind: 'request', method: 'sampling/createMessage', rule: 'mcpscope-send' });
+    const answer = { result: { role: 'assistant', content: { type: 'text', text: 'the user' }, model: 'panel' } };
+    expect((await api(s, 'POST', `/api/paused/${held.id}`, { action: 'respond', message: answer })).status).toBe(200);
+    const res = await sent;
+    expect(res.status).toBe(200);
+    expect(res.body.response.result.content[0]!.text).toBe('panel says: the user');
+    expect(asked).toBe(0);
+  });
+
   it('releases a held message unchanged at its time limit', async () => {
     const s = await setup(200);
     const client = await connect(s);
