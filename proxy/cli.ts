@@ -175,7 +175,9 @@ async function wrap(own: string[], command: string[]): Promise<void> {
   if (!v) return;
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
   if (misplaced.length > 0)
-    fail(`--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body and --hold-timeout do).`);
+    fail(
+      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body and --hold-timeout do).`,
+    );
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
