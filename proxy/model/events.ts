@@ -67,6 +67,8 @@ export interface SessionCounts {
   /** JSON-RPC errors, tool results with isError, protocol mistakes and parse errors. */
   errors: number;
   exchanges: number;
+  /** Spec violations found by the linter (`problem` events with `code: "spec-violation"`); absent with `--lint off`. */
+  violations?: number;
 }
 
 export interface SessionInfo {
@@ -296,6 +298,17 @@ export interface ProblemEvent {
   /** The offending bytes (a bounded prefix), when there are any. */
   raw?: string;
   location?: FrameLocation;
+  // Spec linting (issue 19), `code: "spec-violation"` only:
+  /** The rule broken: a stable id, e.g. `schema/tools-call-result`, `lifecycle/request-before-initialized`. */
+  rule?: string;
+  /** Where the rule comes from: the specification version and section, e.g. `2025-06-18 basic/lifecycle#operation`. */
+  specRef?: string;
+  /** The seq of the message that broke it. */
+  message?: number;
+  /** Where in that message (a JSON pointer, `/params/arguments/count`), when it is one part of it. */
+  path?: string;
+  /** What was expected there, in plain words. */
+  expected?: string;
 }
 
 /** Something the proxy changed on the wire, with before and after. */
