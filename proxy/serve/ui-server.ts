@@ -7,6 +7,7 @@
  *   GET  /api/sessions/:id               one session
  *   GET  /api/sessions/:id/messages      its JSON-RPC messages in wire order
  *   GET  /api/sessions/:id/events        all its events (exchanges, SSE frames, problems…)
+ *   GET  /api/sessions/:id/lint          its spec lint report: rules broken, how often, first occurrence
  *   GET  /api/events?since=SEQ           every event after SEQ
  *   GET  /api/exchanges/:id              one HTTP exchange
  *   GET  /api/messages/:seq              one message in full (the feed elides payloads over 256 KiB)
@@ -18,6 +19,7 @@
  *                                        required, and no Origin at all (browsers may not ingest)
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { lintReport } from '../lint/lint-report.js';
 import fastifyStatic from '@fastify/static';
 import { WebSocketServer } from 'ws';
 import { existsSync } from 'node:fs';
@@ -204,6 +206,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   app.get<{ Params: { id: string } }>('/api/sessions/:id/events', async (req, reply) => {
     if (!store.sessions.has(req.params.id)) return reply.code(404).send({ error: `No session ${req.params.id}` });
     return store.sessionEvents(req.params.id);
+  });
+  app.get<{ Params: { id: string } }>('/api/sessions/:id/lint', async (req, reply) => {
+    const s = store.sessions.get(req.params.id);
+    if (!s) return reply.code(404).send({ error: `No session ${req.params.id}` });
+    return lintReport(s.id, store.sessionEvents(s.id), s.protocolVersion);
   });
   app.get<{ Params: { seq: string } }>('/api/messages/:seq', async (req, reply) => {
     const m = store.message(Number(req.params.seq));

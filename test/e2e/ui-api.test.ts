@@ -1226,3 +1226,43 @@ describe('secret redaction', () => {
     expect(messagesIn(JSON.parse(messages.text) as McpscopeEvent[]).map((m) => m.kind)).toEqual(['request', 'response']);
   });
 });
+
+describe('GET /api/sessions/:id/lint', () => {
+  it("reports the session's spec violations by rule (token required, 404 for an unknown session)", async () => {
+    const up = await upstreamWith({ 'POST /mcp': jsonRpcEcho({ 'mcp-session-id': 'lint-session' }) });
+    const scope = await scopeFor(`${up.origin}/mcp`);
+    await postJson(`${scope.proxy.url}`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+    await scope.settle();
+    const session = [...scope.store.sessions.values()][0]!;
+    const message = scope.store.messages(session.id)[0]!;
+    scope.store.append({
+      type: 'problem',
+      ts: Date.now(),
+      sessionId: session.id,
+      level: 'warn',
+      code: 'spec-violation',
+      rule: 'schema/result',
+      specRef: '2025-06-18 basic/lifecycle#initialization',
+      message: message.seq,
+      path: '/result/capabilities',
+      expected: 'an object',
+      text: 'The initialize result has no capabilities.',
+    });
+    scope.store.commit();
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await http(`${scope.ui!.origin}/api/sessions/${session.id}/lint`)).status).toBe(401);
+    expect((await http(`${scope.ui!.origin}/api/sessions/s999/lint`, { headers: auth })).status).toBe(404);
+    const report = JSON.parse((await http(`${scope.ui!.origin}/api/sessions/${session.id}/lint`, { headers: auth })).text) as {
+      total: number;
+      rules: { rule: string; count: number; first: { message: number; path: string } }[];
+    };
+    expect(report.total).toBe(1);
+    expect(report.rules).toEqual([
+      expect.objectContaining({
+        rule: 'schema/result',
+        count: 1,
+        first: expect.objectContaining({ message: message.seq, path: '/result/capabilities' }),
+      }),
+    ]);
+  });
+});
