@@ -15,6 +15,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { McpscopeCore } from './mcpscope.js';
+import type { LintMode } from './lint/linter.js';
 import { packageVersion } from './version.js';
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from './ports.js';
 
@@ -95,6 +96,9 @@ Options
   --hold-timeout <ms>   how long a message held at a breakpoint waits for you before it goes on
                         unchanged (default 300000: 5 minutes). Breakpoints are set in the UI's
                         Breakpoints panel or with POST /api/breakpoints
+  --lint <mode>         check every message against the MCP specification of its session's
+                        protocol version (schema, capabilities, lifecycle; docs/spec-lint.md):
+                        warn (default) marks violations as warnings, strict as errors, off skips it
   -h, --help            this help
   -v, --version         print the version
 `;
@@ -110,6 +114,13 @@ function portOption(value: string | undefined, name: string, fallback: number): 
   } catch (err) {
     fail((err as Error).message);
   }
+}
+
+/** `--lint off|warn|strict` (undefined: the default, warn). */
+function lintOption(value: string | undefined): LintMode | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'off' || value === 'warn' || value === 'strict') return value;
+  fail(`--lint must be off, warn or strict, not ${JSON.stringify(value)}`);
 }
 
 function positiveOption(value: string | undefined, name: string): number | undefined {
@@ -142,12 +153,13 @@ const OPTIONS = {
   record: { type: 'string' },
   grace: { type: 'string' },
   'hold-timeout': { type: 'string' },
+  lint: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
 
 /** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
-const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'hold-timeout', 'help', 'version']);
+const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'hold-timeout', 'lint', 'help', 'version']);
 
 /** Parses the main command's options; answers --help/--version itself (then returns undefined). */
 function parseOptions(args: string[]) {
@@ -176,7 +188,7 @@ async function wrap(own: string[], command: string[]): Promise<void> {
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
   if (misplaced.length > 0)
     fail(
-      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body and --hold-timeout do).`,
+      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body, --hold-timeout and --lint do).`,
     );
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
@@ -191,6 +203,7 @@ async function wrap(own: string[], command: string[]): Promise<void> {
     showSecrets: v['show-secrets'] ?? false,
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
+    lint: lintOption(v.lint),
   });
   process.exit(code);
 }
@@ -276,6 +289,7 @@ async function main(): Promise<void> {
     maxMemoryBytes: v['max-memory'] !== undefined ? positiveOption(v['max-memory'], '--max-memory')! * 1024 * 1024 : undefined,
     recordFile: v.record,
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
+    lint: lintOption(v.lint),
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,
     // Once per upstream, in plain words: a target that is not reachable (and when it answers again).

@@ -4,6 +4,7 @@
  * feed, and /ingest for stdio wrappers). Without a `target` there is no proxy port: a UI that
  * records only what stdio wrappers send it. See docs/architecture.md for the data flow.
  */
+import type { LintMode } from './lint/linter.js';
 import { randomBytes } from 'node:crypto';
 import { hashSessionId } from './capture/session-hash.js';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +102,11 @@ export interface McpscopeOptions {
   onNotice?: (line: string) => void;
   /** How long a message held at a breakpoint waits for the user before it resumes unchanged (ms; default 5 minutes). */
   holdMs?: number;
+  /**
+   * Live spec linting of every message (issue 19, docs/spec-lint.md): `warn` (default) records each
+   * violation as a warning, `strict` as an error, `off` checks nothing.
+   */
+  lint?: LintMode;
 }
 
 /** An mcpscope, with or without a proxy port. */
@@ -227,7 +233,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const token = options.token || process.env.MCPSCOPE_TOKEN || generateToken();
   const store = new EventStore({ maxEvents: options.maxEvents, maxBytes: options.maxMemoryBytes });
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
-  const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes });
+  const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes, lint: options.lint });
   const hashed = options.hashSessionIds ? hashingSessionIds() : undefined;
   // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
   const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed.apply)) : recorder.handle);

@@ -73,6 +73,24 @@ export interface ExchangeState {
   url: string;
   upstreamUrl: string;
   rawTarget: string;
+  /** The request carried an Mcp-Session-Id that its server, which assigns none, never gave out. */
+  unassignedSessionId?: boolean;
+}
+
+const JOINED_MID_SESSION: Hint = {
+  level: 'info',
+  code: 'joined-mid-session',
+  text: 'mcpscope first saw this session after it had started (its initialize went by before mcpscope was watching).',
+};
+const UNASSIGNED_ID: Hint = {
+  level: 'warn',
+  code: 'session-id-not-assigned',
+  text: 'The client sent an Mcp-Session-Id that this server never assigned: its initialize was answered without one (a stateless server). mcpscope records these requests as a session of their own.',
+};
+
+function keepBounded(set: Set<string>, value: string): void {
+  set.add(value);
+  if (set.size > 1000) set.delete(set.values().next().value as string);
 }
 
 export class HttpExchanges {
@@ -81,6 +99,8 @@ export class HttpExchanges {
   readonly httpBuckets = new Map<string, SessionInfo>();
   private readonly mcpEndpoints = new McpEndpoints();
   private readonly streamEndpoints = new StreamEndpoints();
+  /** Mcp-Session-Ids that clients sent to servers that assign none (bounded). */
+  private readonly unassignedIds = new Set<string>();
 
   constructor(readonly ctx: RecorderContext) {}
 
@@ -207,14 +227,14 @@ export class HttpExchanges {
     if (ex.kind === 'plain') {
       toPlain(this, ex);
     } else if (mcpSessionId) {
+      const known = this.ctx.registry.byMcpId(mcpSessionId);
+      // An id this server (seen initializing without one) never assigned: the client made it up (spec linter).
+      if (!known && this.ctx.registry.headerlessTo(r.target)) keepBounded(this.unassignedIds, mcpSessionId);
+      if (this.unassignedIds.has(mcpSessionId)) ex.unassignedSessionId = true;
       const session =
-        this.ctx.registry.byMcpId(mcpSessionId) ??
+        known ??
         this.ctx.newSession('streamable-http', r.target, r.ts, { ...targetOf(r), mcpSessionId }, [
-          {
-            level: 'info',
-            code: 'joined-mid-session',
-            text: 'mcpscope first saw this session after it had started (its initialize went by before mcpscope was watching).',
-          },
+          ex.unassignedSessionId ? UNASSIGNED_ID : JOINED_MID_SESSION,
         ]);
       this.attach(ex, session);
     } else {
@@ -299,7 +319,9 @@ export class HttpExchanges {
       );
     if (ex.info.method === 'POST') ex.info.carrier = 'post-body';
     // A request mcpscope sent itself (x-mcpscope-origin): its body's messages are mcpscope's, not the client's.
-    const owner = ex.info.sentBy ? { ...this.ownerOf(ex), sentBy: true } : this.ownerOf(ex);
+    const owner: FrameOwner = { ...this.ownerOf(ex), requestHeaders: ex.requestHeaders };
+    if (ex.info.sentBy) owner.sentBy = true;
+    if (ex.unassignedSessionId) owner.unassignedSessionId = true;
     const seqs = emitFrame(this.ctx, owner, 'c2s', 'post-body', frame, cls, ts);
     ex.requestSeqs = seqs.requests;
     if (seqs.requests.length === 1 && cls?.ok && cls.messages.some((m) => m.kind === 'request' && m.method === 'subscriptions/listen'))

@@ -15,6 +15,7 @@ import { byteLength } from '../model/byte-length.js';
 import { MAX_RAW_BYTES, PREVIEW_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
 import { redactLooseText } from './redact.js';
 import { SENT_MESSAGE_HINT } from './kept-requests.js';
+import { lintMessage } from './lint-messages.js';
 
 const EDITED_HINT: Hint = {
   level: 'warn',
@@ -171,6 +172,16 @@ export function emitFrame(
     const kept = jsonrpc as typeof value;
     if (m.method === 'initialize' && m.kind === 'request') onInitializeRequest(session, kept.params);
     if (corr.requestMethod === 'initialize' && m.kind === 'response') onInitializeResult(session, kept.result);
+    if (ctx.linter) {
+      lintMessage(ctx, ctx.linter, ctx.lintMode, session, {
+        stored,
+        value: m.value,
+        requestMethod: corr.requestMethod,
+        correlatorHints: corr.issues,
+        requestHeaders: i === 0 && dir === 'c2s' ? owner.requestHeaders : undefined,
+        unassignedSessionId: i === 0 && dir === 'c2s' ? owner.unassignedSessionId : undefined,
+      });
+    }
   }
   return { requests };
 }

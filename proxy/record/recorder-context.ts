@@ -13,6 +13,8 @@ import { DEFAULT_MAX_BODY_BYTES } from '../parse/body-reader.js';
 import { redactPreview, type Redactor } from './redact.js';
 import type { RecorderOptions } from './recorder.js';
 import { KeptRequests } from './kept-requests.js';
+import { Linter, type LintMode } from '../lint/linter.js';
+import type { HeaderMap } from '../model/headers.js';
 
 /** What a frame belongs to: its session, and the HTTP exchange that carried it (none for stdio). */
 export interface FrameOwner {
@@ -22,6 +24,10 @@ export interface FrameOwner {
   note?: Hint;
   /** The frame's messages were sent by mcpscope itself (MessageEvent.sentBy): its own request's exchange, a stdio line it wrote or took for itself. */
   sentBy?: boolean;
+  /** HTTP: the headers of the client POST whose body this frame is (the spec linter reads MCP-Protocol-Version off them). */
+  requestHeaders?: HeaderMap;
+  /** HTTP: that POST carried an Mcp-Session-Id the server never assigned (a server that assigns none). */
+  unassignedSessionId?: boolean;
 }
 
 export const PREVIEW_BYTES = 4096;
@@ -48,6 +54,9 @@ export class RecorderContext {
   readonly correlator = new Correlator();
   /** Each HTTP session's latest client POST, unredacted, in memory only (kept-requests.ts): what a resend reuses. */
   readonly kept = new KeptRequests();
+  /** Live spec linting (`--lint`, default warn): undefined when off. */
+  readonly lintMode: LintMode;
+  readonly linter: Linter | undefined;
   private readonly dirtySessions = new Set<SessionInfo>();
   private readonly dirtyExchanges = new Set<ExchangeUpsert>();
   /** Breakpoint edits: `${owner}|${dir}` → seq of the modification event whose `before` is the original of the next message there. */
@@ -57,6 +66,8 @@ export class RecorderContext {
     this.store = options.store;
     this.redactor = options.redactor;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.lintMode = options.lint ?? 'warn';
+    this.linter = this.lintMode === 'off' ? undefined : new Linter();
   }
 
   newSession(transport: TransportKind, target: string, ts: number, extra: Partial<SessionInfo> = {}, hints: Hint[] = []): SessionInfo {
@@ -70,6 +81,7 @@ export class RecorderContext {
     if (!this.registry.close(session, ts, reason)) return;
     this.correlator.closeSession(session.id);
     this.kept.drop(session.id);
+    this.linter?.forget(session.id);
     session.counts.pending = 0;
     this.markSession(session);
   }

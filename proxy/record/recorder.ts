@@ -24,12 +24,15 @@ import { HttpExchanges } from './http-exchanges.js';
 import { StdioProcesses } from './stdio-processes.js';
 import { problemAt } from './message-path.js';
 import type { KeptRequest } from './kept-requests.js';
+import type { LintMode } from '../lint/linter.js';
 
 export interface RecorderOptions {
   store: EventStore;
   redactor: Redactor;
   /** Largest JSON body or SSE event parsed in full (bigger ones keep a prefix). Default 16 MiB. */
   maxBodyBytes?: number;
+  /** Live spec linting (issue 19): `warn` (the default) records violations as warnings, `strict` as errors, `off` checks nothing. */
+  lint?: LintMode;
 }
 
 export class Recorder {

@@ -19,6 +19,7 @@
  * them (one line naming the UI). Signals (SIGINT, SIGTERM, SIGHUP) are forwarded to the server,
  * and we exit with its exit code (128 + n when a signal n ended it; 127 when it cannot be started).
  */
+import type { LintMode } from '../lint/linter.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -43,6 +44,8 @@ export interface StdioWrapperOptions {
   maxBodyBytes?: number;
   /** How long a line held at a breakpoint waits (ms; a UI this wrapper reports to says its own). */
   holdMs?: number;
+  /** Spec linting for a UI this wrapper serves itself (a UI it reports to lints with its own --lint). */
+  lint?: LintMode;
   /** Defaults: the process's own streams. */
   stdin?: Readable;
   stdout?: Writable;
@@ -167,6 +170,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
       showSecrets: options.showSecrets,
       maxBodyBytes: options.maxBodyBytes,
       holdMs: options.holdMs,
+      lint: options.lint,
       discoveryFile: true,
     });
   };

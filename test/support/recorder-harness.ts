@@ -90,7 +90,12 @@ export function setup(options: { maxBodyBytes?: number; showSecrets?: boolean } 
 }
 
 export const messages = (store: EventStore): MessageEvent[] => store.snapshot().filter((e): e is MessageEvent => e.type === 'message');
-export const problems = (store: EventStore): ProblemEvent[] => store.snapshot().filter((e): e is ProblemEvent => e.type === 'problem');
+/** The recorder's problems, spec violations aside: scripted sessions skip steps (notifications/initialized…) that the linter flags, and its own tests read those with violations(). */
+export const problems = (store: EventStore): ProblemEvent[] =>
+  store.snapshot().filter((e): e is ProblemEvent => e.type === 'problem' && e.code !== 'spec-violation');
+/** The linter's spec violations (problem events with code spec-violation). */
+export const violations = (store: EventStore): ProblemEvent[] =>
+  store.snapshot().filter((e): e is ProblemEvent => e.type === 'problem' && e.code === 'spec-violation');
 export const sseEvents = (store: EventStore): SseFrameEvent[] => store.snapshot().filter((e): e is SseFrameEvent => e.type === 'sse');
 export const logs = (store: EventStore) => store.snapshot().filter((e) => e.type === 'log');
 export const sessionOf = (store: EventStore, id = 's1'): SessionInfo => {

@@ -10,7 +10,7 @@ import { exportNdjson } from '../../proxy/export/export-ndjson.js';
 import { appendImported, CaptureFormatError, importCapture, readCapture } from '../../proxy/import/import-capture.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
-import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import type { McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
 import { recordScriptedCapture } from '../support/scripted-session.js';
 import { json, setup, type Wire } from '../support/recorder-harness.js';
 import { DEEP_LEVELS, deepCaptureSessionLine, deepObj } from '../support/deep-capture.js';
@@ -370,7 +370,14 @@ describe('readCapture: HAR', () => {
       ['s2c', 'response', 'tools/list', 'post-sse', 2],
     ]);
     expect(JSON.stringify(out.events)).not.toContain('browser-secret-123');
-    expect(out.events.filter((e) => e.type === 'problem')).toEqual([]);
+    // No problem but the spec linter's: this browser's session skipped notifications/initialized, called
+    // tools/list on a server that declared no tools, and sent no MCP-Protocol-Version header (2025-06-18).
+    const problems = out.events.filter((e): e is ProblemEvent => e.type === 'problem');
+    expect(problems.map((p) => [p.code, p.rule, p.message])).toEqual([
+      ['spec-violation', 'lifecycle/request-before-initialized', messagesOf(out.events)[2].seq],
+      ['spec-violation', 'capability/tools-not-declared', messagesOf(out.events)[2].seq],
+      ['spec-violation', 'http/protocol-version-header-missing', messagesOf(out.events)[2].seq],
+    ]);
   });
 });
 

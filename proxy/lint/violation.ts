@@ -1,0 +1,13 @@
+/** One rule broken by one message, as the linter's parts report it (linter.ts adds the specRef). */
+export interface Violation {
+  /** A rule id of rules.ts. */
+  rule: string;
+  /** The spec section, when it is more precise than the rule's own (a schema rule: the method's). */
+  section?: string;
+  /** A JSON pointer into the message. */
+  path?: string;
+  /** What was expected, in plain words: field names and types, never a value that was sent. */
+  expected?: string;
+  /** What is wrong and what a peer does with it. */
+  text: string;
+}

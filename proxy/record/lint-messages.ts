@@ -1,0 +1,85 @@
+/**
+ * The recorder's side of live spec linting (issue 19): after a message is stored, the linter
+ * (proxy/lint/linter.ts) checks it against its method's schema and the session's state, and each
+ * rule it breaks becomes a `problem` event with `code: "spec-violation"`, right after the message
+ * and linked to it (`message`: its seq). Main thread only; with `--lint off` there is no Linter
+ * and this is never called.
+ */
+import type { Hint, MessageEvent, SessionInfo } from '../model/events.js';
+import type { HeaderMap } from '../model/headers.js';
+import type { Linter, LintMode } from '../lint/linter.js';
+import { stripUndefined } from './record-helpers.js';
+import type { RecorderContext } from './recorder-context.js';
+
+export interface LintInput {
+  /** The message as stored (seq, kind, method, pair…). */
+  stored: MessageEvent;
+  /** The message as parsed, unredacted: checked, never kept. */
+  value: unknown;
+  /** For a response or error: its request's method (the correlator's). */
+  requestMethod?: string;
+  /** The correlator's hints on it (their codes say which progress tokens and cancellations it could not place). */
+  correlatorHints: readonly Hint[];
+  /** HTTP: the headers of the POST that carried this client message (its first message only). */
+  requestHeaders?: HeaderMap;
+  /** HTTP: the POST carried an Mcp-Session-Id that the server, which assigns none, never gave out. */
+  unassignedSessionId?: boolean;
+}
+
+/** Lints one stored message and stores what it broke. Never throws into the recorder. */
+export function lintMessage(ctx: RecorderContext, linter: Linter, mode: LintMode, session: SessionInfo, input: LintInput): void {
+  const m = input.stored;
+  let found;
+  try {
+    found = linter.observe(session, {
+      seq: m.seq,
+      dir: m.dir,
+      kind: m.kind,
+      method: m.kind === 'request' || m.kind === 'notification' ? m.method : undefined,
+      id: m.id,
+      value: input.value,
+      requestMethod: input.requestMethod,
+      pair: m.pair,
+      correlatorCodes: input.correlatorHints.map((h) => h.code),
+      requestHeaders: input.requestHeaders,
+      unassignedSessionId: input.unassignedSessionId,
+    });
+  } catch (err) {
+    // A linter bug must not cost the recording: said once per session, then quiet.
+    if (!linter.failed(session.id)) {
+      ctx.store.append({
+        type: 'log',
+        ts: m.ts,
+        sessionId: session.id,
+        source: 'mcpscope',
+        text: `mcpscope's spec linter failed on message #${m.seq} (${(err as Error).message}); this session's later messages are not linted.`,
+      });
+    }
+    return;
+  }
+  if (found.length === 0) return;
+  const level = mode === 'strict' ? 'error' : 'warn';
+  for (const v of found) {
+    ctx.store.append(
+      stripUndefined({
+        type: 'problem' as const,
+        ts: m.ts,
+        sessionId: session.id,
+        exchangeId: m.exchangeId,
+        level,
+        code: 'spec-violation',
+        // Texts name methods, tools and header values the peer sent: redacted like any free text.
+        text: ctx.redactor.text(v.text),
+        rule: v.rule,
+        specRef: v.specRef,
+        message: m.seq,
+        path: v.path,
+        expected: v.expected === undefined ? undefined : ctx.redactor.text(v.expected),
+      }),
+    );
+  }
+  const c = session.counts;
+  c.violations = (c.violations ?? 0) + found.length;
+  if (level === 'error') c.errors += 1;
+  ctx.markSession(session);
+}
