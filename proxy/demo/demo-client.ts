@@ -235,6 +235,10 @@ export function startDemoClient(url: string, options: DemoClientOptions = {}): D
     step(`echo → ${firstText(echoed)}`);
     const sum = await callTool(session, 'add', { a: rounds + 1, b: 41 });
     step(`add → ${firstText(sum)} (structured: ${JSON.stringify(sum.structuredContent)})`);
+    // A mistake models make: a number sent as a string. The arguments break add's inputSchema (the
+    // spec linter says so, rule tools/arguments-schema) and the server answers with a tool error.
+    const stringly = await callTool(session, 'add', { a: String(rounds + 1), b: 41 });
+    step(`add with a string argument → isError=${stringly.isError === true}: ${firstText(stringly).slice(0, 80)}`);
 
     // Concurrent calls: the slow one reports progress while fast ones overtake it.
     const finished: string[] = [];

@@ -86,5 +86,13 @@ export function schemaError(schema: unknown, value: unknown, prefix: string): { 
     if (extra !== undefined) path += '/' + extra.replace(/~/g, '~0').replace(/\//g, '~1');
     return { path, expected: 'no such property (additionalProperties is false)' };
   }
+  if (err.keyword === 'type') {
+    const type = String((err.params as { type?: unknown }).type ?? '').replace(/,/g, ' or ');
+    return { path, expected: /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}` };
+  }
+  if (err.keyword === 'enum') {
+    const allowed = (err.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+    return { path, expected: `one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` };
+  }
   return { path, expected: `a value that ${err.message ?? `passes "${err.keyword}"`}` };
 }
