@@ -40,10 +40,20 @@ const noUi = {
   regex: '^(\\.\\./)+ui/',
   message: 'proxy/parse and proxy/correlate never import the UI. See docs/architecture.md.',
 };
-const threadBoundary = {
-  regex: proxyFolder(['record', 'store', 'correlate', 'export', 'import', 'replay']),
+const lintBoundary = {
+  regex: proxyFolder(['annotate', 'serve', 'reverse', 'forward', 'forwarding', 'thread', 'record', 'store', 'export', 'import', 'replay']),
   message:
-    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions, breakpoint holds) never import record, store, correlate, export, import or replay: those run on the main thread. See docs/architecture.md.",
+    'proxy/lint (the spec linter) reads messages and the model only: the recorder calls it, it never imports the recorder, store, servers or proxies. See docs/architecture.md.',
+};
+/** The UI may take the linter's pure report (lint-report.ts), never the linter itself (zod schemas, ajv). */
+const uiLint = {
+  regex: '^(\\.\\./)+proxy/lint/(?!lint-report\\.js$)',
+  message: 'The UI imports proxy/lint/lint-report.ts only: the linter (SDK schemas, ajv) runs in the recorder, not the browser.',
+};
+const threadBoundary = {
+  regex: proxyFolder(['record', 'store', 'correlate', 'lint', 'export', 'import', 'replay']),
+  message:
+    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions, breakpoint holds) never import record, store, correlate, lint, export, import or replay: those run on the main thread. See docs/architecture.md.",
 };
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
@@ -129,7 +139,9 @@ export default tseslint.config(
   },
 
   // Boundaries (each block lists every pattern for its files: see the note at the top).
-  { files: SHARED, rules: restrict(nodeBuiltins()) },
+  { files: SHARED.filter((f) => f !== 'ui/src/**'), rules: restrict(nodeBuiltins()) },
+  { files: ['ui/src/**'], rules: restrict(nodeBuiltins(), uiLint) },
+  { files: ['proxy/lint/**'], rules: restrict(nodeBuiltins(), lintBoundary, noUi) },
   { files: LOWER_LAYERS, rules: restrict(nodeBuiltins(), layerBoundary, noUi) },
   {
     // The one documented exception: the body reader undoes Content-Encoding (node:zlib) and

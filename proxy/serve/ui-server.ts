@@ -210,7 +210,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   app.get<{ Params: { id: string } }>('/api/sessions/:id/lint', async (req, reply) => {
     const s = store.sessions.get(req.params.id);
     if (!s) return reply.code(404).send({ error: `No session ${req.params.id}` });
-    return lintReport(s.id, store.sessionEvents(s.id), s.protocolVersion);
+    return lintReport(s.id, store.sessionEvents(s.id), { protocolVersion: s.protocolVersion });
   });
   app.get<{ Params: { seq: string } }>('/api/messages/:seq', async (req, reply) => {
     const m = store.message(Number(req.params.seq));

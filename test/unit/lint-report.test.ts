@@ -30,7 +30,7 @@ describe('lintReport', () => {
       v(22, 'schema/result', { sessionId: 's2' }),
       { type: 'problem', seq: 24, ts: 1, sessionId: 's1', level: 'error', code: 'invalid-json', text: 'not a violation' },
     ];
-    const r = lintReport('s1', events, '2025-06-18');
+    const r = lintReport('s1', events, { protocolVersion: '2025-06-18' });
     expect(r.total).toBe(6);
     expect(r.protocolVersion).toBe('2025-06-18');
     expect(r.rules.map((x) => [x.rule, x.count, x.level])).toEqual([

@@ -31,9 +31,15 @@ import { Drawer } from './components/Drawer.js';
 import { PausedPanel } from './components/PausedPanel.js';
 import { SendPanel } from './components/SendPanel.js';
 import { ToolsPanel } from './components/ToolsPanel.js';
+import { LintReport } from './components/LintReport.js';
 
 /** The panel that acts on the traffic (issue 18), open over the right side: held messages and breakpoints, edit and send, the tool form. */
-type ActView = { kind: 'paused' } | { kind: 'send'; sessionId: string; draft: unknown; serial: number } | { kind: 'tools' };
+type ActView =
+  | { kind: 'paused' }
+  | { kind: 'send'; sessionId: string; draft: unknown; serial: number }
+  | { kind: 'tools' }
+  // A session's lint report (issue 19).
+  | { kind: 'lint'; sessionId: string };
 
 export type { ComparePair } from './url-state.js';
 
@@ -161,6 +167,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
       }),
     [sessions],
   );
+  const violationsOf = useCallback((row: Row) => store.violationsOfRow(row), [store]);
   const selectedRow: Row | undefined = selectedKey !== undefined ? store.row(selectedKey) : undefined;
   const visibleKeys = useMemo(
     () => (filtered && view === 'waterfall' ? new Set(rows.map((r) => r.key)) : undefined),
@@ -363,6 +370,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
           compare={compare}
           onToggleCompare={onToggleCompare}
           onPick={onPick}
+          onLintReport={(id) => setActView({ kind: 'lint', sessionId: id })}
         />
         <main className="center">
           {compare ? (
@@ -398,6 +406,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
                   showSession={multiSession}
                   live={live && !paused}
                   closedSessions={closedSessions}
+                  violationsOf={violationsOf}
                 />
               ) : (
                 <Waterfall
@@ -448,6 +457,10 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
             draft={actView.draft}
             onSelect={selectFromAct}
           />
+        </Drawer>
+      ) : actView?.kind === 'lint' ? (
+        <Drawer title={`Spec violations — ${actView.sessionId}`} testId="lint-drawer" onClose={closeAct}>
+          <LintReport store={store} version={version} sessionId={actView.sessionId} onSelect={selectFromAct} />
         </Drawer>
       ) : actView?.kind === 'tools' ? (
         <Drawer title="Call a tool" testId="tools-drawer" onClose={closeAct}>

@@ -1,12 +1,13 @@
 /**
  * Detail pane for the selected row: Messages (request/response side by side, progress,
  * cancellation, nested calls), Raw frames, HTTP (headers with meanings, hints, previews),
- * Stream (the SSE event-stream table) and Hints. Correlation links select other rows.
+ * Stream (the SSE event-stream table), Hints, and Spec (the MCP rules its messages broke, when
+ * any: issue 19). Correlation links select other rows.
  */
 import './DetailPane.css';
 import { useEffect, useRef, useState } from 'react';
 import type { TimelineStore } from '../state/store.js';
-import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';
+import type { ExchangeInfo, MessageEvent, ProblemEvent, Row } from '../state/types.js';
 import type { Hint } from '../../../proxy/model/events.js';
 import { headerValue } from '../../../proxy/model/headers.js';
 import { curlFor, jsonPretty, jsonText, rowTitle } from '../state/format.js';
@@ -20,17 +21,27 @@ import { HttpTab } from './detail/HttpTab.js';
 import { StreamTab } from './detail/StreamTab.js';
 import { HintsTab } from './detail/HintsTab.js';
 import { ActedNotes } from './detail/ActedNotes.js';
+import { SpecTab } from './detail/SpecTab.js';
+import { isViolation, ruleIds, violationLevel } from '../state/violations.js';
 import { addBreakpoint, matchFor } from '../state/breakpoints.js';
 import { resendDraft } from '../state/tool-schema.js';
 
-export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints';
+export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints' | 'spec';
 const TABS: { id: DetailTab; label: string }[] = [
   { id: 'messages', label: 'Messages' },
   { id: 'raw', label: 'Raw' },
   { id: 'http', label: 'HTTP' },
   { id: 'stream', label: 'Stream' },
   { id: 'hints', label: 'Hints' },
+  // Shown only for a row that broke the MCP specification.
+  { id: 'spec', label: 'Spec' },
 ];
+
+/** The spec violations a row shows: its messages' (issue 19), or a violation row's own. */
+function specViolationsOf(store: TimelineStore, row: Row): ProblemEvent[] {
+  if (row.type === 'problem') return isViolation(row.event) ? [row.event] : [];
+  return store.violationsOfRow(row);
+}
 
 export interface DetailPaneProps {
   store: TimelineStore;
@@ -90,7 +101,11 @@ function isSseExchange(x: ExchangeInfo): boolean {
 }
 
 export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messages', onEditAndSend }: DetailPaneProps) {
-  const [tab, setTab] = useState<DetailTab>(initialTab);
+  const [chosenTab, setTab] = useState<DetailTab>(initialTab);
+  const violations = specViolationsOf(store, row);
+  const specLevel = violationLevel(violations);
+  // The Spec tab, chosen on a row with violations, gives way to Messages on a row without.
+  const tab: DetailTab = chosenTab === 'spec' && violations.length === 0 ? 'messages' : chosenTab;
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const bodyRef = useRef<HTMLDivElement>(null);
   const exchanges = exchangesOf(store, row);
@@ -208,8 +223,20 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
       </header>
       <CorrelationLinks store={store} row={row} onSelect={onSelect} onSection={scrollToSection} />
       <ActedNotes store={store} row={row} />
+      {violations.length > 0 && tab !== 'spec' ? (
+        <button
+          type="button"
+          className={`spec-note spec-${specLevel}`}
+          data-testid="spec-note"
+          onClick={() => setTab('spec')}
+          title="Show the rules broken, what was expected and where (the Spec tab)"
+        >
+          <span className="spec-note-head">Breaks the MCP specification:</span>{' '}
+          <span className="mono">{ruleIds(violations).join(', ')}</span>
+        </button>
+      ) : null}
       <nav className="tabs" role="tablist">
-        {TABS.map((t) => {
+        {TABS.filter((t) => t.id !== 'spec' || violations.length > 0).map((t) => {
           const disabled = t.id === 'stream' && sseExchanges.length === 0;
           return (
             <button
@@ -226,6 +253,11 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
                 <span className={`count${hintCount.errors ? ' err' : ''}`}>{hintCount.total}</span>
               ) : null}
               {t.id === 'stream' && sseExchanges.length > 0 ? <span className="count">{sseExchanges.length}</span> : null}
+              {t.id === 'spec' ? (
+                <span className={`count spec-count spec-${specLevel}`} data-testid="spec-count">
+                  {violations.length}
+                </span>
+              ) : null}
             </button>
           );
         })}
@@ -236,6 +268,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
         {tab === 'http' ? <HttpTab store={store} exchanges={exchanges} /> : null}
         {tab === 'stream' ? <StreamTab store={store} row={row} exchanges={sseExchanges} onSelect={onSelect} /> : null}
         {tab === 'hints' ? <HintsTab store={store} row={row} exchanges={exchanges} /> : null}
+        {tab === 'spec' ? <SpecTab store={store} violations={violations} /> : null}
       </div>
     </section>
   );

@@ -1,6 +1,6 @@
 /**
  * Toolbar above the timeline: view switch, method (with suggestions), direction, kind,
- * errors-only, minimum latency, free-text search, and the "N of M" count.
+ * errors-only, spec-violations-only, minimum latency, free-text search, and the "N of M" count.
  */
 import './FilterBar.css';
 import { useEffect, useId, useRef, useState, type RefObject } from 'react';
@@ -178,6 +178,20 @@ export function FilterBar({
           Errors<span className="toggle-more"> only</span>
         </span>
       </label>
+      <label
+        className={`toggle toggle-spec${filters.violationsOnly ? ' on' : ''}`}
+        title="Only messages that broke the MCP specification (the linter's spec violations)"
+      >
+        <input
+          type="checkbox"
+          data-testid="filter-violations"
+          checked={filters.violationsOnly === true}
+          onChange={(e) => onChange({ ...filters, violationsOnly: e.target.checked })}
+        />
+        <span>
+          Violations<span className="toggle-more"> only</span>
+        </span>
+      </label>
       <label className="latency" title="Only calls at least this slow">
         ≥
         <input
@@ -201,7 +215,9 @@ export function FilterBar({
         <button
           type="button"
           className="link-button reset"
-          onClick={() => onChange({ ...filters, method: '', dir: '', kind: '', errorsOnly: false, minLatencyMs: 0, text: '' })}
+          onClick={() =>
+            onChange({ ...filters, method: '', dir: '', kind: '', errorsOnly: false, violationsOnly: false, minLatencyMs: 0, text: '' })
+          }
           title="Clear the filters (keeps the session)"
         >
           reset

@@ -8,14 +8,17 @@
  * - containers MAX_TREE_DEPTH levels down are not drawn as a tree but offered as text, written
  *   without recursion: a message nested thousands of levels deep would otherwise overflow the
  *   stack (React's, JSON.stringify's) and take the page down.
+ * - parts named by JSON pointers (`highlight`: a spec violation's path) are opened and marked;
+ *   a pointer to a member that is not there marks its nearest ancestor.
  * Nothing here stringifies the whole value.
  */
 import './JsonView.css';
-import { memo, useState, type ReactNode } from 'react';
+import { memo, useMemo, useState, type ReactNode } from 'react';
 import { boundedJsonText } from '../../../proxy/parse/json-depth.js';
 import { MAX_TREE_DEPTH, formatBytes } from '../state/format.js';
 import { Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
+import { pointerToken, resolvePointer } from '../state/violations.js';
 
 const PAGE = 100;
 const STRING_CLIP = 400;
@@ -37,14 +40,47 @@ export interface JsonViewProps {
   /** Root label (e.g. "request"). */
   label?: string;
   className?: string;
+  /** JSON pointers to mark (`/result/content/0`): their parts open and highlighted. */
+  highlight?: readonly string[];
 }
 
-export function JsonView({ value, openDepth = 2, label, className }: JsonViewProps) {
+export function JsonView({ value, openDepth = 2, label, className, highlight }: JsonViewProps) {
+  const hl = useMemo(() => highlightOf(value, highlight), [value, highlight]);
   return (
     <div className={`json-view${className ? ` ${className}` : ''}`} data-testid="json-view">
-      <JsonNode name={label} value={value} depth={0} openDepth={openDepth} last />
+      <JsonNode name={label} value={value} depth={0} openDepth={openDepth} last path="" hl={hl} />
     </div>
   );
+}
+
+/** The parts to mark (`at`) and the parts on the way to them, opened (`on`), as JSON pointers. */
+interface Highlight {
+  on: ReadonlySet<string>;
+  at: ReadonlySet<string>;
+}
+
+function highlightOf(value: unknown, pointers: readonly string[] | undefined): Highlight | undefined {
+  if (!pointers || pointers.length === 0) return undefined;
+  const on = new Set<string>();
+  const at = new Set<string>();
+  for (const p of pointers) {
+    const r = resolvePointer(value, p);
+    if (!r) continue;
+    at.add(r.found);
+    let prefix = r.found;
+    for (;;) {
+      on.add(prefix);
+      if (prefix === '') break;
+      prefix = prefix.slice(0, prefix.lastIndexOf('/'));
+    }
+  }
+  return at.size > 0 ? { on, at } : undefined;
+}
+
+/** A marked line's class and test attributes. */
+function mark(hl: Highlight | undefined, path: string): { className: string; attrs: Record<string, string> } {
+  if (!hl?.at.has(path)) return { className: '', attrs: {} };
+  return { className: ' jv-hl', attrs: { 'data-testid': 'jv-hl', 'data-path': path } };
 }
 
 function childCount(v: unknown): number {
@@ -113,12 +149,18 @@ interface NodeProps {
   depth: number;
   openDepth: number;
   last: boolean;
+  /** This part's JSON pointer ('' for the root). */
+  path: string;
+  hl?: Highlight;
 }
 
-const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }: NodeProps) {
+const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last, path, hl }: NodeProps) {
   const container = isContainer(value);
   const count = container ? childCount(value) : 0;
-  const [open, setOpen] = useState(() => container && depth < openDepth && count <= OPEN_MAX_CHILDREN);
+  const [open, setOpen] = useState(
+    () => container && ((depth < openDepth && count <= OPEN_MAX_CHILDREN) || (hl !== undefined && hl.on.has(path) && !hl.at.has(path))),
+  );
+  const marked = mark(hl, path);
   const [shown, setShown] = useState(PAGE);
   const keyLabel =
     name === undefined ? null : typeof name === 'number' ? (
@@ -132,7 +174,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
 
   if (!container) {
     return (
-      <div className="jv-line" style={indent(depth)}>
+      <div className={`jv-line${marked.className}`} style={indent(depth)} {...marked.attrs}>
         <span className="jv-gutter" />
         {keyLabel}
         <Scalar value={value} />
@@ -145,7 +187,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
   const [openB, closeB] = isArray ? ['[', ']'] : ['{', '}'];
   if (count === 0) {
     return (
-      <div className="jv-line" style={indent(depth)}>
+      <div className={`jv-line${marked.className}`} style={indent(depth)} {...marked.attrs}>
         <span className="jv-gutter" />
         {keyLabel}
         <span className="jv-punct">
@@ -162,7 +204,13 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
   const toggle = () => setOpen((o) => !o);
   if (!open) {
     return (
-      <div className="jv-line jv-collapsed" style={indent(depth)} onClick={toggle} title="Click to expand">
+      <div
+        className={`jv-line jv-collapsed${marked.className}`}
+        style={indent(depth)}
+        onClick={toggle}
+        title="Click to expand"
+        {...marked.attrs}
+      >
         <span className="jv-gutter jv-caret">▸</span>
         {keyLabel}
         <span className="jv-preview">{preview(value)}</span>
@@ -177,14 +225,36 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
     const arr = value as unknown[];
     const n = Math.min(arr.length, shown);
     for (let i = 0; i < n; i++) {
-      children.push(<JsonNode key={i} name={i} value={arr[i]} depth={depth + 1} openDepth={openDepth} last={i === arr.length - 1} />);
+      children.push(
+        <JsonNode
+          key={i}
+          name={i}
+          value={arr[i]}
+          depth={depth + 1}
+          openDepth={openDepth}
+          last={i === arr.length - 1}
+          path={`${path}/${i}`}
+          hl={hl}
+        />,
+      );
     }
   } else {
     const obj = value as Record<string, unknown>;
     let i = 0;
     for (const k in obj) {
       if (i >= shown) break;
-      children.push(<JsonNode key={k} name={k} value={obj[k]} depth={depth + 1} openDepth={openDepth} last={i === count - 1} />);
+      children.push(
+        <JsonNode
+          key={k}
+          name={k}
+          value={obj[k]}
+          depth={depth + 1}
+          openDepth={openDepth}
+          last={i === count - 1}
+          path={`${path}/${pointerToken(k)}`}
+          hl={hl}
+        />,
+      );
       i++;
     }
   }
@@ -192,7 +262,13 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last }:
 
   return (
     <>
-      <div className="jv-line jv-open" style={indent(depth)} onClick={toggle} title="Click to collapse">
+      <div
+        className={`jv-line jv-open${marked.className}`}
+        style={indent(depth)}
+        onClick={toggle}
+        title="Click to collapse"
+        {...marked.attrs}
+      >
         <span className="jv-gutter jv-caret">▾</span>
         {keyLabel}
         <span className="jv-punct">{openB}</span>

@@ -1,6 +1,6 @@
 /**
  * Left column: "All sessions" and one entry per session (transport, client → server, protocol,
- * start time, open/closed, counts). In compare mode each entry is ticked as side A or B instead
+ * start time, open/closed, counts, spec violations with their lint report). In compare mode each entry is ticked as side A or B instead
  * of selected.
  */
 import './SessionList.css';
@@ -36,6 +36,8 @@ export interface SessionListProps {
   onToggleCompare?(): void;
   /** Compare mode: a session was ticked or unticked. */
   onPick?(id: string): void;
+  /** Open a session's lint report (issue 19): the MCP rules its messages broke. */
+  onLintReport?(id: string): void;
 }
 
 function peer(p: SessionInfo['clientInfo'], fallback: string) {
@@ -53,7 +55,39 @@ function peer(p: SessionInfo['clientInfo'], fallback: string) {
   );
 }
 
-export function SessionList({ sessions, selected, onSelect, totals, compare, onToggleCompare, onPick }: SessionListProps) {
+/**
+ * A session's spec violations ("3 spec", amber), opening its lint report; the selected session
+ * without any offers the report too (which says so). Plain HTTP buckets are not MCP: nothing.
+ */
+function SpecCount({ session: s, selected, onLintReport }: { session: SessionInfo; selected: boolean; onLintReport?(id: string): void }) {
+  if (s.transport === 'http') return null;
+  const n = s.counts.violations ?? 0;
+  if (n === 0 && !(selected && onLintReport)) return null;
+  const title =
+    n > 0 ? `${plural(n, 'spec violation')}: messages that broke the MCP specification. Click for the lint report.` : 'The lint report';
+  if (!onLintReport)
+    return (
+      <span className="si-spec" data-testid="session-spec" title={title}>
+        {n} spec
+      </span>
+    );
+  return (
+    <button
+      type="button"
+      className={`si-spec${n === 0 ? ' none' : ''}`}
+      data-testid={n > 0 ? 'session-spec' : 'session-lint'}
+      title={title}
+      onClick={(e) => {
+        e.stopPropagation();
+        onLintReport(s.id);
+      }}
+    >
+      {n > 0 ? `${n} spec` : 'spec report'}
+    </button>
+  );
+}
+
+export function SessionList({ sessions, selected, onSelect, totals, compare, onToggleCompare, onPick, onLintReport }: SessionListProps) {
   const comparing = compare !== undefined;
   return (
     <aside className={`sessions${comparing ? ' comparing' : ''}`} aria-label="Sessions">
@@ -206,6 +240,7 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                     {plural(s.counts.errors, 'error')}
                   </span>
                 ) : null}
+                <SpecCount session={s} selected={isSelected && !comparing} onLintReport={onLintReport} />
               </div>
             </li>
           );

@@ -5,7 +5,7 @@
  */
 import './Timeline.css';
 import { memo, useCallback, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
-import type { CallRow, Row } from '../state/types.js';
+import type { CallRow, ProblemEvent, Row } from '../state/types.js';
 import { isAtBottom, keepInView, scrollToReveal, visibleRange } from '../state/virtual.js';
 import { formatBytes, formatClock, formatMs, jsonText } from '../state/format.js';
 import { useNow } from '../state/use-store.js';
@@ -27,6 +27,7 @@ import { useElementSize } from './use-element-size.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { editedOf, sentByMcpscope } from '../state/breakpoints.js';
+import { violationLevel, violationsTitle } from '../state/violations.js';
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -44,9 +45,20 @@ export interface TimelineProps {
   live?: boolean;
   /** Sessions that are closed: their pending calls stop ticking. */
   closedSessions?: ReadonlySet<string>;
+  /** The spec violations of a row's messages (issue 19: its "spec" badge); the store's `violationsOfRow`. */
+  violationsOf?(row: Row): readonly ProblemEvent[];
 }
 
-export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = false, live = true, closedSessions }: TimelineProps) {
+export function Timeline({
+  rows,
+  selectedKey,
+  onSelect,
+  onOpen,
+  showSession = false,
+  live = true,
+  closedSessions,
+  violationsOf,
+}: TimelineProps) {
   const viewportRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const { h: viewportHeight } = useElementSize(viewportRef);
@@ -189,6 +201,7 @@ export function Timeline({ rows, selectedKey, onSelect, onOpen, showSession = fa
                 showSession={showSession}
                 now={row.type === 'call' && row.status === 'pending' ? now : 0}
                 stopped={closedSessions?.has(row.sessionId ?? '') ?? false}
+                violationsOf={violationsOf}
                 onSelect={onSelect}
                 onOpen={onOpen}
                 onKeyDown={onRowKey}
@@ -227,6 +240,7 @@ interface RowProps {
   showSession: boolean;
   now: number;
   stopped: boolean;
+  violationsOf?(row: Row): readonly ProblemEvent[];
   onSelect(key: string): void;
   onOpen(key: string): void;
   onKeyDown(e: ReactKeyboardEvent<HTMLDivElement>, key: string): void;
@@ -237,7 +251,7 @@ const TimelineRow = memo(TimelineRowView, (a, b) => {
   return true;
 });
 
-function TimelineRowView({ row, index, selected, showSession, now, stopped, onSelect, onOpen, onKeyDown }: RowProps) {
+function TimelineRowView({ row, index, selected, showSession, now, stopped, violationsOf, onSelect, onOpen, onKeyDown }: RowProps) {
   const status = rowStatus(row);
   const depth = rowDepth(row);
   const method = rowMethod(row);
@@ -274,7 +288,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, onSe
           <Vis text={sessionId} />
         </span>
       ) : null}
-      <MethodCell row={row} depth={depth} />
+      <MethodCell row={row} depth={depth} violations={violationsOf?.(row)} />
       <span className="c-progress">{row.type === 'call' && row.progress.length > 0 ? <ProgressCell row={row} /> : null}</span>
       <span className="c-status">
         <span className={`badge st-${status}`} title={escapeInvisible(statusTitle(row), { multiline: true })}>
@@ -314,7 +328,7 @@ function statusTitle(row: Row): string {
   return '';
 }
 
-function MethodCell({ row, depth }: { row: Row; depth: number }) {
+function MethodCell({ row, depth, violations }: { row: Row; depth: number; violations?: readonly ProblemEvent[] }) {
   let main: string;
   let name: string | undefined;
   let gist = '';
@@ -383,6 +397,7 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
           sent by mcpscope
         </span>
       ) : null}
+      {violations && violations.length > 0 ? <SpecTag violations={violations} /> : null}
       {level ? (
         <span className={`tag lvl lvl-${level}`}>
           <Vis text={level} />
@@ -393,6 +408,22 @@ function MethodCell({ row, depth }: { row: Row; depth: number }) {
           <Vis text={gist} />
         </span>
       ) : null}
+    </span>
+  );
+}
+
+/** A message that broke the MCP specification: amber, red when the linter ran strict (level error); the rules in its tooltip. */
+function SpecTag({ violations }: { violations: readonly ProblemEvent[] }) {
+  const level = violationLevel(violations) ?? 'warn';
+  return (
+    <span
+      className={`tag tag-spec spec-${level}`}
+      data-testid="row-spec"
+      data-level={level}
+      data-count={violations.length}
+      title={escapeInvisible(`${violationsTitle(violations)}\nThe detail pane's Spec tab says what was expected.`, { multiline: true })}
+    >
+      spec{violations.length > 1 ? ` ${violations.length}` : ''}
     </span>
   );
 }

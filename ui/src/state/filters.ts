@@ -2,16 +2,17 @@
  * Timeline filters: matching a row, and the filter state in the URL (so a view can be shared).
  *
  * URL parameters: `session`, `method`, `dir` (c2s|s2c), `kind` (request|notification|response|error|log),
- * `errors=1`, `minms=<n>`, `q=<text>`. Any other parameter (notably `token`) is left alone.
+ * `errors=1`, `spec=1` (violations only), `minms=<n>`, `q=<text>`. Any other parameter (notably `token`) is left alone.
  */
 import type { MessageEvent } from '../../../proxy/model/events.js';
 import type { TimelineStore } from './store.js';
+import { isViolation } from './violations.js';
 import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types.js';
 
 const DIRS = new Set(['c2s', 's2c']);
 const KINDS = new Set(['request', 'notification', 'response', 'error', 'log']);
 /** The URL parameters filters own. */
-const FILTER_PARAMS = ['session', 'method', 'dir', 'kind', 'errors', 'minms', 'q'] as const;
+const FILTER_PARAMS = ['session', 'method', 'dir', 'kind', 'errors', 'spec', 'minms', 'q'] as const;
 
 export function isEmptyFilters(f: Filters): boolean {
   return (
@@ -20,6 +21,7 @@ export function isEmptyFilters(f: Filters): boolean {
     f.dir === '' &&
     f.kind === '' &&
     !f.errorsOnly &&
+    !f.violationsOnly &&
     !(f.minLatencyMs > 0) &&
     f.text.trim() === ''
   );
@@ -33,6 +35,7 @@ export function filtersKey(f: Filters): string {
     f.dir,
     f.kind,
     f.errorsOnly ? '1' : '',
+    f.violationsOnly ? '1' : '',
     f.minLatencyMs > 0 ? String(f.minLatencyMs) : '',
     f.text.trim().toLowerCase(),
   ].join('\u0000');
@@ -107,6 +110,7 @@ export interface PreparedFilters {
   dir: Filters['dir'];
   kind: Filters['kind'];
   errorsOnly: boolean;
+  violationsOnly: boolean;
   minLatencyMs: number;
   text: string;
 }
@@ -118,6 +122,7 @@ export function prepareFilters(f: Filters): PreparedFilters {
     dir: f.dir,
     kind: f.kind,
     errorsOnly: f.errorsOnly,
+    violationsOnly: f.violationsOnly === true,
     minLatencyMs: f.minLatencyMs > 0 ? f.minLatencyMs : 0,
     text: f.text.trim().toLowerCase(),
   };
@@ -204,6 +209,12 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
     if (!err) return false;
   }
 
+  if (f.violationsOnly) {
+    // A message's violations annotate its row; a violation naming no known message is a problem row of its own.
+    const spec = row.type === 'problem' ? isViolation(row.event) : store.violationsOfRow(row).length > 0;
+    if (!spec) return false;
+  }
+
   if (f.minLatencyMs > 0) {
     if (row.type !== 'call') return false;
     // Pending calls count with the time they have waited so far (by the feed's clock).
@@ -228,6 +239,7 @@ export function filtersToSearch(f: Filters, base = ''): string {
   if (f.dir !== '') params.set('dir', f.dir);
   if (f.kind !== '') params.set('kind', f.kind);
   if (f.errorsOnly) params.set('errors', '1');
+  if (f.violationsOnly) params.set('spec', '1');
   if (f.minLatencyMs > 0 && Number.isFinite(f.minLatencyMs)) params.set('minms', String(f.minLatencyMs));
   if (f.text !== '') params.set('q', f.text);
   const s = params.toString();
@@ -240,6 +252,7 @@ export function filtersFromSearch(search: string): Filters {
   const dir = params.get('dir') ?? '';
   const kind = params.get('kind') ?? '';
   const errors = (params.get('errors') ?? '').toLowerCase();
+  const spec = (params.get('spec') ?? '').toLowerCase();
   const minms = Number(params.get('minms') ?? '0');
   return {
     ...EMPTY_FILTERS,
@@ -248,6 +261,8 @@ export function filtersFromSearch(search: string): Filters {
     dir: DIRS.has(dir) ? (dir as Filters['dir']) : '',
     kind: KINDS.has(kind) ? (kind as Filters['kind']) : '',
     errorsOnly: errors === '1' || errors === 'true' || errors === 'yes',
+    // Only when on: filters without it read back equal to those that never had it.
+    ...(spec === '1' || spec === 'true' || spec === 'yes' ? { violationsOnly: true } : {}),
     minLatencyMs: Number.isFinite(minms) && minms > 0 ? minms : 0,
     text: params.get('q') ?? '',
   };

@@ -33,6 +33,7 @@ import { callRow, httpRow, logRow, notificationRow, orphanRow, problemRow } from
 import { SSE_CARRIERS, streamEntries, type ExchangeBucket } from './stream-table.js';
 import { WaterfallBuilder } from './waterfall.js';
 import { reduceHeld } from './breakpoints.js';
+import { ViolationIndex, rowViolations } from './violations.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
@@ -62,6 +63,8 @@ export class TimelineStore {
   /** session id → GET / legacy SSE streams that carried messages, in first-seen order. */
   private readonly streamExchanges = new Map<string, Set<string>>();
   private _problems: ProblemEvent[] = [];
+  /** Spec violations by the message they name (violations.ts): badges and the Spec tab, not rows. */
+  private readonly violations = new ViolationIndex();
   private _logs: LogEvent[] = [];
   /** Messages held at a breakpoint now: pausedId → its `held` event (breakpoints.ts reduceHeld). */
   private readonly _held = new Map<string, PausedEvent>();
@@ -203,6 +206,7 @@ export class TimelineStore {
     this.buckets.clear();
     this.streamExchanges.clear();
     this._problems = [];
+    this.violations.clear();
     this._logs = [];
     this._held.clear();
     this.latestAnswers.clear();
@@ -285,6 +289,12 @@ export class TimelineStore {
       }
       case 'problem': {
         this._problems.push(e);
+        // A spec violation of a known message annotates that message's row (a badge) instead of making one.
+        if (this.violations.link(e, (seq) => this.messagesBySeq.has(seq))) {
+          const row = e.message !== undefined ? this.rowOfMessage(e.message) : undefined;
+          if (row) this.touch(row);
+          break;
+        }
         if (e.exchangeId !== undefined) this.bucket(e.exchangeId).problems.push(e);
         this.addTopLevel(problemRow(e, e.sessionId ?? this.sessionOfExchange(e.exchangeId)));
         break;
@@ -510,6 +520,16 @@ export class TimelineStore {
   /** Every problem event, in seq order. */
   get problems(): readonly ProblemEvent[] {
     return this._problems;
+  }
+
+  /** The spec violations naming this message (issue 19), in seq order; undefined when none. */
+  violationsOf(messageSeq: number): readonly ProblemEvent[] | undefined {
+    return this.violations.of(messageSeq);
+  }
+
+  /** The spec violations of every message a row shows (a call: its request, progress, cancellation and response). */
+  violationsOfRow(row: Row): ProblemEvent[] {
+    return this.violations.empty ? [] : rowViolations(row, (seq) => this.violations.of(seq));
   }
 
   /** Every log event (mcpscope notes, stdio stderr lines), in seq order. */

@@ -134,6 +134,8 @@ export interface Filters {
   kind: '' | RowKind;
   /** Only rows with an error, tool error or protocol problem. */
   errorsOnly: boolean;
+  /** Only rows that broke the MCP specification: messages with spec violations, and violations naming no message (issue 19). */
+  violationsOnly?: boolean;
   /** Only calls at least this slow (ms). 0 = off. */
   minLatencyMs: number;
   /** Free text searched across method, name and payload JSON (case-insensitive). */

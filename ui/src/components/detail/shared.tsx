@@ -102,7 +102,7 @@ function useFullMessage(m: MessageEvent): { message: MessageEvent; loading: bool
   return { message: m, loading: state.seq !== m.seq || !state.error, error: state.seq === m.seq ? state.error : undefined };
 }
 
-export function Payload({ m, label }: { m: MessageEvent; label: string }) {
+export function Payload({ m, label, highlight }: { m: MessageEvent; label: string; highlight?: readonly string[] }) {
   const { message, loading, error } = useFullMessage(m);
   return (
     <>
@@ -115,7 +115,7 @@ export function Payload({ m, label }: { m: MessageEvent; label: string }) {
         </div>
       ) : null}
       {error ? <div className="note warn">Could not load the full payload: {error}</div> : null}
-      <JsonView value={message.jsonrpc} openDepth={4} className={`jv-${label}`} />
+      <JsonView value={message.jsonrpc} openDepth={4} className={`jv-${label}`} highlight={highlight} />
     </>
   );
 }
