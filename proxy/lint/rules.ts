@@ -131,7 +131,8 @@ const table: LintRule[] = [
   {
     id: 'cancellation/already-answered',
     section: 'basic/utilities/cancellation',
-    summary: 'notifications/cancelled for a request whose response had already gone by.',
+    summary:
+      'notifications/cancelled for a request whose response had gone by more than 1 s before (sooner, the two may have crossed on the wire, which the spec allows).',
   },
   { id: 'cancellation/initialize', section: 'basic/utilities/cancellation', summary: 'The client cancelled its initialize request.' },
   // Streamable HTTP headers.

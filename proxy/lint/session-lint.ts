@@ -36,6 +36,8 @@ export interface LintMessage {
   requestMethod?: string;
   /** The correlator's link: a response's request, a cancellation's request, a progress's request. */
   pair?: number;
+  /** When it crossed the proxy (ms). */
+  ts?: number;
   /** Codes of the hints the correlator gave this message (unknown-progress-token, cancel-unknown…). */
   correlatorCodes?: readonly string[];
   /** HTTP: the headers of the POST that carried this client message, on its first message only. */
@@ -46,6 +48,8 @@ export interface LintMessage {
 
 const MAX_REQUESTS = 1024;
 const MAX_ANSWERED = 1024;
+/** A cancellation this soon after its request's answer may have crossed it on the wire: allowed (basic/utilities/cancellation). */
+export const CANCEL_RACE_MS = 1000;
 const MAX_TOKENS = 256;
 const MAX_TOOLS = 1000;
 const MAX_CURSORS = 64;
@@ -74,7 +78,8 @@ export class SessionLint {
   private initialized = false;
   private initResult = false;
   private readonly requests = new Map<number, RequestNote>();
-  private readonly answered = new Set<number>();
+  /** Answered requests: seq → when their answer went by. */
+  private readonly answered = new Map<number, number>();
   private readonly lastProgress = new Map<string, number>();
   private tools = new Map<string, ToolSchemas>();
   private readonly cursors = new Map<string, Set<string>>();
@@ -198,12 +203,15 @@ export class SessionLint {
           expected: 'any request but initialize',
           text: 'The client cancelled its initialize request, which must never be cancelled; the session is left half-initialized.',
         });
-      } else if (m.pair !== undefined && this.answered.has(m.pair)) {
+      } else if (m.pair !== undefined && this.answered.has(m.pair) && (m.ts ?? 0) - (this.answered.get(m.pair) ?? 0) > CANCEL_RACE_MS) {
+        // The spec lets a cancellation cross the response on the wire (the receiver ignores it): only a cancellation
+        // sent well after the answer went by is the sender's mistake.
+        const late = (m.ts ?? 0) - (this.answered.get(m.pair) ?? 0);
         out.push({
           rule: 'cancellation/already-answered',
           path: '/params/requestId',
           expected: 'a request still in progress',
-          text: `notifications/cancelled for request #${m.pair}, whose response had already gone by (mcpscope saw it first). The receiver ignores it; if the two crossed on the wire this is a race, not a bug.`,
+          text: `notifications/cancelled for request #${m.pair}, whose response had gone by ${late} ms earlier — too long ago to have crossed it on the wire. The receiver ignores it; the sender lost track of which of its requests are still in flight.`,
         });
       }
     } else if (m.dir === 's2c') this.serverNotificationCapability(s, method, out);
@@ -222,8 +230,8 @@ export class SessionLint {
     if (m.pair === undefined) return;
     const note = this.requests.get(m.pair);
     this.requests.delete(m.pair);
-    this.answered.add(m.pair);
-    if (this.answered.size > MAX_ANSWERED) this.answered.delete(this.answered.values().next().value as number);
+    this.answered.set(m.pair, m.ts ?? 0);
+    trim(this.answered, MAX_ANSWERED);
     if (m.kind !== 'response') return;
     const result = obj(obj(m.value)?.result);
     if (!result || (result.resultType !== undefined && result.resultType !== 'complete') || obj(result.task)) return;

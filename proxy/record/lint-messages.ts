@@ -33,6 +33,7 @@ export function lintMessage(ctx: RecorderContext, linter: Linter, mode: LintMode
   try {
     found = linter.observe(session, {
       seq: m.seq,
+      ts: m.ts,
       dir: m.dir,
       kind: m.kind,
       method: m.kind === 'request' || m.kind === 'notification' ? m.method : undefined,
