@@ -1,5 +1,5 @@
 /**
- * `mcpscope verify FIXTURE --target URL [--transport http|sse] [--json] [--timeout MS] [--header K:V] [--ignore PATH]`
+ * `mcpscope verify FIXTURE --target URL [--transport http|sse] [--json] [--strict] [--timeout MS] [--header K:V] [--ignore PATH]`
  * (or `… -- <command> [args…]` for a stdio server):
  * plays the client side of a recorded session against a live server and reports every difference
  * (see proxy/replay/verify.ts). Exit code 0: same answers; 1: differences; 2: usage, fixture or
@@ -30,10 +30,13 @@ Options
                           --ignore 'tools/call random_delay › content[0].text'
                           ("›" may be typed ">"; * = any one key, index or name).
                           Repeatable; adds to the fixture's own "verify": { "ignore": [...] }
+  --strict                also fail when the live server's messages break the MCP specification
+                          (the spec linter's rules, docs/spec-lint.md); without it they are listed
   --json                  print the report as JSON
   -h, --help              this help
 
-Exit status: 0 when every response matches, 1 on differences, 2 on usage or connection errors.
+Exit status: 0 when every response matches, 1 on differences (or, with --strict, spec violations),
+2 on usage or connection errors.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -53,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
         timeout: { type: 'string' },
         ignore: { type: 'string', multiple: true },
         json: { type: 'boolean' },
+        strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -112,6 +116,7 @@ export async function main(argv: string[]): Promise<number> {
       timeoutMs,
       headers: Object.keys(headers).length > 0 ? headers : undefined,
       ignore: v.ignore,
+      strict: v.strict ?? false,
     });
     process.stdout.write(
       v.json ? `${JSON.stringify({ fixture: file, ...report }, null, 2)}\n` : formatVerifyReport(report, basename(file)),

@@ -165,6 +165,8 @@ describe('the report', () => {
       differences: [],
       ignored: [d],
       ignore: ['tools/call random_delay › content[0].text'],
+      violations: [],
+      strict: false,
     };
     expect(formatVerifyReport(report, 'f.json')).toBe(
       'mcpscope verify: f.json (1 calls) against http://x/mcp\n' +
