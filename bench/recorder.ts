@@ -4,7 +4,10 @@
  * thread hands them over, with a feed consumer attached (serialization included).
  *   tsx bench/recorder.ts [--exchanges N] [--batch K]     JSON tools/call exchanges
  *   tsx bench/recorder.ts --sse [--events N]                one tools/call streaming N progress notifications
+ *   … --lint off|warn|strict                                  the spec linter (default warn, as the CLI's)
  * Prints µs of CPU per exchange (or per SSE event). For profiling the recorder; not part of `npm run bench`.
+ * The session is a compliant one (initialize, notifications/initialized, tools/list with echo's
+ * inputSchema), so with the linter on every call's arguments are checked and nothing is reported.
  */
 import { Recorder } from '../proxy/record/recorder.js';
 import { createRedactor } from '../proxy/record/redact.js';
@@ -20,7 +23,9 @@ const EXCHANGES = arg('exchanges', 50_000);
 const BATCH = arg('batch', 10);
 
 const store = new EventStore({ maxEvents: arg('max-events', 500_000) });
-const recorder = new Recorder({ store, redactor: createRedactor({}) });
+const lintArg = process.argv[process.argv.indexOf('--lint') + 1];
+const lint = process.argv.includes('--lint') ? (lintArg as 'off' | 'warn' | 'strict') : 'warn';
+const recorder = new Recorder({ store, redactor: createRedactor({}), lint });
 let sentBytes = 0;
 const socket = {
   OPEN: 1,
@@ -101,23 +106,54 @@ const initReply = enc(
     result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'up', version: '1' } },
   }),
 );
-recorder.handle([
-  {
-    t: 'request',
-    xid: 'i0',
-    ts: ts(),
+const violationCount = () => store.snapshot().filter((e) => e.type === 'problem' && e.code === 'spec-violation').length;
+
+/** One JSON-answered POST (a notification's answer: 202, no body). */
+function post(xid: string, body: Buffer, reply: Buffer | undefined, headers: Record<string, string>): WireRecord[] {
+  const base = {
     method: 'POST',
     url: '/mcp',
     upstreamUrl: 'http://127.0.0.1:37089/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     proxyOrigin: 'http://127.0.0.1:41119',
     target: 'http://127.0.0.1:37089/mcp',
-  },
-  { t: 'request-chunk', xid: 'i0', ts: ts(), chunk: init },
-  { t: 'request-end', xid: 'i0', ts: ts() },
-  { t: 'response', xid: 'i0', ts: ts(), status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': session } },
-  { t: 'response-chunk', xid: 'i0', ts: ts(), chunk: initReply },
-  { t: 'response-end', xid: 'i0', ts: ts() },
+  };
+  return [
+    {
+      t: 'request',
+      xid,
+      ts: ts(),
+      ...base,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    },
+    { t: 'request-chunk', xid, ts: ts(), chunk: body },
+    { t: 'request-end', xid, ts: ts() },
+    {
+      t: 'response',
+      xid,
+      ts: ts(),
+      status: reply ? 200 : 202,
+      headers: reply ? { 'content-type': 'application/json', 'mcp-session-id': session } : {},
+    },
+    ...(reply ? [{ t: 'response-chunk' as const, xid, ts: ts(), chunk: reply }] : []),
+    { t: 'response-end', xid, ts: ts() },
+  ];
+}
+const inSession = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+const tools = {
+  tools: [
+    { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    { name: 'stream', inputSchema: { type: 'object', properties: { n: { type: 'number' }, rate: { type: 'number' } } } },
+  ],
+};
+recorder.handle([
+  ...post('i0', init, initReply, {}),
+  ...post('i1', enc(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })), undefined, inSession),
+  ...post(
+    'i2',
+    enc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
+    enc(JSON.stringify({ jsonrpc: '2.0', id: 1, result: tools })),
+    inSession,
+  ),
 ]);
 
 if (process.argv.includes('--sse')) {
@@ -130,7 +166,7 @@ if (process.argv.includes('--sse')) {
       method: 'tools/call',
       params: { name: 'stream', arguments: { n: EVENTS, rate: 0 }, _meta: { progressToken: 7 } },
       jsonrpc: '2.0',
-      id: 1,
+      id: 1e9,
     }),
   );
   recorder.handle([
@@ -141,7 +177,7 @@ if (process.argv.includes('--sse')) {
       method: 'POST',
       url: '/mcp',
       upstreamUrl: 'http://127.0.0.1:37089/mcp',
-      headers: { 'content-type': 'application/json', 'mcp-session-id': session, 'content-length': String(call.length) },
+      headers: { 'content-type': 'application/json', ...inSession, 'content-length': String(call.length) },
       proxyOrigin: 'http://127.0.0.1:41119',
       target: 'http://127.0.0.1:37089/mcp',
     },
@@ -176,7 +212,7 @@ if (process.argv.includes('--sse')) {
   const c = process.cpuUsage(c0);
   const n = EVENTS - warmAt * 3;
   console.log(
-    `${n} SSE progress events: ${((c.user + c.system) / n).toFixed(1)} µs CPU per event, feed ${(sentBytes / EVENTS).toFixed(0)} bytes per event, ${store.size} events kept`,
+    `${n} SSE progress events: ${((c.user + c.system) / n).toFixed(1)} µs CPU per event, feed ${(sentBytes / EVENTS).toFixed(0)} bytes per event, ${store.size} events kept, ${violationCount()} spec violations (linter ${lint})`,
   );
   await hub.close();
   process.exit(0);
@@ -204,6 +240,6 @@ await new Promise((r) => setTimeout(r, 30)); // the feed's last flush
 const cpu = process.cpuUsage(cpu0);
 const n = EXCHANGES - warm;
 console.log(
-  `${n} exchanges in batches of ${BATCH}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per exchange (${(((performance.now() - t0 - 30) / n) * 1000).toFixed(1)} µs wall), feed ${(sentBytes / EXCHANGES).toFixed(0)} bytes per exchange, ${store.size} events kept`,
+  `${n} exchanges in batches of ${BATCH}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per exchange (${(((performance.now() - t0 - 30) / n) * 1000).toFixed(1)} µs wall), feed ${(sentBytes / EXCHANGES).toFixed(0)} bytes per exchange, ${store.size} events kept, ${violationCount()} spec violations (linter ${lint})`,
 );
 await hub.close();
