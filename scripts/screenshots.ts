@@ -6,7 +6,9 @@
  * request selected). docs/images/waterfall.png comes from test/e2e/ui-waterfall-browser.test.ts
  * with MCPSCOPE_WRITE_SCREENSHOTS=1. docs/images/breakpoints.png (a held tools/call and a held
  * sampling request in the Paused panel, one being edited) and docs/images/tool-form.png (the
- * Tools panel's form for the demo's `add`, called, with its answer). Needs `npm run build` (the UI is served from dist/).
+ * Tools panel's form for the demo's `add`, called, with its answer), docs/images/spec-violation.png (the
+ * Spec tab of the demo's `add` called with a string) and lint-report.png (that session's lint report).
+ * Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -142,6 +144,39 @@ const browser = await launchBrowser();
   for (const p of scope.paused.list()) scope.paused.released('h', p.id.slice(1), 'resumed');
   await transport.terminateSession().catch(() => undefined);
   await client.close();
+  await scope.close();
+  await demo.close();
+}
+
+// Spec violations: the demo client's `add` with a string argument, its Spec tab; then the session's lint report.
+{
+  const demo = await startDemoServer({ port: 0 });
+  const scope = await startMcpscope({ target: demo.url, port: 0, uiPort: 0 });
+  // One whole round (the client stopped between rounds: nothing cut off in flight).
+  let roundDone!: () => void;
+  const round = new Promise<void>((r) => (roundDone = r));
+  const client = startDemoClient(scope.proxy.url, { log: () => undefined, onRound: () => roundDone() });
+  await round;
+  await client.stop();
+  await scope.settle();
+  const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+  await page.goto(scope.ui!.url);
+  const row = page
+    .locator('[data-testid="row"]')
+    .filter({ has: page.locator('[data-testid="row-spec"]') })
+    .first();
+  await row.waitFor();
+  await row.scrollIntoViewIfNeeded();
+  await row.click();
+  await page.locator('[data-testid="detail-tab-spec"]').click();
+  await page.locator('[data-testid="spec-violation"]').first().waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(images, 'spec-violation.png') });
+  await page.locator('[data-testid="session-spec"]').first().click();
+  await page.locator('[data-testid="lint-report"]').waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(images, 'lint-report.png') });
+  await page.close();
   await scope.close();
   await demo.close();
 }
