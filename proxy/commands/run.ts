@@ -33,6 +33,7 @@ Options
   --port <n>           forward proxy port when one is started here (default: any free port)
   --intercept <host>   decrypt only hosts matching this pattern (repeatable; * wildcards, :port)
   --upstream-ca <pem>  trust this CA file for upstream servers too (repeatable)
+  --lint <mode>        spec linting when one is started here: warn (default), strict or off
   -h, --help           this help
 
 Sets for the command: HTTP_PROXY, HTTPS_PROXY (and lower-case), NO_PROXY (mcpscope's UI port),
@@ -60,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         intercept: { type: 'string', multiple: true },
         'upstream-ca': { type: 'string', multiple: true },
+        lint: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -91,6 +93,8 @@ export async function main(argv: string[]): Promise<number> {
       }
     });
     if (v.intercept) (await import('../forward/intercept.js')).parseInterceptPatterns(v.intercept);
+    if (v.lint !== undefined && v.lint !== 'off' && v.lint !== 'warn' && v.lint !== 'strict')
+      throw new Error(`--lint must be off, warn or strict, not ${JSON.stringify(v.lint)}`);
   } catch (err) {
     process.stderr.write(`mcpscope run: ${(err as Error).message}\n`);
     return 2;
@@ -110,12 +114,17 @@ export async function main(argv: string[]): Promise<number> {
   const running = uiPort === 0 ? undefined : await findForwardProxy(uiPort);
   if (running) {
     proxyUrl = running.proxyUrl;
-    if (v.intercept || upstreamCa || v.port)
-      say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port apply, not these.`);
+    if (v.intercept || upstreamCa || v.port || v.lint)
+      say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port/--lint apply, not these.`);
     say(`recording into ${running.uiUrl}`);
   } else {
     const { startMcpscope } = await import('../mcpscope.js');
-    const options = { forward: { port: proxyPort, intercept: v.intercept, upstreamCa }, token: v.token, discoveryFile: true };
+    const options = {
+      forward: { port: proxyPort, intercept: v.intercept, upstreamCa },
+      token: v.token,
+      discoveryFile: true,
+      lint: v.lint as 'off' | 'warn' | 'strict' | undefined,
+    };
     try {
       scope = await startMcpscope({ ...options, uiPort });
     } catch (err) {

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
 import { feedUntil } from '../support/feed.js';
@@ -192,6 +193,10 @@ describe('mcpscope CLI', () => {
     expect(await bad.exit).toBe(2);
     expect(bad.stderr()).toContain('--target must be an http:// or https:// URL');
 
+    const lint = run(['--lint', 'loud']);
+    expect(await lint.exit).toBe(2);
+    expect(lint.stderr()).toContain('--lint must be off, warn or strict, not "loud"');
+
     const unknown = run(['--frobnicate']);
     expect(await unknown.exit).toBe(2);
     expect(unknown.stderr()).toMatch(/Unknown option '--frobnicate'/);
@@ -207,6 +212,38 @@ describe('mcpscope CLI', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('--lint strict records spec violations as errors (the session report says so); --lint off records none', async () => {
+    demo = await startDemoServer({ port: 0 });
+    const levels: Record<string, unknown> = {};
+    for (const mode of ['strict', 'off'] as const) {
+      const token = `cli-lint-${mode}-token-0123456789`;
+      const app = await launch(['--target', demo.url, '--port', '0', '--ui-port', '0', '--token', token, '--lint', mode]);
+      const client = new Client({ name: `cli-lint-${mode}`, version: '1' }, { capabilities: {} });
+      const transport = new StreamableHTTPClientTransport(new URL(app.proxyUrl));
+      await client.connect(transport);
+      await client.listTools();
+      // A string where add's inputSchema wants a number: the server answers with a tool error, the linter flags it.
+      await client.request({ method: 'tools/call', params: { name: 'add', arguments: { a: '2', b: 3 } } }, CallToolResultSchema);
+      await transport.terminateSession();
+      await client.close();
+      const events = await feedUntil(app.uiUrl, (ev) =>
+        ev.some((e) => e.type === 'session' && e.session.clientInfo?.name === `cli-lint-${mode}` && e.session.status === 'closed'),
+      );
+      const session = events
+        .filter((e) => e.type === 'session')
+        .map((e) => (e as Extract<McpscopeEvent, { type: 'session' }>).session)
+        .find((s) => s.clientInfo?.name === `cli-lint-${mode}`)!;
+      const res = await fetch(`${new URL(app.uiUrl).origin}/api/sessions/${session.id}/lint`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      levels[mode] = await res.json();
+      app.child.kill('SIGINT');
+      await new Promise((r) => app.child.once('exit', r));
+    }
+    expect(levels.strict).toMatchObject({ total: 1, rules: [{ rule: 'tools/arguments-schema', level: 'error', count: 1 }] });
+    expect(levels.off).toMatchObject({ total: 0, rules: [] });
   });
 
   it('says in plain words which default port was busy and which one it uses instead', async () => {
