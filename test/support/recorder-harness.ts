@@ -76,7 +76,7 @@ export class Wire {
   }
 }
 
-export function setup(options: { maxBodyBytes?: number; showSecrets?: boolean } = {}) {
+export function setup(options: { maxBodyBytes?: number; showSecrets?: boolean; lint?: 'off' | 'warn' | 'strict' } = {}) {
   const store = new EventStore();
   const recorder = new Recorder({
     store,
@@ -110,3 +110,10 @@ export const exchangeOf = (store: EventStore, id: string): ExchangeInfo => {
 };
 export const codes = (hints: { code: string }[]) => hints.map((h) => h.code);
 export const sse = (fields: string) => `${fields}\n\n`;
+
+/** Each session's latest upsert in a list of events (an import's, an export's). */
+export function latestSessions(events: readonly McpscopeEvent[]): Map<string, SessionInfo> {
+  const out = new Map<string, SessionInfo>();
+  for (const e of events) if (e.type === 'session') out.set(e.session.id, e.session);
+  return out;
+}

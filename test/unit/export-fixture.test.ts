@@ -15,6 +15,8 @@ import { EventStore } from '../../proxy/store/event-store.js';
 import { readCapture } from '../../proxy/import/import-capture.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
 import { recordScriptedCapture, SCRIPTED_SECRETS, SCRIPTED_TOKEN } from '../support/scripted-session.js';
+import { recordViolatingSession, VIOLATION_RULE } from '../support/violating-session.js';
+import { latestSessions } from '../support/recorder-harness.js';
 
 const NOW = () => new Date('2026-02-01T10:00:00.000Z');
 
@@ -245,5 +247,42 @@ describe('exportFixture', () => {
     const c = recordScriptedCapture();
     expect(() => exportFixture(c.store, 's99')).toThrow(UnknownSessionError);
     expect(() => exportFixture(c.store, 's99')).toThrow(/s99/);
+  });
+});
+
+describe('exportFixture: spec violations', () => {
+  it('keeps each violation with its rule, specRef, message, path and expected; importing it counts them as the live session did', () => {
+    const c = recordViolatingSession();
+    expect(c.violations).toHaveLength(1);
+    const fixture = exportFixture(c.store, c.sessionId);
+    expect(fixture.problems).toEqual([
+      expect.objectContaining({
+        code: 'spec-violation',
+        level: 'warn',
+        rule: VIOLATION_RULE,
+        specRef: '2025-06-18 server/tools#calling-tools',
+        message: c.call.seq,
+        path: '/params/arguments/a',
+        expected: 'a number',
+      }),
+    ]);
+    const live = [...c.store.sessions.values()][0]!;
+    const back = readCapture(JSON.stringify(fixture)).events;
+    const session = [...latestSessions(back).values()][0]!;
+    expect(session.counts).toEqual(live.counts);
+    expect(session.counts.violations).toBe(1);
+    const problem = back.find((e) => e.type === 'problem' && e.code === 'spec-violation');
+    expect(problem).toMatchObject({ rule: VIOLATION_RULE, path: '/params/arguments/a', expected: 'a number' });
+    // Its message link still names the tools/call (seqs are kept in a fixture).
+    const m = back.find((e) => e.type === 'message' && e.seq === (problem as { message?: number }).message);
+    expect(m).toMatchObject({ method: 'tools/call', kind: 'request' });
+  });
+
+  it('under --lint strict the violation is an error, and counted as one after import too', () => {
+    const c = recordViolatingSession('strict');
+    const live = [...c.store.sessions.values()][0]!;
+    expect(c.violations[0]!.level).toBe('error');
+    const back = readCapture(JSON.stringify(exportFixture(c.store, c.sessionId))).events;
+    expect([...latestSessions(back).values()][0]!.counts).toEqual(live.counts);
   });
 });

@@ -15,6 +15,7 @@ import { Recorder } from '../../proxy/record/recorder.js';
 import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { recordScriptedCapture, SCRIPTED_SECRETS } from '../support/scripted-session.js';
+import { recordViolatingSession, VIOLATION_RULE } from '../support/violating-session.js';
 
 const GOLDEN = fileURLToPath(new URL('../fixtures/golden/session.har.json', import.meta.url));
 
@@ -172,5 +173,26 @@ describe('exportHar', () => {
       token_type: 'Bearer',
       expires_in: 3600,
     });
+  });
+});
+
+describe('exportHar: spec violations', () => {
+  it('the entry of the exchange whose message broke a rule carries it in _mcpscope.violations; the others carry none', () => {
+    const c = recordViolatingSession();
+    const har = exportHar(c.store, c.sessionId);
+    const withViolations = har.log.entries.filter((e) => e._mcpscope.violations !== undefined);
+    expect(withViolations).toHaveLength(1);
+    expect(withViolations[0]!._mcpscope.exchange).toBe(c.call.exchangeId);
+    expect(withViolations[0]!._mcpscope.violations).toEqual([
+      {
+        rule: VIOLATION_RULE,
+        specRef: '2025-06-18 server/tools#calling-tools',
+        level: 'warn',
+        message: c.call.seq,
+        path: '/params/arguments/a',
+        expected: 'a number',
+        text: c.violations[0]!.text,
+      },
+    ]);
   });
 });

@@ -15,6 +15,7 @@ import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
 import { recordScriptedCapture, SCRIPTED_SECRETS, SCRIPTED_TOKEN } from '../support/scripted-session.js';
+import { recordViolatingSession } from '../support/violating-session.js';
 
 const dirs: string[] = [];
 function tmpFile(name: string): string {
@@ -135,5 +136,16 @@ describe('recordToFile', () => {
     stop();
     expect(errors).toHaveLength(1);
     expect(errors[0].message).toMatch(/stopped recording to \/dev\/full/);
+  });
+});
+
+describe('exportNdjson: spec violations', () => {
+  it('has the violation event as it is, after its message, and reads back the same', () => {
+    const c = recordViolatingSession();
+    const parsed = lines(exportNdjson(c.store, c.sessionId)).map((l) => JSON.parse(l) as McpscopeEvent);
+    const at = parsed.findIndex((e) => e.type === 'problem' && e.code === 'spec-violation');
+    expect(parsed[at]).toEqual(c.violations[0]);
+    expect(parsed[at - 1]).toMatchObject({ type: 'message', seq: c.call.seq });
+    expect(readCapture(exportNdjson(c.store, c.sessionId)).events.filter((e) => e.type === 'problem')).toEqual(c.violations);
   });
 });

@@ -10,7 +10,9 @@ import { exportNdjson } from '../../proxy/export/export-ndjson.js';
 import { appendImported, CaptureFormatError, importCapture, readCapture } from '../../proxy/import/import-capture.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
-import type { McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
+import type { McpscopeEvent, MessageEvent, ProblemEvent } from '../../proxy/model/events.js';
+import { latestSessions } from '../support/recorder-harness.js';
+import { recordViolatingSession } from '../support/violating-session.js';
 import { recordScriptedCapture } from '../support/scripted-session.js';
 import { json, setup, type Wire } from '../support/recorder-harness.js';
 import { DEEP_LEVELS, deepCaptureSessionLine, deepObj } from '../support/deep-capture.js';
@@ -33,12 +35,6 @@ function shape(messages: readonly MessageEvent[]) {
     parent: link(m.parent),
     eventId: m.location?.eventId,
   }));
-}
-
-function latestSessions(events: readonly McpscopeEvent[]): Map<string, SessionInfo> {
-  const out = new Map<string, SessionInfo>();
-  for (const e of events) if (e.type === 'session') out.set(e.session.id, e.session);
-  return out;
 }
 
 describe('readCapture: fixture', () => {
@@ -430,6 +426,25 @@ describe('appendImported', () => {
     const exchanges = [...store.exchanges.values()];
     expect(exchanges.filter((x) => x.sessionId === renamed)).toHaveLength(8);
     expect(exchanges.filter((x) => x.sessionId === c.streamable)).toHaveLength(8);
+  });
+
+  it('a spec violation comes right after its message and still names it, in a fixture and appended twice', () => {
+    const c = recordViolatingSession();
+    const fixture = JSON.stringify(exportFixture(c.store, c.sessionId));
+    const read = readCapture(fixture).events;
+    const at = read.findIndex((e) => e.type === 'problem' && e.code === 'spec-violation');
+    expect(read[at - 1]).toMatchObject({ type: 'message', method: 'tools/call', kind: 'request' });
+    expect(read[at]).toMatchObject({ message: read[at - 1]!.seq });
+    const store = new EventStore();
+    appendImported(store, read);
+    appendImported(store, read);
+    const violations = store.snapshot().filter((e): e is ProblemEvent => e.type === 'problem' && e.code === 'spec-violation');
+    expect(violations).toHaveLength(2);
+    for (const v of violations) {
+      const m = store.message(v.message!);
+      expect(m).toMatchObject({ method: 'tools/call', kind: 'request', sessionId: v.sessionId });
+    }
+    expect(violations[0]!.message).not.toBe(violations[1]!.message);
   });
 
   it('avoidLiveIds: ids a live recorder could hand out later are renamed even when free', () => {
