@@ -39,7 +39,11 @@ function expectedOf(issue: ZodIssueLike): string {
     return issue.expected === 'object' || issue.expected === 'array' ? `an ${issue.expected}` : `a ${issue.expected}`;
   }
   if (issue.code === 'invalid_value' && issue.values) return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-  return issue.message.replace(/^Invalid input:?\s*/, '') || 'a value of the shape the schema describes';
+  // zod's message here quotes the keys that were sent (`Unrecognized key: "…"`), which may be anything.
+  if (issue.code === 'unrecognized_keys') return 'no properties other than those the schema names';
+  const words = issue.message.replace(/^Invalid input:?\s*/, '');
+  // A refinement's "Invalid Base64 string" says what was wrong: what was expected is a valid one.
+  return words.replace(/^Invalid /, 'a valid ') || 'a value of the shape the schema describes';
 }
 
 function firstIssue(schema: ZodLike, value: unknown): ZodIssueLike | undefined {

@@ -110,6 +110,10 @@ export class SessionLint {
     const note: RequestNote = { method };
     this.requests.set(m.seq, note);
     trim(this.requests, MAX_REQUESTS);
+    // A token is unique among requests in flight only: a new request may reuse a finished one's, and its progress starts over.
+    const token = obj(params?._meta)?.progressToken;
+    if (typeof token === 'string' || typeof token === 'number')
+      this.lastProgress.delete(`${m.dir === 'c2s' ? 's2c' : 'c2s'}|${typeof token}|${token}`);
     if (m.dir === 'c2s') {
       if (this.fromStart && !this.initialized && method !== 'initialize' && method !== 'ping') {
         out.push({
@@ -369,10 +373,12 @@ export class SessionLint {
         text: `The client's POST has no MCP-Protocol-Version header, which every request after initialization must carry from 2025-06-18 on. A server without it assumes 2025-03-26 and may answer differently, or refuse with 400.`,
       });
     } else if (sent !== version) {
+      // Only a version is quoted: any other value could be anything, and cut short here it would escape the redactor.
+      const said = /^\d{4}-\d{2}-\d{2}$/.test(sent) ? JSON.stringify(sent) : 'a value that is not a protocol version';
       out.push({
         rule: 'http/protocol-version-header-mismatch',
         expected: `MCP-Protocol-Version: ${version} (the negotiated version)`,
-        text: `The client's POST says MCP-Protocol-Version ${JSON.stringify(sent.slice(0, 20))}, but the session negotiated ${version}. A server answers a version it does not support with 400 Bad Request.`,
+        text: `The client's POST says MCP-Protocol-Version ${said}, but the session negotiated ${version}. A server answers a version it does not support with 400 Bad Request.`,
       });
     }
   }
