@@ -397,7 +397,7 @@ function elicitationSchema(params: Record<string, unknown> | undefined, out: Vio
       rule: 'elicitation/requested-schema',
       path: `/params/requestedSchema/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
       expected: 'a primitive property: type string, number, integer or boolean (or a string enum); no objects, nesting or plain arrays',
-      text: `Property ${JSON.stringify(name.slice(0, 64))} of the elicitation's requestedSchema is ${typeof type === 'string' ? `of type ${JSON.stringify(type)}` : 'not a primitive'}. Elicitation only allows flat primitive fields: clients refuse the request (an SDK client fails validation) and the user is never asked.`,
+      text: `Property ${name.length <= 64 ? JSON.stringify(name) : `with a ${name.length}-character name`} of the elicitation's requestedSchema is ${typeof type === 'string' ? `of type ${JSON.stringify(type)}` : 'not a primitive'}. Elicitation only allows flat primitive fields: clients refuse the request (an SDK client fails validation) and the user is never asked.`,
     });
   }
 }

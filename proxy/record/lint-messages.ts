@@ -81,6 +81,7 @@ export function lintMessage(ctx: RecorderContext, linter: Linter, mode: LintMode
   }
   const c = session.counts;
   c.violations = (c.violations ?? 0) + found.length;
-  if (level === 'error') c.errors += 1;
+  // Strict: the message is an error (counted once, and not again if it already was one: countMessage's rule).
+  if (level === 'error' && !(m.kind === 'error' || m.isError || m.hints.some((h) => h.level === 'error'))) c.errors += 1;
   ctx.markSession(session);
 }
