@@ -239,3 +239,86 @@ describe('rowMatches on every row type', () => {
     );
   });
 });
+
+describe('violations only (issue 19)', () => {
+  /** The scenario with spec violations: on a call's response, on a notification, and one naming no message. */
+  const withViolations = () => {
+    const b = new EventBuilder();
+    const { seq } = scenario(b);
+    b.violation({ message: seq.addResult, rule: 'schema/tools-call-result', path: '/result/content/0' });
+    b.violation({ message: seq.listChanged, rule: 'capabilities/list-changed' });
+    const loose = b.violation({ rule: 'transport/protocol-version-header', exchangeId: 'x14' });
+    const store = new TimelineStore();
+    store.ingest(b.events);
+    return { store, seq, loose };
+  };
+
+  it('keeps the rows whose messages broke a rule and violations naming no message, and nothing else (other problems neither)', () => {
+    const { store, seq, loose } = withViolations();
+    expect(keys(store, { violationsOnly: true })).toEqual([`c${seq.add}`, `n${seq.listChanged}`, `p${loose.seq}`]);
+    expect(keys(store, { violationsOnly: true })).not.toContain(`p${seq.problem}`);
+    // With the other filters: all must hold.
+    expect(keys(store, { violationsOnly: true, kind: 'notification' })).toEqual([`n${seq.listChanged}`]);
+    expect(keys(store, { violationsOnly: true, method: 'tools/call' })).toEqual([`c${seq.add}`]);
+    expect(keys(store, { violationsOnly: true, session: 's2' })).toEqual([]);
+    expect(keys(store, { violationsOnly: true, errorsOnly: true })).toEqual([`p${loose.seq}`]);
+    // Nothing when nothing broke a rule.
+    const { store: clean } = setup();
+    expect(keys(clean, { violationsOnly: true })).toEqual([]);
+  });
+
+  it('judges again a row whose message gets a violation after the list was computed', () => {
+    const { store, seq } = setup();
+    expect(keys(store, { violationsOnly: true })).toEqual([]);
+    const b = new EventBuilder(store.lastSeq + 1, store.lastTs);
+    b.violation({ message: seq.slowTask, rule: 'tools/arguments-schema' });
+    store.ingest(b.events);
+    expect(keys(store, { violationsOnly: true })).toEqual([`c${seq.slowTask}`]);
+    // A nested row gets it on its own: its parent shows only as its parent.
+    const b2 = new EventBuilder(store.lastSeq + 1, store.lastTs);
+    b2.violation({ message: seq.samplingAnswer, rule: 'schema/sampling-result' });
+    store.ingest(b2.events);
+    const rows = store.visibleRows({ ...EMPTY_FILTERS, violationsOnly: true });
+    expect(rows.map((r) => r.key)).toEqual([`c${seq.slowTask}`, `c${seq.sampling}`]);
+    expect(rowMatches(rows[1], { ...EMPTY_FILTERS, violationsOnly: true }, store)).toBe(true);
+  });
+
+  it('is spec=1 in the URL, read back as on; off leaves the filters as if it never was', () => {
+    expect(filtersToSearch({ ...EMPTY_FILTERS, violationsOnly: true })).toBe('?spec=1');
+    expect(filtersToSearch({ ...EMPTY_FILTERS, violationsOnly: false })).toBe('');
+    expect(filtersToSearch({ ...EMPTY_FILTERS, violationsOnly: true, errorsOnly: true }, '?token=t')).toBe('?token=t&errors=1&spec=1');
+    for (const on of ['?spec=1', 'spec=true', '?spec=YES', '?token=t&spec=1'])
+      expect(filtersFromSearch(on), on).toEqual({ ...EMPTY_FILTERS, violationsOnly: true });
+    for (const off of ['?spec=0', '?spec=', '?spec=no', '?specs=1', ''])
+      expect(filtersFromSearch(off), off).toStrictEqual(filtersFromSearch(''));
+    // Off and unset select the same rows: the same memo key.
+    expect(filtersKey({ ...EMPTY_FILTERS, violationsOnly: false })).toBe(filtersKey(EMPTY_FILTERS));
+    expect(filtersKey({ ...EMPTY_FILTERS, violationsOnly: true })).not.toBe(filtersKey({ ...EMPTY_FILTERS, errorsOnly: true }));
+    expect(isEmptyFilters({ ...EMPTY_FILTERS, violationsOnly: true })).toBe(false);
+    expect(isEmptyFilters({ ...EMPTY_FILTERS, violationsOnly: false })).toBe(true);
+    // A stale spec=1 is replaced when the filter is turned off.
+    expect(filtersToSearch(EMPTY_FILTERS, '?token=t&spec=1')).toBe('?token=t');
+  });
+
+  it('round-trips with every other filter', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          session: fc.constantFrom('', 's1', 'a&b'),
+          method: fc.constantFrom('', 'tools/'),
+          dir: fc.constantFrom('' as const, 'c2s' as const, 's2c' as const),
+          kind: fc.constantFrom('' as const, 'request' as const, 'error' as const),
+          errorsOnly: fc.boolean(),
+          minLatencyMs: fc.constantFrom(0, 250),
+          text: fc.string(),
+        }),
+        (rest) => {
+          const f: Filters = { ...rest, violationsOnly: true };
+          const search = filtersToSearch(f, '?token=abc');
+          expect(new URLSearchParams(search).get('spec')).toBe('1');
+          expect(filtersFromSearch(search)).toEqual(f);
+        },
+      ),
+    );
+  });
+});

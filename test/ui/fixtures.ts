@@ -12,6 +12,7 @@ import type {
   McpscopeEvent,
   MessageEvent,
   MessageKind,
+  ProblemEvent,
   SessionInfo,
   SseFrameEvent,
 } from '../../proxy/model/events.js';
@@ -163,6 +164,32 @@ export class EventBuilder {
 
   problem(init: { sessionId?: string; exchangeId?: string; code: string; text: string; level?: 'warn' | 'error'; raw?: string }) {
     const e = { type: 'problem' as const, ...this.stamp(), level: init.level ?? 'error', ...init };
+    this.events.push(e);
+    return e;
+  }
+
+  /** A spec violation (issue 19) as the linter records it: a problem naming the message it is about. */
+  violation(init: {
+    message?: number;
+    rule: string;
+    path?: string;
+    expected?: string;
+    specRef?: string;
+    level?: 'warn' | 'error';
+    sessionId?: string;
+    exchangeId?: string;
+    text?: string;
+  }): ProblemEvent {
+    const { text, level, sessionId, ...rest } = init;
+    const e: ProblemEvent = {
+      type: 'problem',
+      ...this.stamp(),
+      sessionId: sessionId ?? 's1',
+      level: level ?? 'warn',
+      code: 'spec-violation',
+      text: text ?? `Breaks ${init.rule}.`,
+      ...rest,
+    };
     this.events.push(e);
     return e;
   }
@@ -620,6 +647,121 @@ export function scenario(b = new EventBuilder()): Scenario {
       problem,
       legacyRequest: legacyRequest.seq,
       legacyResponse: legacyResponse.seq,
+    },
+  };
+}
+
+export interface SpecScenario {
+  events: McpscopeEvent[];
+  seq: {
+    /** tools/call add {a: 2, b: 3}: compliant. */
+    goodAdd: number;
+    goodAddResult: number;
+    /** tools/call add {a: "2", b: 3}, twice: tools/arguments-schema at /params/arguments/a. */
+    badAdd: number;
+    badAddResult: number;
+    badAdd2: number;
+    /** tools/call echo answered with a result without content: schema/tools-call-result at /result/content. */
+    echo: number;
+    echoResult: number;
+    /** The violations, in seq order: badAdd's, echoResult's, one naming no message, badAdd2's. */
+    violations: number[];
+    /** The violation naming no message (a problem row of its own). */
+    loose: number;
+  };
+}
+
+export const SPEC_REF_TOOLS = '2025-11-25 server/tools#calling-tools';
+export const SPEC_URL_TOOLS = 'https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools';
+
+/**
+ * One Streamable HTTP session (s1, 2025-11-25) whose traffic broke the MCP specification, the
+ * violations as the linter records them (each right after its message; `level` is the linter's
+ * mode: warn, or error under --lint strict), and a session s2 that broke nothing.
+ */
+export function specScenario(level: 'warn' | 'error' = 'warn', b = new EventBuilder()): SpecScenario {
+  const counts = { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 0 };
+  b.session('s1', { protocolVersion: '2025-11-25', counts });
+  b.session('s2', { protocolVersion: '2025-11-25', counts });
+  const violations: number[] = [];
+  const call = (xid: string, id: number, name: string, args: unknown, result: unknown) => {
+    b.exchange(xid, 's1', { status: 200, carrier: 'post-json', responseType: 'application/json' });
+    const req = b.message({
+      exchangeId: xid,
+      dir: 'c2s',
+      kind: 'request',
+      carrier: 'post-body',
+      id,
+      method: 'tools/call',
+      name,
+      jsonrpc: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
+    });
+    const res = b.message({
+      exchangeId: xid,
+      dir: 's2c',
+      kind: 'response',
+      carrier: 'post-json',
+      id,
+      method: 'tools/call',
+      name,
+      pair: req.seq,
+      after: 3,
+      isError: (result as { isError?: boolean }).isError,
+      jsonrpc: { jsonrpc: '2.0', id, result },
+    });
+    return { req: req.seq, res: res.seq };
+  };
+  const argumentsViolation = (message: number) =>
+    violations.push(
+      b.violation({
+        message,
+        level,
+        rule: 'tools/arguments-schema',
+        specRef: SPEC_REF_TOOLS,
+        path: '/params/arguments/a',
+        expected: 'a number',
+        text: "The arguments do not match the tool's inputSchema: /a is not a number.",
+      }).seq,
+    );
+
+  const good = call('x1', 1, 'add', { a: 2, b: 3 }, { content: [{ type: 'text', text: '5' }] });
+  const bad = call('x2', 2, 'add', { a: '2', b: 3 }, { content: [{ type: 'text', text: 'a must be a number' }], isError: true });
+  argumentsViolation(bad.req);
+  const echo = call('x3', 3, 'echo', { text: 'hi' }, { structured: true });
+  violations.push(
+    b.violation({
+      message: echo.res,
+      level,
+      rule: 'schema/tools-call-result',
+      specRef: SPEC_REF_TOOLS,
+      path: '/result/content',
+      expected: 'an array of content blocks',
+      text: 'A tools/call result needs content.',
+    }).seq,
+  );
+  const loose = b.violation({
+    exchangeId: 'x3',
+    level,
+    rule: 'transport/protocol-version-header',
+    specRef: '2025-11-25 basic/transports#protocol-version-header',
+    text: 'A POST after initialize lacks MCP-Protocol-Version.',
+  }).seq;
+  violations.push(loose);
+  const bad2 = call('x4', 4, 'add', { a: '2', b: 3 }, { content: [{ type: 'text', text: 'a must be a number' }], isError: true });
+  argumentsViolation(bad2.req);
+  b.session('s1', { protocolVersion: '2025-11-25', counts: { ...counts, messages: 8, requests: 4, violations: violations.length } });
+  return {
+    events: b.events,
+    seq: {
+      goodAdd: good.req,
+      goodAddResult: good.res,
+      badAdd: bad.req,
+      badAddResult: bad.res,
+      badAdd2: bad2.req,
+      echo: echo.req,
+      echoResult: echo.res,
+      violations,
+      loose,
     },
   };
 }

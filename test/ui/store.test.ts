@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { TimelineStore } from '../../ui/src/state/store';
 import { syntheticEvents } from '../../bench/ui-synthetic';
 import { EMPTY_FILTERS, type CallRow, type HttpRow, type NotificationRow, type Row } from '../../ui/src/state/types';
-import type { ExchangeInfo, McpscopeEvent } from '../../proxy/model/events';
+import type { ExchangeInfo, McpscopeEvent, ProblemEvent } from '../../proxy/model/events';
 import { EventBuilder, scenario } from './fixtures';
 import demoCapture from './demo-capture.json';
 
@@ -862,5 +862,102 @@ describe('TimelineStore: a call refused at the HTTP layer', () => {
     const r4 = initialize(b4);
     ok.ingest([...b4.events, { ...exchange(202), seq: r4.seq + 1 }]);
     expect(call(ok, r4.seq).status).toBe('pending');
+  });
+});
+
+describe('TimelineStore: spec violations (issue 19)', () => {
+  /** The scenario with violations appended after it (as the linter records them: after their message). */
+  const withViolations = (add: (b: EventBuilder, seq: ReturnType<typeof scenario>['seq']) => void) => {
+    const b = new EventBuilder();
+    const { seq } = scenario(b);
+    add(b, seq);
+    return { events: b.events, seq };
+  };
+
+  it("annotates the message a violation names: no row of its own, the message's row carries it", () => {
+    const plain = loaded();
+    const { events, seq } = withViolations((b, s) => {
+      b.violation({ message: s.add, rule: 'tools/arguments-schema', path: '/params/arguments/a', expected: 'a number' });
+    });
+    const v = events[events.length - 1] as ProblemEvent;
+    const store = loaded(events);
+    // The same rows as without it: the violation is not a timeline row.
+    expect(picture(store)).toEqual(picture(plain));
+    expect(store.row(`p${v.seq}`)).toBeUndefined();
+    expect(store.stats.rows).toBe(plain.stats.rows);
+    expect(store.violationsOf(seq.add)).toEqual([v]);
+    expect(store.violationsOf(seq.addResult)).toBeUndefined();
+    expect(store.violationsOfRow(call(store, seq.add))).toEqual([v]);
+    // Every other row has none.
+    for (const r of store.visibleRows(EMPTY_FILTERS)) if (r.key !== `c${seq.add}`) expect(store.violationsOfRow(r)).toEqual([]);
+    // It is still a problem of the store (the lint report reads those).
+    expect(store.problems).toContain(v);
+  });
+
+  it("a call row gathers its response's and progress' violations too, and is touched when one arrives live", () => {
+    const { events, seq } = scenario();
+    const store = loaded(events);
+    const slow = call(store, seq.slowTask);
+    const rev = slow.rev ?? 0;
+    const version = store.version;
+    const b = new EventBuilder(store.lastSeq + 1, store.lastTs);
+    const onResult = b.violation({ message: seq.slowTaskResult, rule: 'schema/tools-call-result', path: '/result/content' });
+    const onProgress = b.violation({ message: seq.progress[1], rule: 'progress/increasing', level: 'error' });
+    store.ingest(b.events);
+    expect(store.version).toBeGreaterThan(version);
+    expect(slow.rev).toBeGreaterThan(rev);
+    expect(store.violationsOfRow(slow)).toEqual([onResult, onProgress]);
+    expect(store.row(`p${onResult.seq}`)).toBeUndefined();
+    expect(store.row(`p${onProgress.seq}`)).toBeUndefined();
+    // A nested row's violations are its own, not its parent's.
+    const b2 = new EventBuilder(store.lastSeq + 1, store.lastTs);
+    const onSampling = b2.violation({ message: seq.sampling, rule: 'capabilities/sampling' });
+    store.ingest(b2.events);
+    expect(store.violationsOfRow(call(store, seq.sampling))).toEqual([onSampling]);
+    expect(store.violationsOfRow(slow)).toEqual([onResult, onProgress]);
+  });
+
+  it('a violation naming a message the store does not hold, or none, stays a problem row', () => {
+    const { events, seq } = withViolations((b) => {
+      b.violation({ message: 99_999, rule: 'lifecycle/unknown' });
+      b.violation({ rule: 'transport/session-id', exchangeId: 'x14', text: 'A session id the server never assigned.' });
+    });
+    const [unknown, none] = events.slice(-2) as ProblemEvent[];
+    const store = loaded(events);
+    expect(store.row(`p${unknown.seq}`)).toMatchObject({ type: 'problem', event: unknown, sessionId: 's1' });
+    expect(store.row(`p${none.seq}`)).toMatchObject({ type: 'problem', event: none });
+    expect(store.violationsOf(99_999)).toBeUndefined();
+    for (const r of store.visibleRows(EMPTY_FILTERS)) expect(store.violationsOfRow(r)).toEqual([]);
+    // Other problems are rows as before.
+    expect(store.row(`p${seq.problem}`)?.type).toBe('problem');
+    expect(store.problemsOf('x14')).toContain(none);
+  });
+
+  it('a violation that came before its message (a gap filled later) is linked once the message arrives', () => {
+    const { events, seq } = withViolations((b, s) => {
+      b.violation({ message: s.add, rule: 'tools/arguments-schema' });
+    });
+    const v = events[events.length - 1] as ProblemEvent;
+    const store = new TimelineStore();
+    store.ingest(events.filter((e) => e.seq !== seq.add));
+    // Without its message it is a row of its own.
+    expect(store.row(`p${v.seq}`)?.type).toBe('problem');
+    store.ingest(events.filter((e) => e.seq === seq.add));
+    expect(store.row(`p${v.seq}`)).toBeUndefined();
+    expect(store.violationsOfRow(call(store, seq.add))).toEqual([v]);
+    expect(picture(store)).toEqual(picture(loaded()));
+  });
+
+  it('forgets violations on clear', () => {
+    const { events, seq } = withViolations((b, s) => {
+      b.violation({ message: s.add, rule: 'tools/arguments-schema' });
+    });
+    const store = loaded(events);
+    store.clear();
+    expect(store.violationsOf(seq.add)).toBeUndefined();
+    const again = new EventBuilder();
+    scenario(again);
+    store.ingest(again.events);
+    expect(store.violationsOfRow(call(store, seq.add))).toEqual([]);
   });
 });

@@ -48,7 +48,8 @@ export function JsonView({ value, openDepth = 2, label, className, highlight }: 
   const hl = useMemo(() => highlightOf(value, highlight), [value, highlight]);
   return (
     <div className={`json-view${className ? ` ${className}` : ''}`} data-testid="json-view">
-      <JsonNode name={label} value={value} depth={0} openDepth={openDepth} last path="" hl={hl} />
+      {/* Drawn afresh when the marked parts change (a violation came later): the way to them opens. */}
+      <JsonNode key={hl ? [...hl.at].join('\n') : ''} name={label} value={value} depth={0} openDepth={openDepth} last path="" hl={hl} />
     </div>
   );
 }
@@ -81,6 +82,32 @@ function highlightOf(value: unknown, pointers: readonly string[] | undefined): H
 function mark(hl: Highlight | undefined, path: string): { className: string; attrs: Record<string, string> } {
   if (!hl?.at.has(path)) return { className: '', attrs: {} };
   return { className: ' jv-hl', attrs: { 'data-testid': 'jv-hl', 'data-path': path } };
+}
+
+/** How many members of a container to show so that the marked parts under it are shown (at least a page). */
+function pageReaching(value: Record<string, unknown> | unknown[], path: string, hl: Highlight | undefined): number {
+  if (!hl?.on.has(path)) return PAGE;
+  let need = 0;
+  const prefix = `${path}/`;
+  for (const p of hl.on) {
+    if (!p.startsWith(prefix) || p.indexOf('/', prefix.length) !== -1) continue;
+    // A member on the way to a marked part: its position among its siblings.
+    const token = p.slice(prefix.length);
+    let index = -1;
+    if (Array.isArray(value)) index = Number(token);
+    else {
+      let i = 0;
+      for (const k in value) {
+        if (pointerToken(k) === token) {
+          index = i;
+          break;
+        }
+        i++;
+      }
+    }
+    need = Math.max(need, index + 1);
+  }
+  return need <= PAGE ? PAGE : Math.ceil(need / PAGE) * PAGE;
 }
 
 function childCount(v: unknown): number {
@@ -161,7 +188,8 @@ const JsonNode = memo(function JsonNode({ name, value, depth, openDepth, last, p
     () => container && ((depth < openDepth && count <= OPEN_MAX_CHILDREN) || (hl !== undefined && hl.on.has(path) && !hl.at.has(path))),
   );
   const marked = mark(hl, path);
-  const [shown, setShown] = useState(PAGE);
+  // Members shown: a page, or as many as it takes to show a marked part further down.
+  const [shown, setShown] = useState(() => (container ? pageReaching(value, path, hl) : PAGE));
   const keyLabel =
     name === undefined ? null : typeof name === 'number' ? (
       <span className="jv-index">{name}: </span>
