@@ -6,7 +6,9 @@
  * A session mcpscope joined mid-way (its first message seen is not the client's initialize) and a
  * stateless 2026-07-28 one have no lifecycle, and what they did before mcpscope saw them is
  * unknown: the rules that depend on that history (lifecycle, unknown ids and tokens, cursors)
- * stay quiet there, and capability rules need the capabilities to have been seen.
+ * stay quiet there, and capability rules need the capabilities to have been seen. So do the
+ * history rules in a session of a server that assigns no Mcp-Session-Id (`grouping`): its requests
+ * are grouped by client name, so two processes of one client interleave in it.
  */
 import type { Direction, JsonRpcId, MessageKind } from '../model/events.js';
 import type { HeaderMap } from '../model/headers.js';
@@ -22,6 +24,8 @@ export interface LintSession {
   protocolVersion?: string;
   clientCapabilities?: Record<string, unknown>;
   serverCapabilities?: Record<string, unknown>;
+  /** Set when the session's requests were grouped by client (no Mcp-Session-Id): whose request is whose is a guess. */
+  grouping?: string;
 }
 
 export interface LintMessage {
@@ -88,6 +92,14 @@ export class SessionLint {
     this.fromStart = first.dir === 'c2s' && first.kind === 'request' && first.method === 'initialize';
   }
 
+  /**
+   * The session's history is all there: seen from the client's initialize, and not grouped by client
+   * (concurrent clients of one name share a grouped session, each one's messages landing in the newest).
+   */
+  private tracked(s: LintSession): boolean {
+    return this.fromStart && s.grouping === undefined;
+  }
+
   observe(s: LintSession, m: LintMessage): Violation[] {
     const out: Violation[] = [];
     const params = obj(obj(m.value)?.params);
@@ -115,7 +127,7 @@ export class SessionLint {
     if (typeof token === 'string' || typeof token === 'number')
       this.lastProgress.delete(`${m.dir === 'c2s' ? 's2c' : 'c2s'}|${typeof token}|${token}`);
     if (m.dir === 'c2s') {
-      if (this.fromStart && !this.initialized && method !== 'initialize' && method !== 'ping') {
+      if (this.tracked(s) && !this.initialized && method !== 'initialize' && method !== 'ping') {
         out.push({
           rule: 'lifecycle/request-before-initialized',
           expected: 'notifications/initialized before any request but ping',
@@ -125,7 +137,7 @@ export class SessionLint {
       this.serverCapability(s, method, out);
       if (LIST_METHODS.has(method) && typeof params?.cursor === 'string') {
         note.cursor = true;
-        if (this.fromStart && !this.cursors.get(method)?.has(params.cursor)) {
+        if (this.tracked(s) && !this.cursors.get(method)?.has(params.cursor)) {
           out.push({
             rule: 'pagination/cursor-not-issued',
             path: '/params/cursor',
@@ -149,7 +161,7 @@ export class SessionLint {
         }
       }
     } else {
-      if (this.fromStart && !this.initialized && method !== 'ping') {
+      if (this.tracked(s) && !this.initialized && method !== 'ping') {
         out.push({
           rule: 'lifecycle/server-request-before-initialized',
           expected: 'no server request but ping before notifications/initialized',
@@ -166,7 +178,7 @@ export class SessionLint {
     const codes = m.correlatorCodes ?? [];
     if (method === 'notifications/initialized' && m.dir === 'c2s') this.initialized = true;
     else if (method === 'notifications/progress') {
-      if (this.fromStart && codes.includes('unknown-progress-token')) {
+      if (this.tracked(s) && codes.includes('unknown-progress-token')) {
         out.push({
           rule: 'progress/unknown-token',
           path: '/params/progressToken',
@@ -193,7 +205,7 @@ export class SessionLint {
       }
     } else if (method === 'notifications/cancelled') {
       const target = m.pair !== undefined ? this.requests.get(m.pair) : undefined;
-      if (this.fromStart && codes.includes('cancel-unknown')) {
+      if (this.tracked(s) && codes.includes('cancel-unknown')) {
         out.push({
           rule: 'cancellation/unknown-request',
           path: '/params/requestId',

@@ -594,3 +594,45 @@ describe('coverage of rules.ts', () => {
     expect([...FIRED].filter((id) => !RULES.has(id))).toEqual([]);
   });
 });
+
+describe('a session of a server that assigns no Mcp-Session-Id (grouped by client)', () => {
+  // What the recorder does: the initialize answer came without an Mcp-Session-Id, so the session's later requests
+  // are the ones of that client name without a session id (proxy/correlate/session-registry.ts) — two processes of
+  // one client (two Inspector CLI runs against a stateless SDK server) land in one session, one's requests right
+  // after the other's initialize. Found by test/e2e/spec-lint-peers.test.ts.
+  const grouped = (grouping: string | undefined) => {
+    const d = started({ transport: 'streamable-http', server: { resources: {} }, client: ALL_CLIENT, initialized: false });
+    d.s.grouping = grouping;
+    return [
+      ...d.request('c2s', 'resources/list', { cursor: 'from-the-other-session' }).out,
+      ...d.request('s2c', 'roots/list').out,
+      ...d.note('s2c', 'notifications/progress', { progressToken: 'x', progress: 1 }, { correlatorCodes: ['unknown-progress-token'] }),
+      ...d.note('c2s', 'notifications/cancelled', { requestId: 5 }, { correlatorCodes: ['cancel-unknown'] }),
+    ];
+  };
+
+  it('stays quiet on the rules that depend on whose request came first', () => {
+    expect(grouped('no Mcp-Session-Id (stateless server)')).toEqual([]);
+    // The same traffic in a session with an Mcp-Session-Id is one client's, out of order.
+    expect(rules(grouped(undefined))).toEqual([
+      'lifecycle/request-before-initialized',
+      'pagination/cursor-not-issued',
+      'lifecycle/server-request-before-initialized',
+      'progress/unknown-token',
+      'cancellation/unknown-request',
+    ]);
+  });
+
+  it('still checks what does not depend on it: capabilities, tool schemas, headers', () => {
+    const d = started({ transport: 'streamable-http', server: {} });
+    d.s.grouping = 'no Mcp-Session-Id (stateless server)';
+    expect(rules(d.request('c2s', 'tools/list', undefined, { requestHeaders: {} }).out)).toEqual([
+      'capability/tools-not-declared',
+      'http/protocol-version-header-missing',
+    ]);
+    const s = started({ transport: 'streamable-http', server: ALL_SERVER });
+    s.s.grouping = 'no Mcp-Session-Id (stateless server)';
+    s.call('tools/list', {}, { tools: [{ name: 'add', inputSchema: { type: 'object', required: ['a'] } }] });
+    expect(rules(s.request('c2s', 'tools/call', { name: 'add', arguments: {} }).out)).toEqual(['tools/arguments-schema']);
+  });
+});
