@@ -16,7 +16,14 @@ function from2026(method: string, schema: ZodLike, result?: ZodLike): MethodSpec
   return { ...v1, schema, result };
 }
 
-export const METHODS_2026: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSpec>([
+/**
+ * The methods of 2026-07-28, as the SDK v2's own registry of that revision lists them
+ * (`rev2026-07-28/registry.ts` in @modelcontextprotocol/client): requests tools/call, tools/list,
+ * prompts/get, prompts/list, resources/list, resources/templates/list, resources/read,
+ * completion/complete, server/discover, subscriptions/listen; notifications cancelled, progress,
+ * message, resources/updated, the three list_changed and subscriptions/acknowledged.
+ */
+const CURRENT: [string, MethodSpec][] = [
   ['server/discover', req('client', 'server/discovery', core.DiscoverRequestSchema, core.DiscoverResultSchema, STATELESS_VERSION)],
   [
     'subscriptions/listen',
@@ -32,7 +39,6 @@ export const METHODS_2026: ReadonlyMap<string, MethodSpec> = new Map<string, Met
     'notifications/subscriptions/acknowledged',
     note('server', 'basic/utilities/subscriptions', core.SubscriptionsAcknowledgedNotificationSchema, STATELESS_VERSION),
   ],
-  ['ping', from2026('ping', core.PingRequestSchema, core.EmptyResultSchema)],
   ['tools/list', from2026('tools/list', core.ListToolsRequestSchema, core.ListToolsResultSchema)],
   ['tools/call', from2026('tools/call', core.CallToolRequestSchema, core.CallToolResultSchema)],
   ['prompts/list', from2026('prompts/list', core.ListPromptsRequestSchema, core.ListPromptsResultSchema)],
@@ -43,14 +49,7 @@ export const METHODS_2026: ReadonlyMap<string, MethodSpec> = new Map<string, Met
     from2026('resources/templates/list', core.ListResourceTemplatesRequestSchema, core.ListResourceTemplatesResultSchema),
   ],
   ['resources/read', from2026('resources/read', core.ReadResourceRequestSchema, core.ReadResourceResultSchema)],
-  ['resources/subscribe', from2026('resources/subscribe', core.SubscribeRequestSchema, core.EmptyResultSchema)],
-  ['resources/unsubscribe', from2026('resources/unsubscribe', core.UnsubscribeRequestSchema, core.EmptyResultSchema)],
-  ['logging/setLevel', from2026('logging/setLevel', core.SetLevelRequestSchema, core.EmptyResultSchema)],
   ['completion/complete', from2026('completion/complete', core.CompleteRequestSchema, core.CompleteResultSchema)],
-  ['tasks/get', from2026('tasks/get', core.GetTaskRequestSchema, core.GetTaskResultSchema)],
-  ['tasks/result', from2026('tasks/result', core.GetTaskPayloadRequestSchema)],
-  ['tasks/list', from2026('tasks/list', core.ListTasksRequestSchema, core.ListTasksResultSchema)],
-  ['tasks/cancel', from2026('tasks/cancel', core.CancelTaskRequestSchema, core.CancelTaskResultSchema)],
   ['notifications/cancelled', from2026('notifications/cancelled', core.CancelledNotificationSchema)],
   ['notifications/progress', from2026('notifications/progress', core.ProgressNotificationSchema)],
   ['notifications/message', from2026('notifications/message', core.LoggingMessageNotificationSchema)],
@@ -58,11 +57,19 @@ export const METHODS_2026: ReadonlyMap<string, MethodSpec> = new Map<string, Met
   ['notifications/resources/list_changed', from2026('notifications/resources/list_changed', core.ResourceListChangedNotificationSchema)],
   ['notifications/tools/list_changed', from2026('notifications/tools/list_changed', core.ToolListChangedNotificationSchema)],
   ['notifications/prompts/list_changed', from2026('notifications/prompts/list_changed', core.PromptListChangedNotificationSchema)],
-  ['notifications/tasks/status', from2026('notifications/tasks/status', core.TaskStatusNotificationSchema)],
-  // Server→client requests travel inside input_required results in 2026-07-28 (their shapes: elicitation/create, sampling/createMessage, roots/list).
-  ['elicitation/create', from2026('elicitation/create', core.ElicitRequestSchema, core.ElicitResultSchema)],
-  ['sampling/createMessage', from2026('sampling/createMessage', core.CreateMessageRequestSchema, core.CreateMessageResultSchema)],
-  ['roots/list', from2026('roots/list', core.ListRootsRequestSchema, core.ListRootsResultSchema)],
+];
+
+/**
+ * 2026-07-28's table: its own methods, and every earlier method it dropped (ping, logging/setLevel,
+ * resources/subscribe, tasks, the server→client requests, which now travel inside input_required
+ * results…) marked `until`, so that a session of that version sending one is told so. `initialize`
+ * stays unmarked: it is how any version is negotiated.
+ */
+export const METHODS_2026: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSpec>([
+  ...CURRENT,
+  ...[...METHODS]
+    .filter(([method]) => method !== 'initialize' && !CURRENT.some(([m]) => m === method))
+    .map(([method, spec]): [string, MethodSpec] => [method, { ...spec, until: STATELESS_VERSION }]),
 ]);
 
 /** The method table of a protocol version. */

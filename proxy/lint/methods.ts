@@ -73,6 +73,8 @@ export interface MethodSpec {
   sender: Sender;
   /** The first protocol version that has it. */
   since: string;
+  /** The first protocol version that no longer has it (2026-07-28 dropped several). */
+  until?: string;
   /** Spec section, without the version. */
   section: string;
   schema: ZodLike;

@@ -24,7 +24,8 @@ const table: LintRule[] = [
   {
     id: 'version/method-not-in-version',
     section: 'schema',
-    summary: 'A method that the negotiated protocol version does not have (elicitation before 2025-06-18, tasks before 2025-11-25).',
+    summary:
+      'A method that the negotiated protocol version does not have (elicitation before 2025-06-18, tasks before 2025-11-25; ping, logging/setLevel, tasks and server requests from 2026-07-28 on).',
   },
   {
     id: 'version/content-not-in-version',

@@ -68,7 +68,15 @@ export interface SchemaInput {
 
 /** A method of `spec` sent by the wrong side, or in a version that does not have it. */
 function versionViolation(spec: MethodSpec, method: string, version: string | undefined): Violation | undefined {
-  if (!isKnownVersion(version) || versionAtLeast(version, spec.since)) return undefined;
+  if (!isKnownVersion(version)) return undefined;
+  if (spec.until !== undefined && versionAtLeast(version, spec.until))
+    return {
+      rule: 'version/method-not-in-version',
+      section: spec.section,
+      expected: `a method of protocol version ${version}`,
+      text: `${method} does not exist in protocol version ${version}, which this session negotiated: it was removed in ${spec.until}${spec.kind === 'request' && spec.sender === 'server' ? ', where a server asks the client through an input_required result (inputRequests) instead' : ''}. A peer that implements ${version} answers a request with -32601 (method not found) or ignores a notification.`,
+    };
+  if (versionAtLeast(version, spec.since)) return undefined;
   return {
     rule: 'version/method-not-in-version',
     section: spec.section,

@@ -222,6 +222,50 @@ describe('checkSchema: 2026-07-28 (@modelcontextprotocol/core schemas)', () => {
     ]);
     expect(checkSchema(req('initialize', { protocolVersion: 5 }, 'c2s', V26))).toEqual([]);
   });
+
+  it('a method 2026-07-28 dropped (as the SDK v2 registry of that revision lists them) is a version violation there, and fine before', () => {
+    for (const [method, dir] of [
+      ['ping', 'c2s'],
+      ['logging/setLevel', 'c2s'],
+      ['resources/subscribe', 'c2s'],
+      ['tasks/get', 'c2s'],
+      ['sampling/createMessage', 's2c'],
+      ['roots/list', 's2c'],
+    ] as const) {
+      const found = checkSchema(req(method, method === 'logging/setLevel' ? { level: 'info' } : {}, dir, V26));
+      expect(found, method).toMatchObject([{ rule: 'version/method-not-in-version', expected: 'a method of protocol version 2026-07-28' }]);
+      expect(found[0]!.text).toContain('it was removed in 2026-07-28');
+    }
+    expect(checkSchema(req('sampling/createMessage', {}, 's2c', V26))[0]!.text).toContain('input_required');
+    expect(checkSchema(note('notifications/initialized', undefined, 'c2s', V26))).toMatchObject([
+      { rule: 'version/method-not-in-version' },
+    ]);
+    expect(checkSchema(req('ping', undefined, 'c2s', '2025-11-25'))).toEqual([]);
+    // The 2026 table's own methods are the registry's; initialize (how any version is negotiated) is not in it: never judged.
+    const current = [...METHODS_2026].filter(([, spec]) => spec.until === undefined).map(([m]) => m);
+    expect(current.sort()).toEqual(
+      [
+        'completion/complete',
+        'notifications/cancelled',
+        'notifications/message',
+        'notifications/progress',
+        'notifications/prompts/list_changed',
+        'notifications/resources/list_changed',
+        'notifications/resources/updated',
+        'notifications/subscriptions/acknowledged',
+        'notifications/tools/list_changed',
+        'prompts/get',
+        'prompts/list',
+        'resources/list',
+        'resources/read',
+        'resources/templates/list',
+        'server/discover',
+        'subscriptions/listen',
+        'tools/call',
+        'tools/list',
+      ].sort(),
+    );
+  });
 });
 
 describe('checkSchema: task-augmented results', () => {
