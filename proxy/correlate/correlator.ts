@@ -90,6 +90,13 @@ const MAX_TASKS = 5000;
 interface SessionState {
   /** Requests by `${requesterDir}|${idKey}`: the latest one with that id. */
   requests: Map<string, RequestRecord>;
+  /**
+   * Requests by `${exchangeId}|${requesterDir}|${idKey}`: a response on the exchange that carried its
+   * request (a Streamable HTTP POST's answer) pairs with that one, whatever came later with the same
+   * id — two clients of one name in a session of a server that assigns no session id both count from 0.
+   * Bounded (MAX_BY_EXCHANGE, oldest first); an entry goes when its request is answered.
+   */
+  byExchange: Map<string, RequestRecord>;
   /** progress token → request seq, by `${requesterDir}|${tokenKey}`. */
   progress: Map<string, number>;
   /** SSE event id → seq of the message first seen under it. */
@@ -104,6 +111,9 @@ interface SessionState {
   pendingBySeq: Map<number, RequestRecord>;
   pending: number;
 }
+
+/** Requests kept by exchange per session at most (correlator.ts SessionState.byExchange). */
+const MAX_BY_EXCHANGE = 10_000;
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -149,6 +159,7 @@ export class Correlator {
     if (!s) {
       s = {
         requests: new Map(),
+        byExchange: new Map(),
         progress: new Map(),
         sseEvents: new Map(),
         chains: new Map(),
@@ -260,6 +271,9 @@ export class Correlator {
         if (m.id === null || m.id === undefined) break;
         const key = `${m.dir}|${idKey(m.id)}`;
         const prev = s.requests.get(key);
+        // Pending under the same id but on another exchange (its answer will come on that one): two requests, both pending.
+        const alongside =
+          prev?.state === 'pending' && prev.exchangeId !== undefined && m.exchangeId !== undefined && prev.exchangeId !== m.exchangeId;
         if (prev && prev.state === 'pending') {
           issues.push(
             hint(
@@ -268,9 +282,8 @@ export class Correlator {
               `Request id ${JSON.stringify(m.id)} is already in flight (#${prev.seq}, ${prev.method}): ids must be unique per sender while a request is pending.`,
             ),
           );
-        } else {
-          s.pending += 1;
         }
+        if (!(prev && prev.state === 'pending') || alongside) s.pending += 1;
         const rec: RequestRecord = {
           seq,
           ts: m.ts,
@@ -281,9 +294,13 @@ export class Correlator {
           state: 'pending',
           requester: m.dir,
         };
-        if (prev && prev.state === 'pending') s.pendingBySeq.delete(prev.seq);
+        if (prev && prev.state === 'pending' && !alongside) s.pendingBySeq.delete(prev.seq);
         s.pendingBySeq.set(seq, rec);
         s.requests.set(key, rec);
+        if (m.exchangeId !== undefined) {
+          s.byExchange.set(`${m.exchangeId}|${key}`, rec);
+          if (s.byExchange.size > MAX_BY_EXCHANGE) s.byExchange.delete(s.byExchange.keys().next().value as string);
+        }
         const token = progressTokenOf(m.params);
         if (token !== undefined) {
           out.progressToken = token;
@@ -316,7 +333,9 @@ export class Correlator {
           }
           break;
         }
-        const req = s.requests.get(`${other(m.dir)}|${idKey(m.id)}`);
+        const requestKey = `${other(m.dir)}|${idKey(m.id)}`;
+        const req =
+          (m.exchangeId !== undefined ? s.byExchange.get(`${m.exchangeId}|${requestKey}`) : undefined) ?? s.requests.get(requestKey);
         if (!req) {
           issues.push(
             hint(
@@ -350,6 +369,7 @@ export class Correlator {
           req.state = 'answered';
         }
         s.pendingBySeq.delete(req.seq);
+        if (req.exchangeId !== undefined) s.byExchange.delete(`${req.exchangeId}|${requestKey}`);
         // The answer to a server→client request belongs under the same parent as the request.
         if (req.parent !== undefined && out.parent === undefined) out.parent = req.parent;
         this.onAnswer(s, m, req, out);

@@ -28,6 +28,37 @@ class Feed {
 
 const codes = (c: Correlation) => c.issues.map((h) => h.code);
 
+describe('Correlator: one id on two exchanges', () => {
+  it('a response on the exchange that carried its request pairs with that request, whichever came last with the id', () => {
+    // Two clients of one name in a session of a server that assigns no session id: both count from 0, on their own POSTs.
+    const f = new Feed();
+    const a = f.req('c2s', 0, 'tools/list', { exchangeId: 'xa' });
+    const b = f.req('c2s', 0, 'prompts/list', { exchangeId: 'xb' });
+    expect(codes(b)).toContain('duplicate-id');
+    expect(f.c.pendingCount('S')).toBe(2);
+    expect(f.res('s2c', 0, { exchangeId: 'xa' })).toMatchObject({ pair: a.seq, requestMethod: 'tools/list', issues: [] });
+    expect(f.res('s2c', 0, { exchangeId: 'xb' })).toMatchObject({ pair: b.seq, requestMethod: 'prompts/list', issues: [] });
+    expect(f.c.pendingCount('S')).toBe(0);
+  });
+
+  it('an answer on another exchange (a legacy GET stream, stdio) still pairs by id with the latest request', () => {
+    const f = new Feed();
+    f.req('c2s', 3, 'tools/list', { exchangeId: 'p1' });
+    const later = f.req('c2s', 4, 'tools/call', { exchangeId: 'p2' });
+    expect(f.res('s2c', 4, { exchangeId: 'get' })).toMatchObject({ pair: later.seq, requestMethod: 'tools/call' });
+    const noExchange = f.req('c2s', 5, 'ping');
+    expect(f.res('s2c', 5)).toMatchObject({ pair: noExchange.seq });
+  });
+
+  it('the same id again on the same exchange replaces the first (one pending, as before)', () => {
+    const f = new Feed();
+    f.req('c2s', 9, 'tools/list', { exchangeId: 'x' });
+    const second = f.req('c2s', 9, 'tools/call', { exchangeId: 'x' });
+    expect(f.c.pendingCount('S')).toBe(1);
+    expect(f.res('s2c', 9, { exchangeId: 'x' })).toMatchObject({ pair: second.seq });
+  });
+});
+
 describe('Correlator: request ↔ response', () => {
   it('pairs a response with its request, with latency, method and name', () => {
     const f = new Feed();

@@ -352,7 +352,8 @@ describe('Recorder: session lifecycle edge cases', () => {
     expect(codes(dup.hints)).toContain('duplicate-id');
     expect(codes(unknown.hints)).toContain('unknown-id');
     expect(unknown.pair).toBeUndefined();
-    expect(sessionOf(store).counts).toMatchObject({ messages: 3, requests: 2, pending: 1, errors: 2 });
+    // Each POST waits for its own answer: both requests are pending.
+    expect(sessionOf(store).counts).toMatchObject({ messages: 3, requests: 2, pending: 2, errors: 2 });
   });
 });
 
