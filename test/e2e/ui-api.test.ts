@@ -1228,41 +1228,42 @@ describe('secret redaction', () => {
 });
 
 describe('GET /api/sessions/:id/lint', () => {
-  it("reports the session's spec violations by rule (token required, 404 for an unknown session)", async () => {
+  it("reports the linter's findings in the session by rule, most broken first (token required, 404 for an unknown session)", async () => {
+    // An upstream that echoes: its initialize and tools/list results match neither schema; the client skips notifications/initialized.
     const up = await upstreamWith({ 'POST /mcp': jsonRpcEcho({ 'mcp-session-id': 'lint-session' }) });
     const scope = await scopeFor(`${up.origin}/mcp`);
-    await postJson(`${scope.proxy.url}`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+    const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lint-api', version: '1' } };
+    await postJson(`${scope.proxy.url}`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: init });
+    await postJson(
+      `${scope.proxy.url}`,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { 'mcp-session-id': 'lint-session', 'mcp-protocol-version': '2025-06-18' },
+    );
     await scope.settle();
     const session = [...scope.store.sessions.values()][0]!;
-    const message = scope.store.messages(session.id)[0]!;
-    scope.store.append({
-      type: 'problem',
-      ts: Date.now(),
-      sessionId: session.id,
-      level: 'warn',
-      code: 'spec-violation',
-      rule: 'schema/result',
-      specRef: '2025-06-18 basic/lifecycle#initialization',
-      message: message.seq,
-      path: '/result/capabilities',
-      expected: 'an object',
-      text: 'The initialize result has no capabilities.',
-    });
-    scope.store.commit();
+    const [, initResult, toolsList] = scope.store.messages(session.id);
     const auth = { authorization: `Bearer ${TOKEN}` };
     expect((await http(`${scope.ui!.origin}/api/sessions/${session.id}/lint`)).status).toBe(401);
     expect((await http(`${scope.ui!.origin}/api/sessions/s999/lint`, { headers: auth })).status).toBe(404);
     const report = JSON.parse((await http(`${scope.ui!.origin}/api/sessions/${session.id}/lint`, { headers: auth })).text) as {
       total: number;
-      rules: { rule: string; count: number; first: { message: number; path: string } }[];
+      protocolVersion: string;
+      rules: { rule: string; count: number; specRef: string; first: { message: number; path?: string } }[];
     };
-    expect(report.total).toBe(1);
+    expect(report).toMatchObject({ total: 3, protocolVersion: '2025-06-18' });
     expect(report.rules).toEqual([
       expect.objectContaining({
         rule: 'schema/result',
+        count: 2,
+        specRef: '2025-06-18 basic/lifecycle#initialization',
+        first: expect.objectContaining({ message: initResult!.seq, path: '/result/protocolVersion' }),
+      }),
+      expect.objectContaining({
+        rule: 'lifecycle/request-before-initialized',
         count: 1,
-        first: expect.objectContaining({ message: message.seq, path: '/result/capabilities' }),
+        first: expect.objectContaining({ message: toolsList!.seq }),
       }),
     ]);
+    expect(session.counts.violations).toBe(3);
   });
 });
