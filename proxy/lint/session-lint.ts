@@ -81,6 +81,8 @@ export class SessionLint {
   readonly fromStart: boolean;
   private initialized = false;
   private initResult = false;
+  /** The seq of the client's initialize request (cancelling it is never allowed, answered or not). */
+  private initializeSeq: number | undefined;
   private readonly requests = new Map<number, RequestNote>();
   /** Answered requests: seq → when their answer went by. */
   private readonly answered = new Map<number, number>();
@@ -119,6 +121,7 @@ export class SessionLint {
 
   private onRequest(s: LintSession, m: LintMessage, params: Record<string, unknown> | undefined, out: Violation[]): void {
     const method = m.method ?? '';
+    if (m.dir === 'c2s' && method === 'initialize') this.initializeSeq = m.seq;
     const note: RequestNote = { method };
     this.requests.set(m.seq, note);
     trim(this.requests, MAX_REQUESTS);
@@ -212,7 +215,7 @@ export class SessionLint {
           expected: 'the id of a request this side sent and is still waiting for',
           text: `notifications/cancelled names a request id this side never sent in this session. The receiver ignores it.`,
         });
-      } else if (target?.method === 'initialize') {
+      } else if (target?.method === 'initialize' || (m.pair !== undefined && m.pair === this.initializeSeq)) {
         out.push({
           rule: 'cancellation/initialize',
           path: '/params/requestId',
