@@ -4,15 +4,26 @@
  * every rule of proxy/lint/rules.ts is reported exactly once, on the message that broke it, with
  * the session's version in its specRef — and nothing else is reported. Six sessions, each
  * compliant but for the violations it is there to commit (a rule of one version needs a session of
- * that version; a stateless server one that assigns no session id).
+ * that version; a stateless server one that assigns no session id). The client answers each
+ * server request that came on a POST's SSE stream by POSTing its response, as a client does. The
+ * same findings are in each session's counts and its lint report (GET /api/sessions/:id/lint);
+ * `lint: 'strict'` makes a violation an error and `lint: 'off'` reports none (a session of its own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
 import type { MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
-import { RULES } from '../../proxy/lint/rules.js';
+import { LATEST_VERSION, RULES } from '../../proxy/lint/rules.js';
+import type { LintReport } from '../../proxy/lint/lint-report.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
-type Msg = { jsonrpc?: string; id?: number | string; method?: string; params?: Record<string, unknown> };
+type Msg = {
+  jsonrpc?: string;
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: number; message: string };
+};
 /** What the server answers a request with: messages on the POST's SSE stream first (if any), then the result or error. */
 type Answer = { before?: Msg[]; result?: unknown; error?: { code: number; message: string } };
 
@@ -130,6 +141,16 @@ const SCENARIOS: Record<string, Scenario> = {
       return notFound;
     },
   },
+  // --lint strict / off: one violation (a tool result with no content), and nothing that is an error otherwise.
+  modes: {
+    version: '2025-06-18',
+    serverCaps: { tools: {} },
+    answer(method) {
+      if (method === 'tools/list') return { result: { tools: [PLAIN_TOOL] } };
+      if (method === 'tools/call') return { result: { isError: false } }; // tools/missing-content
+      return notFound;
+    },
+  },
   // A server that assigns no session id, and a client that sends one anyway.
   stateless: {
     version: '2025-06-18',
@@ -140,6 +161,25 @@ const SCENARIOS: Record<string, Scenario> = {
       return notFound;
     },
   },
+};
+
+/** Where in its message each violation points (rules about a whole message: nowhere). */
+const PATHS: Record<string, string> = {
+  'schema/request': '/params/uri',
+  'schema/result': '/result/contents',
+  'schema/notification': '/params/requestId',
+  'version/content-not-in-version': '/result/content/0/type',
+  'tools/arguments-schema': '/params/arguments/a',
+  'tools/missing-content': '/result/content',
+  'tools/structured-content-schema': '/result/structuredContent/sum',
+  'tools/missing-structured-content': '/result/structuredContent',
+  'progress/unknown-token': '/params/progressToken',
+  'progress/not-increasing': '/params/progress',
+  'cancellation/unknown-request': '/params/requestId',
+  'cancellation/already-answered': '/params/requestId',
+  'cancellation/initialize': '/params/requestId',
+  'elicitation/requested-schema': '/params/requestedSchema/properties/address',
+  'pagination/cursor-not-issued': '/params/cursor',
 };
 
 /** Which rule each session commits, on which message (its method): the whole of rules.ts. */
@@ -179,9 +219,59 @@ const EXPECTED: Record<string, [string, string]> = {
   'pagination/cursor-not-issued': ['main', 'resources/list'],
 };
 
+const TOKEN = 'spec-lint-acceptance-token-0123';
 let upstream: ScriptedUpstream;
 let scope: Mcpscope;
 const scenarioOfSession = new Map<string, string>();
+
+/** One POST through the proxy; resolves when its whole answer has been read, with the messages of its SSE stream (if any). */
+async function post(through: Mcpscope, msg: Msg, headers: Record<string, string>): Promise<Msg[]> {
+  const r = await fetch(through.proxy!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', ...msg }),
+  });
+  const text = await r.text();
+  if (!r.headers.get('content-type')?.startsWith('text/event-stream')) return [];
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as Msg);
+}
+
+/**
+ * A client session of scenario `name` through `through`. It answers every server request that came
+ * on a POST's SSE stream by POSTing its response (with the session's headers): a result where it
+ * declared the capability (roots, form elicitation), else -32601, as a client without it does.
+ */
+function session(through: Mcpscope, name: string, clientCaps: Record<string, unknown>) {
+  const { version, stateless } = SCENARIOS[name]!;
+  const h: Record<string, string> = stateless
+    ? { 'mcp-protocol-version': version }
+    : { 'mcp-session-id': `sid-${name}`, 'mcp-protocol-version': version };
+  const answerOf = (m: Msg): Msg => {
+    if (m.method === 'roots/list' && clientCaps.roots) return { id: m.id, result: { roots: [] } };
+    if (m.method === 'elicitation/create' && clientCaps.elicitation && m.params?.mode !== 'url')
+      return { id: m.id, result: { action: 'decline' } };
+    return { id: m.id, ...notFound };
+  };
+  const send = async (msg: Msg, headers: Record<string, string> = h) => {
+    for (const m of await post(through, msg, headers))
+      if (m.method !== undefined && m.id !== undefined) await post(through, answerOf(m), h);
+  };
+  return {
+    h,
+    init: () => send(req(1, 'initialize', { protocolVersion: version, capabilities: clientCaps, clientInfo: { name, version: '1' } }), {}),
+    initialized: () => send(note('notifications/initialized')),
+    send,
+  };
+}
+
+async function api<T>(through: Mcpscope, path: string): Promise<T> {
+  const r = await fetch(`${through.ui!.origin}${path}`, { headers: { 'x-mcpscope-token': TOKEN } });
+  expect(r.status, path).toBe(200);
+  return (await r.json()) as T;
+}
 
 beforeAll(async () => {
   upstream = await startScriptedUpstream({
@@ -210,32 +300,9 @@ beforeAll(async () => {
       res.end();
     },
   });
-  scope = await startMcpscope({ target: `${upstream.origin}/mcp`, port: 0, uiPort: 0, token: 'spec-lint-acceptance-token-0123' });
+  scope = await startMcpscope({ target: `${upstream.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN });
 
-  /** One POST through the proxy; resolves when its whole answer has been read. */
-  const post = async (msg: Msg, headers: Record<string, string>) => {
-    const r = await fetch(scope.proxy!.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', ...msg }),
-    });
-    await r.text();
-  };
-  const session = (name: string, clientCaps: Record<string, unknown>) => {
-    const { version, stateless } = SCENARIOS[name]!;
-    const h: Record<string, string> = stateless
-      ? { 'mcp-protocol-version': version }
-      : { 'mcp-session-id': `sid-${name}`, 'mcp-protocol-version': version };
-    return {
-      h,
-      init: () =>
-        post(req(1, 'initialize', { protocolVersion: version, capabilities: clientCaps, clientInfo: { name, version: '1' } }), {}),
-      initialized: () => post(note('notifications/initialized'), h),
-      send: (msg: Msg, headers: Record<string, string> = h) => post(msg, headers),
-    };
-  };
-
-  const main = session('main', {});
+  const main = session(scope, 'main', {});
   await main.init();
   await main.initialized();
   await main.send(req(2, 'tools/list'));
@@ -255,7 +322,7 @@ beforeAll(async () => {
   await new Promise((r) => setTimeout(r, 1_100));
   await main.send(note('notifications/cancelled', { requestId: 3 }));
 
-  const lifecycle = session('lifecycle', { roots: {} });
+  const lifecycle = session(scope, 'lifecycle', { roots: {} });
   await lifecycle.init();
   await lifecycle.send(req(2, 'tools/list'));
   await lifecycle.initialized();
@@ -268,14 +335,14 @@ beforeAll(async () => {
     ['old', { elicitation: {} }],
     ['oldest', {}],
   ] as const) {
-    const s = session(name, caps);
+    const s = session(scope, name, caps);
     await s.init();
     await s.initialized();
     await s.send(req(2, 'tools/list'));
     await s.send(req(3, 'tools/call', { name: 'plain', arguments: {} }));
   }
 
-  const stateless = session('stateless', {});
+  const stateless = session(scope, 'stateless', {});
   await stateless.init();
   await stateless.initialized();
   await stateless.send(req(2, 'tools/list'), { 'mcp-session-id': 'made-up-by-the-client', 'mcp-protocol-version': '2025-06-18' });
@@ -314,6 +381,11 @@ describe('the spec linter on scripted traffic that breaks every rule once', () =
       // http/session-id-not-assigned lands in the session mcpscope opened for the made-up id.
       if (v.rule !== 'http/session-id-not-assigned') expect(session?.clientInfo?.name, what).toBe(scenario);
       if (session?.protocolVersion) expect(v.specRef, what).toMatch(new RegExp(`^${SCENARIOS[scenario]!.version} `));
+      // A session mcpscope knows no version of (the made-up id's) is linked to the latest specification.
+      else expect(v.specRef, what).toMatch(new RegExp(`^${LATEST_VERSION} `));
+      // A schema rule's section is its method's; every other rule's is its own.
+      if (!v.rule!.startsWith('schema/') && v.rule !== 'version/method-not-in-version')
+        expect(v.specRef, what).toBe(`${session?.protocolVersion ?? LATEST_VERSION} ${RULES.get(v.rule!)!.section}`);
       expect(v.level).toBe('warn');
       expect(v.text.length, what).toBeGreaterThan(40);
     }
@@ -329,11 +401,97 @@ describe('the spec linter on scripted traffic that breaks every rule once', () =
     expect(byRule.get('elicitation/requested-schema')).toMatchObject({ path: '/params/requestedSchema/properties/address' });
     expect(byRule.get('version/content-not-in-version')).toMatchObject({ path: '/result/content/0/type' });
     for (const v of violations()) expect(v.expected, v.rule).toBeTruthy();
+    // Every rule about one part of a message points into that message; the others (lifecycle, capabilities, headers, a
+    // method of another version) are about the message as a whole.
+    for (const v of violations()) {
+      expect(v.path, v.rule).toBe(PATHS[v.rule!]);
+      if (v.path === undefined) continue;
+      const parent = v.path.split('/').slice(1, -1);
+      let at: unknown = (scope.store.message(v.message!) as MessageEvent).jsonrpc;
+      for (const key of parent) at = (at as Record<string, unknown> | undefined)?.[key];
+      expect(typeof at, `${v.rule}: ${v.path}`).toBe('object');
+    }
   });
 
   it('counts them per session', () => {
     const counts = new Map<string, number>();
     for (const v of violations()) counts.set(v.sessionId!, (counts.get(v.sessionId!) ?? 0) + 1);
     for (const [id, n] of counts) expect(sessionOf(id)?.counts.violations, id).toBe(n);
+    // Every request was answered, the server's too (the client POSTed its answers): nothing left hanging.
+    for (const s of scope.store.sessions.values()) expect(s.counts.pending, s.id).toBe(0);
+  });
+
+  it('GET /api/sessions/:id/lint lists each session’s rules, once each, with the message that broke it', async () => {
+    const bySession = new Map<string, ProblemEvent[]>();
+    for (const v of violations()) bySession.set(v.sessionId!, [...(bySession.get(v.sessionId!) ?? []), v]);
+    for (const s of scope.store.sessions.values()) {
+      const found = bySession.get(s.id) ?? [];
+      const report = await api<LintReport>(scope, `/api/sessions/${s.id}/lint`);
+      expect(report).toMatchObject({ sessionId: s.id, total: found.length });
+      expect(report.protocolVersion).toBe(s.protocolVersion);
+      expect(report.rules.map((r) => r.rule).sort(), s.id).toEqual(found.map((v) => v.rule).sort());
+      for (const r of report.rules) {
+        const v = found.find((f) => f.rule === r.rule)!;
+        expect(r, r.rule).toEqual({
+          rule: v.rule,
+          specRef: v.specRef,
+          level: 'warn',
+          count: 1,
+          first: {
+            seq: v.seq,
+            message: v.message,
+            ts: v.ts,
+            text: v.text,
+            expected: v.expected,
+            ...(v.path !== undefined ? { path: v.path } : {}),
+          },
+        });
+      }
+    }
+    // The stateless server's own session broke nothing: the made-up id opened a session of its own.
+    const statelessSession = [...scope.store.sessions.values()].find((s) => s.clientInfo?.name === 'stateless')!;
+    expect((await api<LintReport>(scope, `/api/sessions/${statelessSession.id}/lint`)).total).toBe(0);
+    // The report is the UI's: it takes the token.
+    expect((await fetch(`${scope.ui!.origin}/api/sessions/${statelessSession.id}/lint`)).status).toBe(401);
+  });
+});
+
+describe('--lint strict and --lint off, on a session with one violation', () => {
+  const scopes: Mcpscope[] = [];
+  afterAll(async () => {
+    for (const s of scopes) await s.close();
+  });
+
+  /** The modes scenario through a scope of its own: initialize, tools/list, a call whose result has no content. */
+  async function run(lint: 'strict' | 'off') {
+    const through = await startMcpscope({ target: `${upstream.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN, lint });
+    scopes.push(through);
+    const s = session(through, 'modes', {});
+    await s.init();
+    await s.initialized();
+    await s.send(req(2, 'tools/list'));
+    await s.send(req(3, 'tools/call', { name: 'plain', arguments: {} }));
+    await through.settle();
+    const sessions = [...through.store.sessions.values()];
+    expect(sessions).toHaveLength(1);
+    const problems = through.store.snapshot().filter((e): e is ProblemEvent => e.type === 'problem' && e.code === 'spec-violation');
+    return { through, session: sessions[0]!, problems, report: await api<LintReport>(through, `/api/sessions/${sessions[0]!.id}/lint`) };
+  }
+
+  it('strict: the violation is an error, counted in the session’s errors and reported as such', async () => {
+    const { through, session: s, problems, report } = await run('strict');
+    expect(problems.map((p) => [p.rule, p.level])).toEqual([['tools/missing-content', 'error']]);
+    expect((through.store.message(problems[0]!.message!) as MessageEvent).method).toBe('tools/call');
+    expect(s.counts).toMatchObject({ violations: 1, errors: 1, pending: 0 });
+    expect(report).toMatchObject({ total: 1, rules: [{ rule: 'tools/missing-content', level: 'error', count: 1 }] });
+  });
+
+  it('off: nothing is checked, nothing reported or counted', async () => {
+    const { session: s, problems, report } = await run('off');
+    expect(problems).toEqual([]);
+    expect(s.counts.violations ?? 0).toBe(0);
+    expect(s.counts.errors).toBe(0);
+    expect(s.counts.messages).toBe(7);
+    expect(report).toMatchObject({ total: 0, rules: [] });
   });
 });
