@@ -138,6 +138,21 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
     base: direct,
     vs: [mcpscope],
   };
+  // The mcpscope path without the spec linter (SCOPE_CHILD_LINT=off): what linting every message costs, read against mcpscope.
+  const lintOffEnv = { ...uiEnv, SCOPE_CHILD_LINT: 'off' };
+  const scopeLintOff = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: lintOffEnv });
+  const feedLintOff = await feedFor(scopeLintOff);
+  const mcpscopeLintOff: Path = {
+    name: 'mcpscope --lint off',
+    url: `${scopeLintOff.proxy}/mcp`,
+    fetch: plain,
+    scope: scopeLintOff,
+    childEnv: lintOffEnv,
+    pid: scopeLintOff.pid,
+    feed: feedLintOff,
+    base: direct,
+    vs: [mcpscope],
+  };
   // Forwarding only (capture off): the cost of the proxy hop itself, without the recorder.
   const mcpscopeBare: Path = {
     name: 'mcpscope forward-only',
@@ -250,6 +265,7 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
       direct,
       mcpscope,
       mcpscopeBp,
+      mcpscopeLintOff,
       mcpscopeFwd,
       mcpscopeBare,
       plainNode,
@@ -273,13 +289,14 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
         [mcpscope.name]: Number((await feedUi.ask('count')).messages),
         'mcpscope forward': Number((await feedFwd.ask('count')).messages),
         [mcpscopeBp.name]: Number((await feedBp.ask('count')).messages),
+        [mcpscopeLintOff.name]: Number((await feedLintOff.ask('count')).messages),
       };
     },
     async close() {
-      await Promise.all([feedUi.close(), feedFwd.close(), feedBp.close()]);
+      await Promise.all([feedUi.close(), feedFwd.close(), feedBp.close(), feedLintOff.close()]);
       await upstreamChild.close();
       for (const c of [nodeProxy, relay, relayTlsChild]) c.process.kill();
-      await Promise.all([scopeUi.close(), scopeBare.close(), scopeFwd.close(), scopeBp.close()]);
+      await Promise.all([scopeUi.close(), scopeBare.close(), scopeFwd.close(), scopeBp.close(), scopeLintOff.close()]);
       stopMitm();
     },
   };

@@ -22,6 +22,8 @@ const scope = await startMcpscope({
   uiPort: withUi ? 0 : false,
   token: 'bench',
   record: process.env.SCOPE_CHILD_RECORD !== '0',
+  // SCOPE_CHILD_LINT=off|warn|strict: the spec linter (default warn, as the CLI).
+  ...(process.env.SCOPE_CHILD_LINT ? { lint: process.env.SCOPE_CHILD_LINT } : {}),
 });
 if (process.env.SCOPE_CHILD_BREAKPOINT === '1') {
   scope.breakpoints.add({ id: 'bench', match: { dir: 's2c', method: 'bench/never-sent' } });

@@ -428,6 +428,55 @@ describe('appendImported', () => {
     expect(exchanges.filter((x) => x.sessionId === c.streamable)).toHaveLength(8);
   });
 
+  it('an edited message still names its breakpoint modification when appended (twice)', () => {
+    const session = {
+      id: 's1',
+      transport: 'stdio',
+      target: 'srv',
+      startedAt: 1,
+      status: 'open',
+      counts: { messages: 1, requests: 1, pending: 1, errors: 0, exchanges: 0 },
+    };
+    const events = [
+      { type: 'session', seq: 1, ts: 1, session },
+      {
+        type: 'modification',
+        seq: 2,
+        ts: 2,
+        sessionId: 's1',
+        exchangeId: '',
+        what: 'breakpoint-edit',
+        before: '{"a":1}',
+        after: '{"a":2}',
+        text: 'edited',
+      },
+      {
+        type: 'message',
+        seq: 3,
+        ts: 3,
+        sessionId: 's1',
+        dir: 'c2s',
+        kind: 'request',
+        carrier: 'stdio',
+        jsonrpc: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        size: 10,
+        id: 1,
+        method: 'ping',
+        edited: 2,
+        hints: [],
+      },
+    ] as unknown as McpscopeEvent[];
+    const store = new EventStore();
+    appendImported(store, events);
+    appendImported(store, events);
+    const edited = store.snapshot().filter((e): e is MessageEvent => e.type === 'message');
+    expect(edited).toHaveLength(2);
+    for (const m of edited) {
+      const mod = store.snapshot().find((e) => e.seq === m.edited);
+      expect(mod).toMatchObject({ type: 'modification', what: 'breakpoint-edit', sessionId: m.sessionId });
+    }
+  });
+
   it('a spec violation comes right after its message and still names it, in a fixture and appended twice', () => {
     const c = recordViolatingSession();
     const fixture = JSON.stringify(exportFixture(c.store, c.sessionId));
