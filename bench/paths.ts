@@ -121,38 +121,32 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
     feed: feedUi,
     base: direct,
   };
+  /** A variant of the mcpscope path (its own child, UI and feed consumer), read against mcpscope. */
+  const variant = async (name: string, extraEnv: Record<string, string>) => {
+    const env = { ...uiEnv, ...extraEnv };
+    const scope = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env });
+    const feed = await feedFor(scope);
+    const path: Path = {
+      name,
+      url: `${scope.proxy}/mcp`,
+      fetch: plain,
+      scope,
+      childEnv: env,
+      pid: scope.pid,
+      feed,
+      base: direct,
+      vs: [mcpscope],
+    };
+    return { path, scope, feed };
+  };
   // The mcpscope path with one breakpoint rule that never matches (SCOPE_CHILD_BREAKPOINT=1): what
   // having breakpoints on costs — POST bodies read whole before they go on, JSON answers before
   // their head, SSE streams event by event — next to the same path without rules.
-  const bpEnv = { ...uiEnv, SCOPE_CHILD_BREAKPOINT: '1' };
-  const scopeBp = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: bpEnv });
-  const feedBp = await feedFor(scopeBp);
-  const mcpscopeBp: Path = {
-    name: 'mcpscope + breakpoint rule',
-    url: `${scopeBp.proxy}/mcp`,
-    fetch: plain,
-    scope: scopeBp,
-    childEnv: bpEnv,
-    pid: scopeBp.pid,
-    feed: feedBp,
-    base: direct,
-    vs: [mcpscope],
-  };
-  // The mcpscope path without the spec linter (SCOPE_CHILD_LINT=off): what linting every message costs, read against mcpscope.
-  const lintOffEnv = { ...uiEnv, SCOPE_CHILD_LINT: 'off' };
-  const scopeLintOff = await startScopeChild(`${upstreamOrigin}/mcp`, { script: childScript, nodeArgs, env: lintOffEnv });
-  const feedLintOff = await feedFor(scopeLintOff);
-  const mcpscopeLintOff: Path = {
-    name: 'mcpscope --lint off',
-    url: `${scopeLintOff.proxy}/mcp`,
-    fetch: plain,
-    scope: scopeLintOff,
-    childEnv: lintOffEnv,
-    pid: scopeLintOff.pid,
-    feed: feedLintOff,
-    base: direct,
-    vs: [mcpscope],
-  };
+  const bp = await variant('mcpscope + breakpoint rule', { SCOPE_CHILD_BREAKPOINT: '1' });
+  // The mcpscope path without the spec linter (SCOPE_CHILD_LINT=off): what linting every message costs.
+  const lintOff = await variant('mcpscope --lint off', { SCOPE_CHILD_LINT: 'off' });
+  const mcpscopeBp = bp.path;
+  const mcpscopeLintOff = lintOff.path;
   // Forwarding only (capture off): the cost of the proxy hop itself, without the recorder.
   const mcpscopeBare: Path = {
     name: 'mcpscope forward-only',
@@ -288,15 +282,15 @@ export async function startPaths(options: { mitm: boolean }): Promise<Paths> {
       return {
         [mcpscope.name]: Number((await feedUi.ask('count')).messages),
         'mcpscope forward': Number((await feedFwd.ask('count')).messages),
-        [mcpscopeBp.name]: Number((await feedBp.ask('count')).messages),
-        [mcpscopeLintOff.name]: Number((await feedLintOff.ask('count')).messages),
+        [mcpscopeBp.name]: Number((await bp.feed.ask('count')).messages),
+        [mcpscopeLintOff.name]: Number((await lintOff.feed.ask('count')).messages),
       };
     },
     async close() {
-      await Promise.all([feedUi.close(), feedFwd.close(), feedBp.close(), feedLintOff.close()]);
+      await Promise.all([feedUi.close(), feedFwd.close(), bp.feed.close(), lintOff.feed.close()]);
       await upstreamChild.close();
       for (const c of [nodeProxy, relay, relayTlsChild]) c.process.kill();
-      await Promise.all([scopeUi.close(), scopeBare.close(), scopeFwd.close(), scopeBp.close(), scopeLintOff.close()]);
+      await Promise.all([scopeUi.close(), scopeBare.close(), scopeFwd.close(), bp.scope.close(), lintOff.scope.close()]);
       stopMitm();
     },
   };

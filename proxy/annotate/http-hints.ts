@@ -6,6 +6,7 @@
  * most two sentences.
  */
 
+import { STATELESS_VERSION, versionAtLeast } from '../model/protocol-version.js';
 import { headerValue, type HeaderMap } from '../model/headers.js';
 import { mediaType } from '../model/media-type.js';
 import type { Hint, MessageKind } from '../model/events.js';
@@ -35,11 +36,6 @@ export interface HttpHintInput {
 export function clip(s: string, max = 60): string {
   const oneLine = s.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
-}
-
-/** `YYYY-MM-DD` protocol versions compare as strings; anything else is not compared. */
-function versionAtLeast(version: string | undefined, min: string): boolean {
-  return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= min;
 }
 
 /** Parameters of a `WWW-Authenticate: Bearer k="v", k2=v2` challenge (first challenge only, keys lower-cased). */
@@ -210,9 +206,9 @@ function httpHintsUnsafe(input: HttpHintInput): Hint[] {
   // 2026-07-28: standard request headers mirror the body.
   const headerVersion = headerValue(req, 'mcp-protocol-version')?.trim();
   const is2026 =
-    versionAtLeast(input.negotiatedVersion, '2026-07-28') ||
-    versionAtLeast(input.bodyVersion, '2026-07-28') ||
-    versionAtLeast(headerVersion, '2026-07-28');
+    versionAtLeast(input.negotiatedVersion, STATELESS_VERSION) ||
+    versionAtLeast(input.bodyVersion, STATELESS_VERSION) ||
+    versionAtLeast(headerVersion, STATELESS_VERSION);
   if (method === 'POST') hints.push(...mirrorMismatches(input, req, headerVersion));
   if (method === 'POST' && streamable && is2026) {
     if (headerValue(req, 'mcp-method') === undefined) {

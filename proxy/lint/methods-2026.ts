@@ -7,7 +7,7 @@
 import * as core from '@modelcontextprotocol/core';
 import { METHODS, note, req, type MethodSpec, type ZodLike } from './methods.js';
 
-export const STATELESS_VERSION = '2026-07-28';
+import { STATELESS_VERSION } from '../model/protocol-version.js';
 
 /** The 2026-07-28 schema of a method: v1's entry (sender, section) with core's schemas. */
 function from2026(method: string, schema: ZodLike, result?: ZodLike): MethodSpec {

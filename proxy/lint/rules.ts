@@ -172,10 +172,7 @@ export function specRefOf(ruleId: string, version: string | undefined, section?:
   return `${version ?? LATEST_VERSION} ${section ?? RULES.get(ruleId)?.section ?? 'schema'}`;
 }
 
-/** Whether `version` is one the linter knows and is at least `min` (dates compare as strings). */
-export function versionAtLeast(version: string | undefined, min: string): boolean {
-  return version !== undefined && version >= min;
-}
+export { versionAtLeast } from '../model/protocol-version.js';
 
 export function isKnownVersion(version: string | undefined): boolean {
   return version !== undefined && (KNOWN_VERSIONS as readonly string[]).includes(version);

@@ -6,10 +6,10 @@
 import type { SessionInfo } from '../model/events.js';
 import { firstHeader } from '../capture/wire-records.js';
 import { clientGroupOf, groupingKeyOf } from '../correlate/session-registry.js';
-import { atLeast, metaOf, pickPeer, targetOf } from './record-helpers.js';
+import { metaOf, pickPeer, targetOf } from './record-helpers.js';
+import { STATELESS_VERSION, versionAtLeast } from '../model/protocol-version.js';
 import type { ExchangeState, HttpExchanges } from './http-exchanges.js';
 
-const STATELESS_VERSION = '2026-07-28';
 export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 const META_CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -26,7 +26,7 @@ function versionOf(ex: ExchangeState): string | undefined {
  */
 export function cancelByClose(http: HttpExchanges, ex: ExchangeState): void {
   const session = ex.session;
-  if (!session || ex.requestSeqs.length === 0 || !atLeast(versionOf(ex), STATELESS_VERSION)) return;
+  if (!session || ex.requestSeqs.length === 0 || !versionAtLeast(versionOf(ex), STATELESS_VERSION)) return;
   const cancelled = http.ctx.correlator.cancelByClose(session.id, ex.requestSeqs);
   if (cancelled.length === 0) return;
   ex.info.cancels = cancelled;

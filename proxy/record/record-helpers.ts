@@ -9,11 +9,6 @@ export function metaOf(params: unknown): Record<string, unknown> | undefined {
   return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : undefined;
 }
 
-/** `YYYY-MM-DD` versions compare as strings. */
-export function atLeast(version: string | undefined, min: string): boolean {
-  return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= min;
-}
-
 export function pathAndQuery(url: string, base: string): string | undefined {
   try {
     const u = new URL(url, base);

@@ -19,7 +19,6 @@ import {
   specUrl,
   violationLevel,
   violationMessage,
-  violationsByMessage,
   violationsTitle,
 } from '../../ui/src/state/violations';
 import { TimelineStore } from '../../ui/src/state/store';
@@ -89,19 +88,6 @@ describe('violationLevel, ruleIds and violationsTitle', () => {
         problem({ rule: 'lifecycle/request-before-initialized' }),
       ]),
     ).toBe('3 spec violations:\ntools/arguments-schema\nlifecycle/request-before-initialized');
-  });
-});
-
-describe('violationsByMessage', () => {
-  it('groups the violations by the message they name, in order, leaving out other problems and violations naming none', () => {
-    const a1 = problem({ message: 4, rule: 'r1' });
-    const b1 = problem({ message: 9, rule: 'r2' });
-    const a2 = problem({ message: 4, rule: 'r3' });
-    const groups = violationsByMessage([a1, problem({ code: 'invalid-json', message: 4 }), b1, problem({ rule: 'r4' }), a2]);
-    expect([...groups.keys()]).toEqual([4, 9]);
-    expect(groups.get(4)).toEqual([a1, a2]);
-    expect(groups.get(9)).toEqual([b1]);
-    expect(violationsByMessage([]).size).toBe(0);
   });
 });
 

@@ -46,19 +46,6 @@ export function violationsTitle(list: readonly ProblemEvent[]): string {
   return [head, ...rules].join('\n');
 }
 
-/** Violations grouped by the seq of the message they name (pure; in seq order per message). */
-export function violationsByMessage(problems: readonly ProblemEvent[]): Map<number, ProblemEvent[]> {
-  const out = new Map<number, ProblemEvent[]>();
-  for (const p of problems) {
-    const m = violationMessage(p);
-    if (m === undefined) continue;
-    let list = out.get(m);
-    if (!list) out.set(m, (list = []));
-    list.push(p);
-  }
-  return out;
-}
-
 /** The store's index of violations by message (filled as problems arrive). */
 export class ViolationIndex {
   private readonly byMessage = new Map<number, ProblemEvent[]>();
