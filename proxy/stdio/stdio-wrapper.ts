@@ -29,6 +29,8 @@ import { readDiscovery } from '../serve/discovery.js';
 import { commandLine } from './command-line.js';
 import { redactArgs } from '../record/redact.js';
 import { IngestClient, connectIngest, type IngestTarget } from './ingest-client.js';
+import type { IngestRecord } from '../capture/wire-codec.js';
+import type { StdioLog } from './stdio-log.js';
 import { StdioHolds } from './stdio-holds.js';
 import { linkHoldsToCore, linkHoldsToSocket } from './holds-links.js';
 
@@ -46,6 +48,11 @@ export interface StdioWrapperOptions {
   holdMs?: number;
   /** Spec linting for a UI this wrapper serves itself (a UI it reports to lints with its own --lint). */
   lint?: LintMode;
+  /**
+   * `--log <file>`: the annotated log of this process, written by the wrapper itself from the
+   * records it ships (proxy/stdio/stdio-log.ts). Never stdout: that is the server's.
+   */
+  log?: { file: string; fd?: number; format?: 'text' | 'json' };
   /** Defaults: the process's own streams. */
   stdin?: Readable;
   stdout?: Writable;
@@ -93,6 +100,25 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
     ],
   });
 
+  // --log <file>: a local recorder fed the same records (loaded now, after the server was started).
+  let stdioLog: StdioLog | undefined;
+  if (options.log) {
+    const { startStdioLog } = await import('./stdio-log.js');
+    stdioLog = startStdioLog({
+      ...options.log,
+      maxBodyBytes: options.maxBodyBytes,
+      lint: options.lint,
+      token: options.token || env.MCPSCOPE_TOKEN || undefined,
+      warn: say,
+    });
+    stdioLog.push({ t: 'stdio-start', xid: XID, ts: startedAt, command: options.command, args: options.args, pid: child.pid, cwd });
+  }
+  /** Every record goes to the UI link, and to the log when there is one. */
+  const record = (r: IngestRecord) => {
+    client.push(r);
+    stdioLog?.push(r);
+  };
+
   // The relay: pipes keep backpressure end to end; the taps only push references. stdin ends the
   // server's stdin when it ends. With a breakpoint rule or a send of mcpscope's under way, each
   // direction goes line by line instead (stdio-holds.ts).
@@ -103,10 +129,10 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
     stdout,
     childStdin: child.stdin!,
     childStdout: child.stdout!,
-    push: (r) => client.push(r),
+    push: (r) => record(r),
     holdMs: options.holdMs,
   });
-  child.stderr!.on('data', (chunk: Buffer) => client.push({ t: 'stdio-stderr', xid: XID, ts: Date.now(), chunk }));
+  child.stderr!.on('data', (chunk: Buffer) => record({ t: 'stdio-stderr', xid: XID, ts: Date.now(), chunk }));
   child.stderr!.pipe(stderr, { end: false });
   // Our reader went away: let the server find out the way it would directly (EPIPE on its next write).
   stdout.on('error', () => child.stdout!.destroy());
@@ -134,13 +160,13 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
           ? `cannot start ${JSON.stringify(options.command)}: permission denied (is it executable?).`
           : `cannot start ${JSON.stringify(options.command)}: ${err.message}`,
     );
-    client.push({
+    record({
       t: 'stdio-stderr',
       xid: XID,
       ts: Date.now(),
       chunk: Buffer.from(`mcpscope could not start the server: ${err.message}\n`),
     });
-    client.push({ t: 'stdio-exit', xid: XID, ts: Date.now(), code, signal: null });
+    record({ t: 'stdio-exit', xid: XID, ts: Date.now(), code, signal: null });
     finish(code);
   });
   child.once('exit', () => {
@@ -150,7 +176,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     if (child.pid === undefined) return;
     holds.processGone();
-    client.push({ t: 'stdio-exit', xid: XID, ts: Date.now(), code, signal });
+    record({ t: 'stdio-exit', xid: XID, ts: Date.now(), code, signal });
     finish(exitCodeOf(code, signal));
   });
 
@@ -263,6 +289,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   // Let the last records out (the exit, the last stderr lines), within bounds.
   await Promise.race([linking, new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_MS).unref())]);
   await client.drain(FINAL_DRAIN_MS);
+  await stdioLog?.close();
   stopping = true;
   for (const [s, h] of signals) process.off(s, h);
   stdin.unpipe(child.stdin!);

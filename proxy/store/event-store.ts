@@ -184,6 +184,14 @@ export class EventStore {
     return this.snapshot().filter((e) => eventSession(e) === sessionId);
   }
 
+  /**
+   * Every event kept, in seq order, superseded session/exchange upserts included: what a listener
+   * subscribed from the start saw (the annotated log's text export replays it, proxy/export/text-log.ts).
+   */
+  history(): readonly McpscopeEvent[] {
+    return this.log.slice();
+  }
+
   /** All events with seq > since, skipping session/exchange upserts that a later one superseded. */
   snapshot(since = 0): McpscopeEvent[] {
     const out: McpscopeEvent[] = [];

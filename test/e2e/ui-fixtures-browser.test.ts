@@ -2,7 +2,8 @@
  * Fixtures in the UI, in a real headless Chromium (Debian's package, driven by playwright-core),
  * on real traffic: two SDK clients talk to the demo server through the proxy.
  *
- * - the header's Export menu downloads the selected session as a fixture (and everything as HAR);
+ * - the header's Export menu downloads the selected session as a fixture (and everything as HAR),
+ *   and copies it as the annotated log (`format=text`) to the clipboard;
  * - a capture dropped on the page (or picked with "Open…") is imported as a new session, which
  *   appears in the session list and is selected; a file that is not a capture says why;
  * - compare mode aligns the two sessions' calls and shows the echo whose argument changed, the
@@ -150,6 +151,29 @@ describe('fixtures in the UI (Chromium)', () => {
     await page.getByTestId('export-menu').waitFor();
     await page.keyboard.press('Escape');
     await page.getByTestId('export-menu').waitFor({ state: 'detached' });
+  });
+
+  it('copies the selected session as an annotated log (the format=text export) and says so', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(scope.ui!.url).origin });
+    await sessionItems(page)
+      .and(page.locator(`[data-session-id="${before}"]`))
+      .click();
+    await page.getByTestId('export').click();
+    expect(await page.getByTestId('export-text').getAttribute('href')).toBe(`api/sessions/${before}/export?format=text`);
+    await page.getByTestId('copy-annotated-log').click();
+    await page.getByTestId('export-menu').waitFor({ state: 'detached' });
+    await page
+      .getByTestId('export-note')
+      .filter({ hasText: /Annotated log copied \(\d+ lines\)/ })
+      .waitFor();
+    if (process.env.MCPSCOPE_SCREENSHOT) await page.screenshot({ path: process.env.MCPSCOPE_SCREENSHOT });
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const exported = await (await page.request.get(new URL(`/api/sessions/${before}/export?format=text`, scope.ui!.url).toString())).text();
+    expect(copied).toBe(exported);
+    expect(copied).toMatch(/#\d+ C→S request tools\/call echo \(id \d+\)/);
+    expect(copied).toContain('alpha-before');
+    expect(copied).not.toContain('bravo-after');
+    expect(copied).not.toContain(TOKEN);
   });
 
   it('imports a fixture dropped on the page as a new session, and selects it', async () => {

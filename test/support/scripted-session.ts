@@ -83,9 +83,12 @@ export interface ScriptedCapture {
 /**
  * Records the scripted capture. `showSecrets: true` records as `--show-secrets` does (credentials
  * kept in the store; only the proxy token is hidden), to test that exports redact regardless.
+ * `onStore` is handed the store before anything is recorded (to subscribe to it).
  */
-export function recordScriptedCapture(options: { showSecrets?: boolean } = {}): ScriptedCapture {
+export function recordScriptedCapture(options: { showSecrets?: boolean; onStore?: (store: EventStore) => void } = {}): ScriptedCapture {
   const store = new EventStore();
+  // A live subscriber (the annotated log's tests) sees every batch as the recorder commits it.
+  options.onStore?.(store);
   const recorder = new Recorder({ store, redactor: createRedactor({ extraSecrets: [SCRIPTED_TOKEN], showSecrets: options.showSecrets }) });
   const feed = (records: WireRecord[]) => recorder.handle(records);
   const w = new Wire();

@@ -1,14 +1,17 @@
 /**
- * The header's Export button and its menu: the selected session as a fixture, HAR or NDJSON, or
- * everything as HAR or NDJSON. Each item is a plain `<a href download>` to the UI port's export
- * routes (proxy/serve/fixture-routes.ts), so the browser saves the file under the name the server
- * gives it (content-disposition) and the page's cookie authenticates the download.
+ * The header's Export button and its menu: the selected session as a fixture, HAR, NDJSON or the
+ * annotated log, or everything as HAR, NDJSON or the annotated log. Each download is a plain
+ * `<a href download>` to the UI port's export routes (proxy/serve/fixture-routes.ts), so the browser
+ * saves the file under the name the server gives it (content-disposition) and the page's cookie
+ * authenticates the download. "Copy as annotated log" puts the `format=text` export on the
+ * clipboard (state/annotated-log.ts) and says so beside the button.
  */
 import './ExportMenu.css';
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { apiPath } from '../state/api.js';
+import { copyAnnotatedLog, type CopyDeps } from '../state/annotated-log.js';
 
-export type ExportFormat = 'fixture' | 'har' | 'ndjson';
+export type ExportFormat = 'fixture' | 'har' | 'ndjson' | 'text';
 
 interface FormatInfo {
   format: ExportFormat;
@@ -21,6 +24,7 @@ const EXPORT_FORMATS: readonly FormatInfo[] = [
   { format: 'fixture', label: 'Fixture', ext: '.json', description: 'Replay as a mock server, verify a live one, load in tests' },
   { format: 'har', label: 'HAR', ext: '.har', description: 'Chrome DevTools, HTTP Toolkit and other HAR viewers' },
   { format: 'ndjson', label: 'NDJSON', ext: '.ndjson', description: 'Every event, one per line (what mcpscope open reads)' },
+  { format: 'text', label: 'Annotated log', ext: '.log', description: 'What mcpscope --log prints, redacted: for bug reports' },
 ];
 
 /** Where a format is downloaded from: one session (`sessionId`), or everything (''). Undefined: not offered. */
@@ -34,10 +38,31 @@ export interface ExportMenuProps {
   sessionId: string;
   /** Nothing captured yet. */
   empty?: boolean;
+  /** Tests: the fetch, clipboard and download used by "Copy as annotated log". */
+  copyDeps?: CopyDeps;
 }
 
-export function ExportMenu({ sessionId, empty = false }: ExportMenuProps) {
+export function ExportMenu({ sessionId, empty = false, copyDeps }: ExportMenuProps) {
   const [open, setOpen] = useState(false);
+  /** What the last "Copy as annotated log" did, shown beside the button for a few seconds. */
+  const [note, setNote] = useState<{ text: string; error: boolean } | undefined>();
+  useEffect(() => {
+    if (!note) return;
+    const timer = setTimeout(() => setNote(undefined), note.error ? 8_000 : 4_000);
+    return () => clearTimeout(timer);
+  }, [note]);
+  const copy = async () => {
+    close(true);
+    setNote({ text: 'Copying the annotated log…', error: false });
+    const r = await copyAnnotatedLog(sessionId, copyDeps);
+    setNote(
+      !r.ok
+        ? { text: r.error, error: true }
+        : r.how === 'copied'
+          ? { text: `Annotated log copied (${r.lines} line${r.lines === 1 ? '' : 's'})`, error: false }
+          : { text: `The clipboard is not available here: downloaded ${r.fileName} instead`, error: false },
+    );
+  };
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLDivElement>(null);
@@ -113,7 +138,7 @@ export function ExportMenu({ sessionId, empty = false }: ExportMenuProps) {
             setOpen(true);
           }
         }}
-        title={`Download ${scope} as a fixture, HAR or NDJSON`}
+        title={`Download ${scope} as a fixture, HAR, NDJSON or annotated log, or copy the annotated log`}
       >
         Export{' '}
         <span className="caret" aria-hidden="true">
@@ -170,7 +195,23 @@ export function ExportMenu({ sessionId, empty = false }: ExportMenuProps) {
               </span>
             );
           })}
+          <button
+            type="button"
+            role="menuitem"
+            className="menu-item menu-action"
+            data-testid="copy-annotated-log"
+            tabIndex={-1}
+            onClick={() => void copy()}
+          >
+            <span className="mi-label">Copy as annotated log</span>
+            <span className="mi-desc">The same text, on the clipboard, ready to paste into a bug report</span>
+          </button>
         </div>
+      ) : null}
+      {note ? (
+        <span className={`export-note${note.error ? ' error' : ''}`} role="status" data-testid="export-note">
+          {note.text}
+        </span>
       ) : null}
     </div>
   );

@@ -1,0 +1,76 @@
+/**
+ * `--log` takes an optional value, which node's parseArgs cannot express: it is taken out of the
+ * arguments before they are parsed.
+ *
+ *   --log              (last, or followed by another option) the annotated log on stdout
+ *   --log -            stdout
+ *   --log <file>       appended to <file> (created 0600)
+ *   --log=<file>       the same (--log=- is stdout)
+ *
+ * So a file name starting with "-" needs `--log=./-name`. `--log-format text|json` is an ordinary
+ * option (parsed with the rest); given without --log it means `--log` to stdout.
+ *
+ * `openLogFile` is here too, away from the log writer and the recorder it needs: a stdio wrapper
+ * opens its log file before it starts the server, and loads nothing else for it until then.
+ */
+import { fchmodSync, fstatSync, openSync } from 'node:fs';
+
+export interface LogArgument {
+  /** `stdout`, or a file path. */
+  to: 'stdout' | string;
+}
+
+/** The arguments without `--log` (and its value), and what it asked for. Throws a plain-words Error on a misuse. */
+export function takeLogOption(args: readonly string[]): { args: string[]; log?: LogArgument } {
+  const rest: string[] = [];
+  let log: LogArgument | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    let to: string | undefined;
+    if (a === '--log') {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith('-') && next !== '-')) to = 'stdout';
+      else {
+        to = next === '-' ? 'stdout' : next;
+        i += 1;
+      }
+    } else if (a.startsWith('--log=')) {
+      const value = a.slice('--log='.length);
+      if (value === '') throw new Error('--log= needs a file name (or - for stdout); --log alone writes to stdout.');
+      to = value === '-' ? 'stdout' : value;
+    } else {
+      rest.push(a);
+      continue;
+    }
+    if (log) throw new Error('--log was given twice: give it once (a file, or nothing for stdout).');
+    log = { to };
+  }
+  return { args: rest, log };
+}
+
+/** `--log-format`: text (default) or json. */
+export function logFormatOption(value: string | undefined): 'text' | 'json' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'text' || value === 'json') return value;
+  throw new Error(`--log-format must be text or json, not ${JSON.stringify(value)}`);
+}
+
+/** Opens a log file for append, 0600 (narrowing an existing file others could read). Throws a plain-words error. */
+export function openLogFile(path: string, warn: (text: string) => void = (t) => process.emitWarning(t)): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'a', 0o600);
+  } catch (err) {
+    throw new Error(`cannot open the log file ${JSON.stringify(path)} for writing: ${(err as Error).message}`);
+  }
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      fchmodSync(fd, 0o600);
+      warn(`mcpscope: the log file ${path} was readable by others (mode ${mode.toString(8)}); it is 0600 now.`);
+    }
+  } catch {
+    /* not ours to change */
+  }
+  return fd;
+}

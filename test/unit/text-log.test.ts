@@ -1,0 +1,206 @@
+/**
+ * The annotated log (proxy/export/text-log.ts) over the deterministic scripted capture
+ * (test/support/scripted-session.ts: real Recorder, scripted WireRecords, fixed clock): a
+ * Streamable HTTP session (initialize with a bearer token, a 202 notification, a batch, a tools/call
+ * answered on an SSE stream with priming, progress and a sampling request answered by POST, an
+ * error, the GET stream, DELETE) and a legacy HTTP+SSE session (the endpoint event, rewritten).
+ *
+ * The live form is what a store subscriber gets batch by batch as the recorder commits (as --log
+ * does); it is pinned by golden files in test/fixtures/golden/ — piped (plain) and TTY (colour) —
+ * (regenerate them with UPDATE_GOLDEN=1 after an intended change, and read the diff). The text
+ * export (`format=text`) must equal the live log for each session and for everything.
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exportRedactor, redactEvent } from '../../proxy/export/export-common.js';
+import { exportTextLog } from '../../proxy/export/export-text.js';
+import { UnknownSessionError } from '../../proxy/export/export-fixture.js';
+import { TextLog } from '../../proxy/export/text-log.js';
+import { prettyJsonLines, renderEntry, renderJsonEntry, type LogEntry } from '../../proxy/export/text-log-render.js';
+import type { McpscopeEvent } from '../../proxy/model/events.js';
+import { recordScriptedCapture, SCRIPTED_SECRETS, SCRIPTED_TOKEN } from '../support/scripted-session.js';
+
+const golden = (name: string) => fileURLToPath(new URL(`../fixtures/golden/${name}`, import.meta.url));
+
+function expectGolden(name: string, actual: string): void {
+  const path = golden(name);
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, actual);
+    if (process.env.UPDATE_GOLDEN !== '1') throw new Error(`golden file ${name} was missing: written now, review it and run again`);
+  }
+  expect(actual).toBe(readFileSync(path, 'utf8'));
+}
+
+const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+/** The scripted capture, with the annotated log written live as the recorder commits each batch. */
+function liveCapture() {
+  const r = exportRedactor({ token: SCRIPTED_TOKEN });
+  const log = new TextLog({ utc: true });
+  const entries: LogEntry[] = [];
+  const batches: number[] = [];
+  const capture = recordScriptedCapture({
+    onStore: (store) =>
+      store.subscribe((batch: readonly McpscopeEvent[]) => {
+        batches.push(batch.length);
+        entries.push(...log.push(batch.map((e) => redactEvent(e, r))));
+      }),
+  });
+  const render = (session: string | undefined, colour = false) =>
+    entries
+      .filter((e) => session === undefined || e.session === session)
+      .map((e) => renderEntry(e, { colour, utc: true }))
+      .join('');
+  return { ...capture, entries, batches, render };
+}
+
+describe('annotated log of a scripted Streamable HTTP session', () => {
+  const c = liveCapture();
+  const plain = c.render(c.streamable);
+
+  it('is fed in several batches (as the recorder commits), not one', () => {
+    expect(c.batches.length).toBeGreaterThan(5);
+  });
+
+  it('matches the golden file, piped (plain)', () => {
+    expectGolden('text-log-streamable.txt', plain);
+  });
+
+  it('matches the golden file on a terminal (colour), which is the plain form plus ANSI codes', () => {
+    const tty = c.render(c.streamable, true);
+    expect(tty).toContain('\x1b[');
+    expect(stripAnsi(tty)).toBe(plain);
+    expectGolden('text-log-streamable.tty.txt', tty);
+  });
+
+  it('says the correlation in words and keeps the wire order readable', () => {
+    const lines = plain.split('\n');
+    const at = (re: RegExp) => {
+      const i = lines.findIndex((l) => re.test(l));
+      expect(i, `no line matches ${re}`).toBeGreaterThanOrEqual(0);
+      return i;
+    };
+    const call = /#(\d+) C→S request tools\/call echo \(id 3\)/.exec(plain);
+    expect(call).not.toBeNull();
+    const n = call![1];
+    at(new RegExp(`SSE << S→C progress 1/2 of #${n} tools/call echo "half"`));
+    at(new RegExp(`SSE << S→C request sampling/createMessage \\(id 0\\), on the stream of #${n} tools/call echo`));
+    at(new RegExp(`SSE << S→C response to #${n} tools/call echo \\(id 3\\), \\d+\\.\\d ms`));
+    at(/S→C error -32602 Unknown tool: nope to #\d+ tools\/call nope \(id 4\)/);
+    at(/<<< RESPONSE 202 Accepted \(POST http:\/\/127\.0\.0\.1:3001\/mcp\) \d+\.\d ms/);
+    // The response line comes before the response's first message, although the recorder upserts
+    // the exchange after the messages of its batch.
+    expect(at(/<<< RESPONSE 200 OK \(POST .*\/mcp\) .*text\/event-stream/)).toBeLessThan(at(/SSE << id: e0/));
+    expect(at(/>>> REQUEST POST .*\(x1\)/)).toBeLessThan(at(/#\d+ C→S request initialize/));
+    expect(at(/#\d+ C→S request initialize/)).toBeLessThan(at(/<<< RESPONSE 200 OK \(POST .*\/mcp\) /));
+    // Plain-language hints follow what they explain.
+    at(/↳ The server assigned session id "mcp-sess-7f3a"/);
+    at(/=== SESSION s1 closed \(deleted\)/);
+  });
+
+  it('never quotes a secret: the bearer token and the proxy token are redacted', () => {
+    expect(plain).toContain('authorization: Bearer [redacted]');
+    for (const secret of SCRIPTED_SECRETS) expect(c.render(undefined)).not.toContain(secret);
+  });
+
+  it('is what the text export prints for that session', () => {
+    expect(exportTextLog(c.store, c.streamable, { token: SCRIPTED_TOKEN, utc: true })).toBe(plain);
+  });
+});
+
+describe('annotated log of a scripted legacy HTTP+SSE session', () => {
+  const c = liveCapture();
+  const plain = c.render(c.legacy);
+
+  it('matches the golden file (piped and on a terminal)', () => {
+    expectGolden('text-log-legacy.txt', plain);
+    const tty = c.render(c.legacy, true);
+    expect(stripAnsi(tty)).toBe(plain);
+    expectGolden('text-log-legacy.tty.txt', tty);
+  });
+
+  it('shows the endpoint event as it came, what it means, and the request the stream answers', () => {
+    expect(plain).toMatch(/SSE << event: endpoint\n\s+SSE << data: \S+message\?sessionId=L1\n\s+↳ Legacy HTTP\+SSE handshake/);
+    expect(plain).toMatch(/<<< RESPONSE 202 Accepted \(POST \S+\/message\?sessionId=L1\)/);
+    expect(plain).toMatch(/#\d+ SSE << S→C response to #\d+ initialize \(id 1\), \d+\.\d ms/);
+    expect(plain).toMatch(/~~~ CHANGED BY MCPSCOPE \(endpoint-rewrite\)/);
+  });
+
+  it('is what the text export prints for that session, and the whole export is the whole live log', () => {
+    expect(exportTextLog(c.store, c.legacy, { token: SCRIPTED_TOKEN, utc: true })).toBe(plain);
+    expect(exportTextLog(c.store, undefined, { token: SCRIPTED_TOKEN, utc: true })).toBe(c.render(undefined));
+  });
+
+  it('an unknown session is an UnknownSessionError', () => {
+    expect(() => exportTextLog(c.store, 's99')).toThrow(UnknownSessionError);
+  });
+});
+
+describe('JSON in the log is bounded', () => {
+  it('prints exactly what JSON.stringify(v, null, 2) prints when nothing is cut', () => {
+    const values: unknown[] = [
+      { jsonrpc: '2.0', id: 1, result: { content: [], nested: { a: [1, 'x', null, true], b: {} } } },
+      [],
+      {},
+      'text',
+      [[[]], { '': 0 }],
+      { skipped: undefined, n: -1.5e-7 },
+    ];
+    for (const v of values) {
+      const { lines, more } = prettyJsonLines(v, 1000, 1000);
+      expect(more).toBe(0);
+      expect(lines.join('\n')).toBe(JSON.stringify(v, null, 2));
+    }
+  });
+
+  it('cuts after maxJsonLines with "… N more lines", and long lines with "…"', () => {
+    const v = { items: Array.from({ length: 50 }, (_, i) => ({ i, text: 'y'.repeat(500) })) };
+    const all = JSON.stringify(v, null, 2).split('\n');
+    const { lines, more } = prettyJsonLines(v, 10, 80);
+    expect(lines).toHaveLength(10);
+    expect(more).toBe(all.length - 10);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
+
+    const log = new TextLog({ maxJsonLines: 5, utc: true });
+    const [entry] = log.push([
+      {
+        type: 'message',
+        seq: 1,
+        ts: 0,
+        sessionId: 's1',
+        dir: 's2c',
+        kind: 'notification',
+        carrier: 'stdio',
+        method: 'notifications/message',
+        jsonrpc: { jsonrpc: '2.0', method: 'notifications/message', params: v },
+        size: 30_000,
+        hints: [],
+      },
+    ]);
+    const text = renderEntry(entry, { utc: true });
+    expect(text).toMatch(/… \d+ more lines \(29\.3 KiB in all\)/);
+    expect(text.split('\n').length).toBeLessThan(10);
+  });
+});
+
+describe('the JSON form', () => {
+  it('is one object per entry with the structured fields and the same text', () => {
+    const c = liveCapture();
+    const lines = c.entries.map((e) => renderJsonEntry(e, { utc: true }));
+    const parsed = lines.map((l) => {
+      expect(l.endsWith('\n')).toBe(true);
+      expect(l.slice(0, -1)).not.toContain('\n');
+      return JSON.parse(l) as Record<string, unknown>;
+    });
+    const progress = parsed.find((p) => typeof p.correlation === 'string' && p.correlation.startsWith('progress 1/2'));
+    expect(progress).toMatchObject({ kind: 'message', dir: 's2c', method: 'notifications/progress', session: 's1' });
+    expect(progress!.message).toMatchObject({ method: 'notifications/progress' });
+    const response = parsed.find((p) => p.kind === 'response' && p.status === 202);
+    expect(response).toMatchObject({ method: 'POST', session: 's1' });
+    expect(typeof response!.latencyMs).toBe('number');
+    expect(parsed.map((p) => p.text).join('\n') + '\n').toBe(c.render(undefined));
+  });
+});
