@@ -201,6 +201,28 @@ export function parseWrapped(entry: Entry): WrappedEntry | undefined {
   return { launcher: [command, ...before.slice(0, upTo)], options: before.slice(upTo), line: args.slice(dashes + 1) };
 }
 
+/**
+ * A stdio entry that starts mcpscope's own MCP server for coding agents (`mcpscope mcp`, by name,
+ * through npx, or `<node> <path>/mcpscope[.js] mcp`): it reads mcpscope's UI, it is no traffic to
+ * record — wrapping it would record the agent's reading of the capture into the capture.
+ */
+export function isAgentServer(entry: Entry): boolean {
+  const command = entry.command;
+  const args = entry.args === undefined ? [] : entry.args;
+  if (typeof command !== 'string' || !isStringArray(args)) return false;
+  const base = baseName(command).replace(/\.(cmd|exe)$/i, '');
+  const isMcpscope = (s: string) => /^mcpscope(@[^/\s]+)?$/.test(s);
+  let at: number; // index in args of the word after the mcpscope launcher
+  if (isMcpscope(base)) at = 0;
+  else if (base === 'npx') at = args.findIndex(isMcpscope) + 1;
+  else if (/^node(js)?$/i.test(base)) {
+    const script = args.findIndex((a) => !a.startsWith('-'));
+    at = script >= 0 && /^mcpscope(\.[cm]?js)?$/.test(baseName(args[script])) ? script + 1 : 0;
+  } else return false;
+  if (at === 0 && !isMcpscope(base)) return false;
+  return args[at] === 'mcp';
+}
+
 /** The original command line of a stdio entry that runs through mcpscope (see parseWrapped); otherwise undefined. */
 export function wrappedCommandLine(entry: Entry): string[] | undefined {
   return parseWrapped(entry)?.line;
@@ -402,6 +424,14 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
     }
     if (prev) {
       servers.push({ name, action: 'already-wrapped', detail: 'its command already runs through mcpscope' });
+      continue;
+    }
+    if (kind === 'stdio' && isAgentServer(e)) {
+      servers.push({
+        name,
+        action: 'skipped',
+        detail: "mcpscope's own MCP server for agents (mcpscope mcp): nothing to record; left as is",
+      });
       continue;
     }
     if (kind === 'url') {

@@ -9,6 +9,7 @@ import { generateToken, packageVersion, UI_DIR } from '../mcpscope.js';
 import { startUiServer, type UiServer } from '../serve/ui-server.js';
 import { EventStore } from '../store/event-store.js';
 import { fixtureRoutes } from '../serve/fixture-routes.js';
+import { searchRoutes } from '../serve/search-routes.js';
 import { appendImported, CaptureFormatError, readCapture } from '../import/import-capture.js';
 import { parseOneFileArgs } from './one-file-args.js';
 import { DEFAULT_UI_PORT } from '../ports.js';
@@ -67,7 +68,7 @@ export async function openCapture(
       version,
       // The UI shows the file, not the live controls (there is no proxy, nothing to pause or clear).
       capture: { file: basename(file), kind: KINDS[capture.kind] ?? capture.kind },
-      plugins: [fixtureRoutes({ store, token, version })],
+      plugins: [fixtureRoutes({ store, token, version }), searchRoutes({ store })],
     });
   let ui: UiServer;
   let movedFrom: number | undefined;

@@ -207,6 +207,29 @@ describe('wrapConfig', () => {
     expect(r.servers.map((s) => s.action)).toEqual(['skipped', 'skipped']);
   });
 
+  it("leaves mcpscope's own MCP server for agents (mcpscope mcp) alone, in every form", () => {
+    const text = JSON.stringify({
+      mcpServers: {
+        byName: { command: 'mcpscope', args: ['mcp'] },
+        npx: { command: 'npx', args: ['-y', 'mcpscope@1.2.0', 'mcp', '--ui-port', '7000'] },
+        clone: { command: '/usr/bin/node', args: ['/home/me/mcpscope/bin/mcpscope.js', 'mcp'] },
+        windows: { command: 'C:\\bin\\mcpscope.cmd', args: ['mcp'] },
+        server: { command: 'node', args: ['mcp'] },
+        other: { command: 'npx', args: ['-y', 'mcp'] },
+      },
+    });
+    const r = wrapConfig(text, { launcher: LAUNCHER });
+    expect(r.servers.map((s) => `${s.name}:${s.action}`)).toEqual([
+      'byName:skipped',
+      'npx:skipped',
+      'clone:skipped',
+      'windows:skipped',
+      'server:wrapped',
+      'other:wrapped',
+    ]);
+    expect(r.servers[0].detail).toMatch(/mcpscope mcp/);
+  });
+
   it('keeps CRLF line endings', () => {
     const crlf = CLAUDE.replace(/\n/g, '\r\n');
     const r = wrapConfig(crlf);

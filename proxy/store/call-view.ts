@@ -1,0 +1,191 @@
+/**
+ * One call, gathered (`GET /api/calls/:ref`, and `mcpscope mcp`'s `get_exchange` tool): a request
+ * with its response or error, its progress notifications, its cancellation, the server→client
+ * requests that rode on its stream (`parent`) with their answers, the HTTP exchanges that carried
+ * all of it, and the problems found on the way (spec violations naming one of its messages, and
+ * problems of its exchanges).
+ *
+ * Pure: reads an EventStore, changes nothing. `ref` is any message seq of the call (the request,
+ * its response, a progress notification…) or an HTTP exchange id (`x12`: the first request it carried).
+ */
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent } from '../model/events.js';
+import type { EventStore } from './event-store.js';
+
+/** Progress notifications kept in a view: the first and the last ones past this many. */
+export const CALL_VIEW_MAX_PROGRESS = 50;
+export const CALL_VIEW_MAX_NESTED = 50;
+
+export interface NestedCall {
+  request: MessageEvent;
+  response?: MessageEvent;
+}
+
+export interface CallView {
+  /** The request (or the lone notification) the view is about. */
+  request: MessageEvent;
+  response?: MessageEvent;
+  /**
+   * answered (a result), error (JSON-RPC error, or a tool result with isError), http-error (no
+   * JSON-RPC answer, and the HTTP request that carried it failed: status 400 or more, upstream
+   * unreachable, aborted), cancelled, pending (no answer yet), notification.
+   */
+  status: 'answered' | 'error' | 'http-error' | 'cancelled' | 'pending' | 'notification';
+  latencyMs?: number;
+  progress: MessageEvent[];
+  /** Progress notifications left out of `progress` (first and last kept). */
+  progressOmitted: number;
+  cancellation: MessageEvent[];
+  /** Server→client requests (sampling, elicitation, roots…) and notifications sent inside this call, with their answers. */
+  nested: NestedCall[];
+  nestedOmitted: number;
+  /** The HTTP exchanges that carried the call's messages (none for stdio). */
+  exchanges: ExchangeInfo[];
+  /** `spec-violation` problems naming one of the call's messages. */
+  violations: ProblemEvent[];
+  /** Other problems of its exchanges (unparseable frames, cut streams, upstream failures). */
+  problems: ProblemEvent[];
+  /** The request that carried this one on its stream, when this is itself a nested server→client request. */
+  parent?: number;
+}
+
+export class CallViewError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const isProgress = (m: MessageEvent) => m.method === 'notifications/progress';
+const isCancel = (m: MessageEvent) => m.method === 'notifications/cancelled';
+
+/** The request seq a message belongs to. */
+function rootOf(store: EventStore, m: MessageEvent): MessageEvent {
+  if (
+    (m.kind === 'response' || m.kind === 'error' || (m.kind === 'notification' && (isProgress(m) || isCancel(m)))) &&
+    m.pair !== undefined
+  ) {
+    return store.message(m.pair) ?? m;
+  }
+  return m;
+}
+
+/** Finds the message a ref names: a seq (`12`, `#12`) or an exchange id. Throws CallViewError (404/400). */
+export function resolveCallRef(store: EventStore, ref: string): MessageEvent {
+  const r = ref.trim().replace(/^#/, '');
+  if (/^\d+$/.test(r)) {
+    const m = store.message(Number(r));
+    if (!m)
+      throw new CallViewError(
+        `No message #${r} (it may have been evicted, or the seq names an event that is not a JSON-RPC message).`,
+        404,
+      );
+    return rootOf(store, m);
+  }
+  if (r === '' || r.length > 200) throw new CallViewError('Name a call by a message seq (e.g. 12) or an HTTP exchange id (e.g. x3).', 400);
+  const x = store.exchanges.get(r);
+  if (!x) throw new CallViewError(`No message seq or exchange ${JSON.stringify(r)}.`, 404);
+  const carried = x.sessionId !== undefined ? store.messages(x.sessionId).filter((m) => m.exchangeId === r) : [];
+  const first = carried.find((m) => m.kind === 'request' && m.dir === 'c2s') ?? carried.find((m) => m.kind === 'request') ?? carried[0];
+  if (!first)
+    throw new CallViewError(`Exchange ${r} carried no JSON-RPC message (${x.method} ${x.url}${x.status ? ` → ${x.status}` : ''}).`, 404);
+  return rootOf(store, first);
+}
+
+function bounded<T>(list: T[], max: number): { kept: T[]; omitted: number } {
+  if (list.length <= max) return { kept: list, omitted: 0 };
+  const head = Math.ceil(max / 2);
+  return { kept: [...list.slice(0, head), ...list.slice(list.length - (max - head))], omitted: list.length - max };
+}
+
+export function callView(store: EventStore, ref: string): CallView {
+  const request = resolveCallRef(store, ref);
+  const seq = request.seq;
+  const messages = store.messages(request.sessionId);
+  let response: MessageEvent | undefined;
+  const progress: MessageEvent[] = [];
+  const cancellation: MessageEvent[] = [];
+  const nestedReq = new Map<number, NestedCall>();
+  const nestedOrder: NestedCall[] = [];
+  for (const m of messages) {
+    if (m.seq <= seq) continue;
+    if (m.pair === seq) {
+      if (m.kind === 'response' || m.kind === 'error') response ??= m;
+      else if (isProgress(m)) progress.push(m);
+      else if (isCancel(m)) cancellation.push(m);
+      continue;
+    }
+    if ((m.kind === 'response' || m.kind === 'error') && m.pair !== undefined) {
+      // An answer to a server request made inside this call (it may carry `parent` too).
+      const n = nestedReq.get(m.pair);
+      if (n && !n.response) n.response = m;
+      continue;
+    }
+    if (m.parent === seq) {
+      const n: NestedCall = { request: m };
+      if (m.kind === 'request') nestedReq.set(m.seq, n);
+      nestedOrder.push(n);
+    }
+  }
+
+  const seqs = new Set<number>([seq]);
+  const exchangeIds: string[] = [];
+  const addX = (m: MessageEvent | undefined) => {
+    if (!m) return;
+    seqs.add(m.seq);
+    if (m.exchangeId !== undefined && !exchangeIds.includes(m.exchangeId)) exchangeIds.push(m.exchangeId);
+  };
+  addX(request);
+  addX(response);
+  for (const m of [...progress, ...cancellation]) addX(m);
+  for (const n of nestedOrder) {
+    addX(n.request);
+    addX(n.response);
+  }
+  const exchangeSet = new Set(exchangeIds);
+  const violations: ProblemEvent[] = [];
+  const problems: ProblemEvent[] = [];
+  const events: readonly McpscopeEvent[] = store.sessionEvents(request.sessionId);
+  for (const e of events) {
+    if (e.type !== 'problem') continue;
+    if (e.code === 'spec-violation') {
+      if (e.message !== undefined && seqs.has(e.message)) violations.push(e);
+    } else if (e.exchangeId !== undefined && exchangeSet.has(e.exchangeId)) problems.push(e);
+  }
+
+  const carrier = request.exchangeId !== undefined ? store.exchanges.get(request.exchangeId) : undefined;
+  const httpFailed =
+    carrier !== undefined &&
+    ((carrier.status !== undefined && carrier.status >= 400) || carrier.error !== undefined || carrier.aborted !== undefined);
+  const p = bounded(progress, CALL_VIEW_MAX_PROGRESS);
+  const n = bounded(nestedOrder, CALL_VIEW_MAX_NESTED);
+  const status: CallView['status'] =
+    request.kind !== 'request'
+      ? 'notification'
+      : response
+        ? response.kind === 'error' || response.isError
+          ? 'error'
+          : 'answered'
+        : cancellation.length > 0
+          ? 'cancelled'
+          : httpFailed
+            ? 'http-error'
+            : 'pending';
+  const view: CallView = {
+    request,
+    status,
+    progress: p.kept,
+    progressOmitted: p.omitted,
+    cancellation,
+    nested: n.kept,
+    nestedOmitted: n.omitted,
+    exchanges: exchangeIds.map((id) => store.exchanges.get(id)).filter((x): x is ExchangeInfo => x !== undefined),
+    violations,
+    problems,
+  };
+  if (response) view.response = response;
+  if (response?.latencyMs !== undefined) view.latencyMs = response.latencyMs;
+  if (request.parent !== undefined) view.parent = request.parent;
+  return view;
+}

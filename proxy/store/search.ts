@@ -1,0 +1,347 @@
+/**
+ * Server-side search over the recorded messages (`GET /api/search`, and `mcpscope mcp`'s
+ * `search_messages` tool), so that a consumer — a coding agent above all — never has to pull the
+ * whole store to find one call.
+ *
+ * Pure: reads an EventStore, changes nothing. Each hit is compact (no payload, a one-line summary
+ * and a short preview of the already redacted message). Free text is matched literally and without
+ * case against the method, the name and the message's JSON text: no pattern syntax at all.
+ */
+import type { Direction, McpscopeEvent, MessageEvent, MessageKind, ProblemEvent } from '../model/events.js';
+import type { EventStore } from './event-store.js';
+
+export const SEARCH_DEFAULT_LIMIT = 20;
+export const SEARCH_MAX_LIMIT = 200;
+/** Longest free-text query accepted. */
+export const SEARCH_MAX_TEXT = 500;
+/** Characters of a message's JSON text searched by free text (a larger payload is searched in its first part). */
+const SEARCH_TEXT_SPAN = 256 * 1024;
+const PREVIEW_CHARS = 160;
+
+export interface SearchQuery {
+  /** Free text, literal, case-insensitive: method, name, or anywhere in the message's (redacted) JSON. */
+  text?: string;
+  /** mcpscope's session id (`s1`). */
+  session?: string;
+  /** Exact JSON-RPC method (a response matches by the method of its request). */
+  method?: string;
+  /** Exact tool, prompt or resource name (`params.name` / `uri`; a response: its request's). */
+  tool?: string;
+  dir?: Direction;
+  /**
+   * Only failures: JSON-RPC errors, tool results with isError, messages with error hints or spec
+   * violations, requests left unanswered by a failed HTTP request, and `problem` events.
+   */
+  errorsOnly?: boolean;
+  /** Only responses and errors that took at least this long. */
+  minLatencyMs?: number;
+  /** Only events with seq > since. */
+  since?: number;
+  /** Only events with seq < before (paging back through newest-first results). */
+  before?: number;
+  /** `newest` first (default) or `oldest` first. */
+  order?: 'newest' | 'oldest';
+  /** Hits returned (default 20, at most 200). */
+  limit?: number;
+}
+
+export interface SearchHit {
+  seq: number;
+  ts: number;
+  session?: string;
+  exchange?: string;
+  dir?: Direction;
+  /** A message's kind, or `problem` for a problem event (errorsOnly). */
+  kind: MessageKind | 'problem';
+  method?: string;
+  name?: string;
+  id?: string | number | null;
+  /** Response/error/progress/cancellation: seq of the request. */
+  pair?: number;
+  /** A server→client request riding a POST's stream: seq of that POST's request. */
+  parent?: number;
+  latencyMs?: number;
+  error?: { code: number; message: string };
+  isError?: boolean;
+  /** A request left without a JSON-RPC answer because its HTTP request failed: the status, or `failed` (upstream error, aborted). */
+  httpStatus?: number | 'failed';
+  /** Spec violations found in this message (rule ids). */
+  violations?: string[];
+  /** One line for a person or an agent. */
+  summary: string;
+  /** The start of the params / result / error JSON (redacted), at most 160 characters. */
+  preview?: string;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** More events matched than `limit`: page on with `before` (newest first) or `since` (oldest first). */
+  more: boolean;
+  /** The query as applied (limit capped, defaults filled in). */
+  query: SearchQuery & { limit: number; order: 'newest' | 'oldest' };
+  /** The store's last seq when the search ran (`since` for the next poll). */
+  lastSeq: number;
+}
+
+export class SearchQueryError extends Error {}
+
+const DIRS = new Set(['c2s', 's2c']);
+
+/** Parses and checks query-string parameters (all strings) into a SearchQuery; throws SearchQueryError in plain words. */
+export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
+  const q: SearchQuery = {};
+  const str = (name: string): string | undefined => {
+    const v = params[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') throw new SearchQueryError(`${name} must be given once, as text.`);
+    return v;
+  };
+  const num = (name: string, min: number): number | undefined => {
+    const v = str(name);
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min)
+      throw new SearchQueryError(`${name} must be a number of at least ${min}, not ${JSON.stringify(v)}.`);
+    return n;
+  };
+  const known = new Set([
+    'text',
+    'q',
+    'session',
+    'method',
+    'tool',
+    'dir',
+    'errorsOnly',
+    'minLatencyMs',
+    'since',
+    'before',
+    'order',
+    'limit',
+    'token',
+  ]);
+  for (const key of Object.keys(params)) {
+    if (!known.has(key))
+      throw new SearchQueryError(
+        `Unknown search parameter ${JSON.stringify(key)}: use text, session, method, tool, dir, errorsOnly, minLatencyMs, since, before, order, limit.`,
+      );
+  }
+  const text = str('text') ?? str('q');
+  if (text !== undefined && text !== '') {
+    if (text.length > SEARCH_MAX_TEXT) throw new SearchQueryError(`text is at most ${SEARCH_MAX_TEXT} characters.`);
+    q.text = text;
+  }
+  for (const name of ['session', 'method', 'tool'] as const) {
+    const v = str(name);
+    if (v !== undefined && v !== '') q[name] = v;
+  }
+  const dir = str('dir');
+  if (dir !== undefined && dir !== '') {
+    if (!DIRS.has(dir)) throw new SearchQueryError(`dir must be c2s (client→server) or s2c (server→client), not ${JSON.stringify(dir)}.`);
+    q.dir = dir as Direction;
+  }
+  const errorsOnly = str('errorsOnly');
+  if (errorsOnly !== undefined && errorsOnly !== '') {
+    if (errorsOnly !== 'true' && errorsOnly !== 'false' && errorsOnly !== '1' && errorsOnly !== '0')
+      throw new SearchQueryError(`errorsOnly must be true or false, not ${JSON.stringify(errorsOnly)}.`);
+    q.errorsOnly = errorsOnly === 'true' || errorsOnly === '1';
+  }
+  q.minLatencyMs = num('minLatencyMs', 0);
+  q.since = num('since', 0);
+  q.before = num('before', 0);
+  const limit = num('limit', 1);
+  if (limit !== undefined) q.limit = limit;
+  const order = str('order');
+  if (order !== undefined && order !== '') {
+    if (order !== 'newest' && order !== 'oldest')
+      throw new SearchQueryError(`order must be newest or oldest, not ${JSON.stringify(order)}.`);
+    q.order = order;
+  }
+  for (const k of Object.keys(q) as (keyof SearchQuery)[]) if (q[k] === undefined) delete q[k];
+  return q;
+}
+
+/** The message's JSON text as kept (redacted), for free-text matching and previews. */
+function jsonText(m: MessageEvent): string {
+  if (m.raw !== undefined) return m.raw.length > SEARCH_TEXT_SPAN ? m.raw.slice(0, SEARCH_TEXT_SPAN) : m.raw;
+  try {
+    const t = JSON.stringify(m.jsonrpc) ?? '';
+    return t.length > SEARCH_TEXT_SPAN ? t.slice(0, SEARCH_TEXT_SPAN) : t;
+  } catch {
+    return '';
+  }
+}
+
+function clip(s: string, n: number): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+function previewOf(m: MessageEvent): string | undefined {
+  const j = m.jsonrpc as { params?: unknown; result?: unknown; error?: unknown } | null;
+  if (!j || typeof j !== 'object') return undefined;
+  const part = 'error' in j ? j.error : 'result' in j ? j.result : j.params;
+  if (part === undefined) return undefined;
+  try {
+    return clip(JSON.stringify(part) ?? '', PREVIEW_CHARS);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line: `c2s request tools/call "echo" id=3`, `s2c response tools/call "echo" id=3 in 12 ms: error -32602 Unknown tool`. */
+export function summarizeMessage(m: MessageEvent): string {
+  const parts: string[] = [m.dir, m.kind];
+  if (m.method) parts.push(m.method);
+  if (m.name) parts.push(JSON.stringify(clip(m.name, 80)));
+  if (m.id !== undefined) parts.push(`id=${JSON.stringify(m.id)}`);
+  if (m.latencyMs !== undefined) parts.push(`in ${Math.round(m.latencyMs)} ms`);
+  let line = parts.join(' ');
+  if (m.error) line += `: error ${m.error.code} ${clip(m.error.message, 120)}`;
+  else if (m.isError) line += ': tool result isError';
+  else if (m.progress) {
+    const p = m.progress;
+    line += `: progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${clip(p.message, 80)}` : ''}`;
+  }
+  if (m.parent !== undefined) line += ` (inside request #${m.parent})`;
+  else if (m.pair !== undefined && m.kind === 'notification') line += ` (for request #${m.pair})`;
+  if (m.sentBy) line += ' [sent by mcpscope]';
+  return line;
+}
+
+function messageHit(m: MessageEvent, violations: string[] | undefined): SearchHit {
+  const hit: SearchHit = {
+    seq: m.seq,
+    ts: m.ts,
+    session: m.sessionId,
+    dir: m.dir,
+    kind: m.kind,
+    summary: summarizeMessage(m),
+  };
+  if (m.exchangeId !== undefined) hit.exchange = m.exchangeId;
+  if (m.method !== undefined) hit.method = m.method;
+  if (m.name !== undefined) hit.name = m.name;
+  if (m.id !== undefined) hit.id = m.id;
+  if (m.pair !== undefined) hit.pair = m.pair;
+  if (m.parent !== undefined) hit.parent = m.parent;
+  if (m.latencyMs !== undefined) hit.latencyMs = m.latencyMs;
+  if (m.error) hit.error = { code: m.error.code, message: m.error.message };
+  if (m.isError) hit.isError = true;
+  if (violations && violations.length > 0) {
+    hit.violations = violations;
+    hit.summary += ` — ${violations.length} spec violation${violations.length === 1 ? '' : 's'}`;
+  }
+  const preview = previewOf(m);
+  if (preview !== undefined) hit.preview = preview;
+  return hit;
+}
+
+function problemHit(p: ProblemEvent): SearchHit {
+  const hit: SearchHit = {
+    seq: p.seq,
+    ts: p.ts,
+    kind: 'problem',
+    summary: `problem ${p.code}${p.rule ? ` ${p.rule}` : ''}${p.message !== undefined ? ` in message #${p.message}` : ''}: ${clip(p.text, 200)}`,
+  };
+  if (p.sessionId !== undefined) hit.session = p.sessionId;
+  if (p.exchangeId !== undefined) hit.exchange = p.exchangeId;
+  return hit;
+}
+
+/** The request's HTTP exchange failed (status ≥ 400, an upstream error, aborted): its status, or `failed`. */
+function httpFailure(store: EventStore, m: MessageEvent): number | 'failed' | undefined {
+  if (m.exchangeId === undefined) return undefined;
+  const x = store.exchanges.get(m.exchangeId);
+  if (!x) return undefined;
+  if (x.status !== undefined && x.status >= 400) return x.status;
+  if (x.error !== undefined || x.aborted !== undefined) return 'failed';
+  return undefined;
+}
+
+function isFailure(m: MessageEvent, violations: string[] | undefined): boolean {
+  return m.kind === 'error' || m.isError === true || m.hints.some((h) => h.level === 'error') || (violations?.length ?? 0) > 0;
+}
+
+/**
+ * Searches the store. Cost: one pass over the kept events (and a JSON text per message when free
+ * text is given), never more than the store holds; the hits are bounded by `limit`.
+ */
+export function searchMessages(store: EventStore, query: SearchQuery = {}): SearchResult {
+  const limit = Math.max(1, Math.min(SEARCH_MAX_LIMIT, Math.floor(query.limit ?? SEARCH_DEFAULT_LIMIT)));
+  const order = query.order ?? 'newest';
+  const needle = query.text?.toLowerCase();
+  const since = query.since ?? 0;
+  const before = query.before ?? Infinity;
+
+  // Every kept event of the session (or all), in seq order: messages, and problems for
+  // violations (`message` = seq) and for errorsOnly.
+  const events: readonly McpscopeEvent[] =
+    query.session !== undefined ? (store.sessions.has(query.session) ? store.sessionEvents(query.session) : []) : store.snapshot();
+  const violations = new Map<number, string[]>();
+  // Requests answered by a JSON-RPC response or error (the others may have failed at the HTTP level).
+  const answered = new Set<number>();
+  for (const e of events) {
+    if (e.type === 'message') {
+      if ((e.kind === 'response' || e.kind === 'error') && e.pair !== undefined) answered.add(e.pair);
+    } else if (e.type === 'problem' && e.code === 'spec-violation' && e.message !== undefined) {
+      const list = violations.get(e.message);
+      if (list) list.push(e.rule ?? 'spec-violation');
+      else violations.set(e.message, [e.rule ?? 'spec-violation']);
+    }
+  }
+
+  const matches = (e: McpscopeEvent): SearchHit | undefined => {
+    if (e.seq <= since || e.seq >= before) return undefined;
+    if (e.type === 'problem') {
+      // Problems are failures without a message: only an errors-only search without message filters lists them.
+      if (!query.errorsOnly || e.code === 'spec-violation') return undefined;
+      if (query.method !== undefined || query.tool !== undefined || query.dir !== undefined || query.minLatencyMs !== undefined)
+        return undefined;
+      if (needle !== undefined && !`${e.code} ${e.text} ${e.raw ?? ''}`.toLowerCase().includes(needle)) return undefined;
+      return problemHit(e);
+    }
+    if (e.type !== 'message') return undefined;
+    if (query.dir !== undefined && e.dir !== query.dir) return undefined;
+    if (query.method !== undefined && e.method !== query.method) return undefined;
+    if (query.tool !== undefined && e.name !== query.tool) return undefined;
+    if (query.minLatencyMs !== undefined && (e.latencyMs === undefined || e.latencyMs < query.minLatencyMs)) return undefined;
+    const v = violations.get(e.seq);
+    const http = e.kind === 'request' && !answered.has(e.seq) ? httpFailure(store, e) : undefined;
+    if (query.errorsOnly && !isFailure(e, v) && http === undefined) return undefined;
+    if (needle !== undefined) {
+      const inFields = (e.method ?? '').toLowerCase().includes(needle) || (e.name ?? '').toLowerCase().includes(needle);
+      if (!inFields && !jsonText(e).toLowerCase().includes(needle)) return undefined;
+    }
+    const hit = messageHit(e, v);
+    if (http !== undefined) {
+      hit.httpStatus = http;
+      hit.summary += `: no JSON-RPC answer, HTTP ${http}`;
+    }
+    return hit;
+  };
+
+  const hits: SearchHit[] = [];
+  let more = false;
+  if (order === 'oldest') {
+    for (let i = 0; i < events.length; i++) {
+      const hit = matches(events[i]);
+      if (!hit) continue;
+      if (hits.length === limit) {
+        more = true;
+        break;
+      }
+      hits.push(hit);
+    }
+  } else {
+    for (let i = events.length - 1; i >= 0; i--) {
+      const hit = matches(events[i]);
+      if (!hit) continue;
+      if (hits.length === limit) {
+        more = true;
+        break;
+      }
+      hits.push(hit);
+    }
+  }
+  const applied = { ...query, limit, order };
+  return { hits, more, query: applied, lastSeq: store.lastSeq };
+}

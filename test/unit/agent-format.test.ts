@@ -1,0 +1,89 @@
+/**
+ * proxy/agent/agent-format.ts: what mcpscope mcp's tools hand an agent — compact text plus JSON,
+ * redacted, bounded.
+ */
+import { describe, expect, it } from 'vitest';
+import { recordScriptedCapture } from '../support/scripted-session.js';
+import { createRedactor, REDACTED } from '../../proxy/record/redact.js';
+import { searchMessages } from '../../proxy/store/search.js';
+import { callView } from '../../proxy/store/call-view.js';
+import { boundText, compactMessage, formatCall, formatSearch, formatSessions, MAX_RESULT_TEXT } from '../../proxy/agent/agent-format.js';
+import type { MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+
+const AGENT_TOKEN = 'agent-side-token-abcdef0123456789';
+const redactor = createRedactor({ extraSecrets: [AGENT_TOKEN] });
+
+describe('agent-format', () => {
+  const { store, streamable } = recordScriptedCapture();
+
+  it('lists sessions newest first, one line each, with counts', () => {
+    const out = formatSessions([...store.sessions.values()], redactor);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^3 sessions, newest first:$/);
+    const s1 = lines.find((l) => l.startsWith(`${streamable} `))!;
+    expect(s1).toMatch(
+      /closed \(deleted\) streamable-http http:\/\/127\.0\.0\.1:3001\/mcp — scripted-client 1\.0\.0 → scripted-server 2\.0\.0 \(2025-06-18\)/,
+    );
+    expect(s1).toMatch(/\d+ messages, \d+ requests, 1 error; started 2026-01-15T09:30:00/);
+    const structured = out.structured as { sessions: { id: string }[]; total: number };
+    expect(structured.total).toBe(3);
+    expect(structured.sessions[structured.sessions.length - 1].id).toBe('s1');
+    expect(formatSessions([], redactor).text).toMatch(/^No sessions recorded yet/);
+  });
+
+  it('redacts what it is handed again (the UI may run with --show-secrets)', () => {
+    const s: SessionInfo = {
+      id: 's9',
+      transport: 'stdio',
+      target: `server --api-key sk-ant-api03-${'x'.repeat(40)} --token ${AGENT_TOKEN}`,
+      startedAt: 0,
+      status: 'open',
+      counts: { messages: 0, requests: 0, pending: 0, errors: 0, exchanges: 0 },
+    };
+    const out = formatSessions([s], redactor);
+    expect(out.text).not.toContain(AGENT_TOKEN);
+    expect(out.text).not.toContain('sk-ant-api03');
+    expect(out.text).toContain(REDACTED);
+    expect(JSON.stringify(out.structured)).not.toContain(AGENT_TOKEN);
+  });
+
+  it('formats search hits as lines with the seq to ask get_exchange for', () => {
+    const out = formatSearch(searchMessages(store, { method: 'tools/call', limit: 2 }), redactor);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^2 matches, newest first \(more: page on with before=\d+\)\. get_exchange with a #seq/);
+    expect(lines[1]).toMatch(/^#\d+ \d\d:\d\d:\d\d\.\d\d\d s1 s2c error tools\/call "nope" id=4 in 9 ms: error -32602 Unknown tool: nope$/);
+    expect(lines[lines.length - 1]).toBe(`(store at seq ${store.lastSeq}: since=${store.lastSeq} finds only what comes next)`);
+    expect((out.structured as { hits: unknown[] }).hits).toHaveLength(2);
+    expect(formatSearch(searchMessages(store, { text: 'nothing-like-this' }), redactor).text).toMatch(/^No matching messages\./);
+  });
+
+  it('formats one call: request, progress, nested request, response, HTTP exchanges', () => {
+    const echo = store.snapshot().find((e): e is MessageEvent => e.type === 'message' && e.kind === 'request' && e.name === 'echo')!;
+    const out = formatCall(callView(store, String(echo.seq)), redactor);
+    expect(out.text).toMatch(new RegExp(`^#${echo.seq} c2s request tools/call "echo" id=3 \\(x4\\) in session s1: answered in 30 ms\n`));
+    expect(out.text).toContain('request: {"jsonrpc":"2.0","id":3,"method":"tools/call"');
+    expect(out.text).toMatch(/progress \(1\):\n {2}#\d+ \d\d:\d\d:\d\d\.\d+ 1\/2 half/);
+    expect(out.text).toMatch(/server messages inside this call \(1\):\n {2}#\d+ s2c request sampling\/createMessage id=0 \(x4\): /);
+    expect(out.text).toMatch(/ {4}→ #\d+ c2s response sampling\/createMessage id=0 in \d+ ms \(x5\)/);
+    expect(out.text).toMatch(/response #\d+ s2c response tools\/call "echo" id=3 in 30 ms \(x4\): \{"jsonrpc":"2\.0","id":3,"result"/);
+    expect(out.text).toMatch(/HTTP x4: POST \/mcp → 200 text\/event-stream, head after \d+ ms, \d+ ms in all/);
+    expect(out.text).not.toContain('scripted-proxy-token');
+    const s = out.structured as { status: string; request: { seq: number }; progress: unknown[]; nested: unknown[]; exchanges: unknown[] };
+    expect(s.status).toBe('answered');
+    expect(s.request.seq).toBe(echo.seq);
+    expect([s.progress.length, s.nested.length, s.exchanges.length]).toEqual([1, 1, 2]);
+  });
+
+  it('cuts large payloads and large texts, and says so', () => {
+    const m = store.snapshot().find((e): e is MessageEvent => e.type === 'message')!;
+    const huge = { ...m, jsonrpc: { jsonrpc: '2.0', id: 1, result: { text: 'y'.repeat(100_000) } } };
+    const c = compactMessage(huge);
+    expect(c.json.length).toBeLessThanOrEqual(6 * 1024);
+    expect(c.jsonCut).toBe(true);
+    const text = Array.from({ length: 5000 }, (_, i) => `line ${i} ${'z'.repeat(20)}`).join('\n');
+    const cut = boundText(text);
+    expect(cut.length).toBeLessThanOrEqual(MAX_RESULT_TEXT);
+    expect(cut).toMatch(/\n… cut: \d+ more characters \(narrow the query or lower limit\)\.$/);
+    expect(boundText('short')).toBe('short');
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * proxy/store/search.ts: server-side search over a store recorded through the real Recorder
+ * (the scripted capture, a session with a spec violation, and generated traffic).
+ */
+import { describe, expect, it } from 'vitest';
+import { recordScriptedCapture, SCRIPTED_TOKEN } from '../support/scripted-session.js';
+import { recordViolatingSession, VIOLATION_RULE } from '../support/violating-session.js';
+import { json, setup } from '../support/recorder-harness.js';
+import { parseSearchQuery, searchMessages, SearchQueryError, SEARCH_MAX_LIMIT, summarizeMessage } from '../../proxy/store/search.js';
+
+const seqs = (r: { hits: { seq: number }[] }) => r.hits.map((h) => h.seq);
+
+/** `n` pings, each answered, in one session. */
+function pings(n: number) {
+  const h = setup();
+  for (let i = 0; i < n; i++) {
+    const x = h.w.xid();
+    h.feed([
+      ...h.w.send(x, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: i, method: 'ping' })),
+      ...h.w.reply(x, 200, { 'content-type': 'application/json', 'mcp-session-id': 'sid-1' }, json({ jsonrpc: '2.0', id: i, result: {} })),
+    ]);
+  }
+  return h.store;
+}
+
+describe('searchMessages', () => {
+  const { store, streamable, legacy } = recordScriptedCapture();
+  const all = store.snapshot().filter((e) => e.type === 'message');
+
+  it('lists every message newest first by default, compactly', () => {
+    const r = searchMessages(store);
+    expect(seqs(r)).toEqual(
+      all
+        .map((m) => m.seq)
+        .reverse()
+        .slice(0, 20),
+    );
+    expect(r.more).toBe(false);
+    expect(r.lastSeq).toBe(store.lastSeq);
+    const call = r.hits.find((h) => h.kind === 'response' && h.method === 'tools/call' && h.name === 'echo')!;
+    expect(call).toMatchObject({ session: streamable, dir: 's2c', id: 3, exchange: 'x4', latencyMs: 30 });
+    expect(call.summary).toBe('s2c response tools/call "echo" id=3 in 30 ms');
+    // No payload in a hit, only a bounded preview.
+    expect(call).not.toHaveProperty('jsonrpc');
+    expect(call.preview!.length).toBeLessThanOrEqual(160);
+  });
+
+  it('orders oldest first, pages with since/before, and says when there is more', () => {
+    const first = searchMessages(store, { order: 'oldest', limit: 3 });
+    expect(seqs(first)).toEqual(all.slice(0, 3).map((m) => m.seq));
+    expect(first.more).toBe(true);
+    const next = searchMessages(store, { order: 'oldest', limit: 3, since: first.hits[2].seq });
+    expect(seqs(next)).toEqual(all.slice(3, 6).map((m) => m.seq));
+    const newest = searchMessages(store, { limit: 2 });
+    const older = searchMessages(store, { limit: 2, before: newest.hits[1].seq });
+    expect(seqs(older)).toEqual(
+      all
+        .map((m) => m.seq)
+        .reverse()
+        .slice(2, 4),
+    );
+  });
+
+  it('filters by session, method, tool, direction and latency', () => {
+    expect(new Set(searchMessages(store, { session: legacy }).hits.map((h) => h.session))).toEqual(new Set([legacy]));
+    expect(searchMessages(store, { session: 'nope' }).hits).toEqual([]);
+    const calls = searchMessages(store, { method: 'tools/call', order: 'oldest' });
+    expect(calls.hits.map((h) => `${h.kind}:${h.name}`)).toEqual(['request:echo', 'response:echo', 'request:nope', 'error:nope']);
+    expect(searchMessages(store, { tool: 'echo', dir: 'c2s' }).hits.map((h) => h.kind)).toEqual(['request']);
+    expect(searchMessages(store, { minLatencyMs: 30 }).hits.map((h) => h.method)).toEqual(['tools/call']);
+    expect(searchMessages(store, { method: 'tools/cal' }).hits).toEqual([]);
+  });
+
+  it('matches free text literally and without case, in method, name and the JSON', () => {
+    expect(searchMessages(store, { text: 'ECHO' }).hits.length).toBeGreaterThanOrEqual(3);
+    expect(searchMessages(store, { text: 'unknown tool' }).hits.map((h) => h.kind)).toEqual(['error']);
+    expect(searchMessages(store, { text: 'createMessage' }).hits.map((h) => h.dir)).toEqual(['c2s', 's2c']);
+    // Regex syntax is plain text: nothing contains these characters, and nothing throws.
+    for (const text of ['.*', '(', '[a-z]+', '\\', 'a|b', '^', '$(rm -rf /)']) expect(searchMessages(store, { text }).hits).toEqual([]);
+    // The proxy token was redacted before it was stored: it cannot be found.
+    expect(searchMessages(store, { text: SCRIPTED_TOKEN }).hits).toEqual([]);
+  });
+
+  it('finds failures: JSON-RPC errors, isError results, spec violations, problems', () => {
+    expect(searchMessages(store, { errorsOnly: true }).hits.map((h) => h.error?.code)).toEqual([-32602]);
+    const v = recordViolatingSession();
+    const failures = searchMessages(v.store, { errorsOnly: true, order: 'oldest' });
+    expect(failures.hits.map((h) => `${h.kind}:${h.method}`)).toEqual(['request:tools/call', 'response:tools/call']);
+    expect(failures.hits[0].violations).toEqual([VIOLATION_RULE]);
+    expect(failures.hits[0].summary).toMatch(/1 spec violation$/);
+    expect(failures.hits[1].isError).toBe(true);
+
+    const h = setup();
+    const x = h.w.xid();
+    h.feed([
+      ...h.w.send(x, 'POST', '/mcp', { 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":1,"method":"ping"'),
+      ...h.w.reply(x, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: {} })),
+    ]);
+    const y = h.w.xid();
+    h.feed([
+      ...h.w.send(y, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 2, method: 'tools/list' })),
+      ...h.w.reply(y, 503, { 'content-type': 'text/plain' }, 'down'),
+    ]);
+    const unanswered = searchMessages(h.store, { errorsOnly: true, method: 'tools/list' }).hits;
+    expect(unanswered.map((m) => [m.kind, m.httpStatus])).toEqual([['request', 503]]);
+    expect(unanswered[0].summary).toMatch(/: no JSON-RPC answer, HTTP 503$/);
+    const problems = searchMessages(h.store, { errorsOnly: true });
+    expect(problems.hits.map((p) => p.kind)).toContain('problem');
+    expect(problems.hits.find((p) => p.kind === 'problem')!.summary).toMatch(/^problem invalid-json/);
+    // A message filter leaves problems out (they have no method).
+    expect(searchMessages(h.store, { errorsOnly: true, method: 'ping' }).hits.every((p) => p.kind !== 'problem')).toBe(true);
+  });
+
+  it('caps the limit', () => {
+    const big = pings(120);
+    const r = searchMessages(big, { limit: 1e9 });
+    expect(r.query.limit).toBe(SEARCH_MAX_LIMIT);
+    expect(r.hits).toHaveLength(SEARCH_MAX_LIMIT);
+    expect(r.more).toBe(true);
+    expect(searchMessages(big, { limit: 0 }).hits).toHaveLength(1);
+    expect(searchMessages(big, { limit: 2.7 }).hits).toHaveLength(2);
+  });
+
+  it('summarizes a message in one line', () => {
+    const progress = all.find((m) => m.method === 'notifications/progress')!;
+    expect(summarizeMessage(progress)).toBe(
+      `s2c notification notifications/progress: progress 1/2 half (inside request #${progress.parent})`,
+    );
+  });
+});
+
+describe('parseSearchQuery', () => {
+  it('reads query-string values', () => {
+    expect(
+      parseSearchQuery({
+        text: 'echo',
+        session: 's1',
+        method: 'tools/call',
+        tool: 'echo',
+        dir: 's2c',
+        errorsOnly: 'true',
+        minLatencyMs: '10',
+        since: '4',
+        before: '99',
+        order: 'oldest',
+        limit: '5',
+        token: 'ignored',
+      }),
+    ).toEqual({
+      text: 'echo',
+      session: 's1',
+      method: 'tools/call',
+      tool: 'echo',
+      dir: 's2c',
+      errorsOnly: true,
+      minLatencyMs: 10,
+      since: 4,
+      before: 99,
+      order: 'oldest',
+      limit: 5,
+    });
+    expect(parseSearchQuery({ q: 'x', errorsOnly: '0', text: '' })).toEqual({ errorsOnly: false });
+    expect(parseSearchQuery({})).toEqual({});
+  });
+
+  it('refuses bad values in plain words', () => {
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ dir: 'up' }, /dir must be c2s/],
+      [{ limit: 'ten' }, /limit must be a number of at least 1/],
+      [{ limit: '0' }, /limit must be a number of at least 1/],
+      [{ minLatencyMs: '-1' }, /minLatencyMs must be a number/],
+      [{ since: 'NaN' }, /since must be a number/],
+      [{ order: 'random' }, /order must be newest or oldest/],
+      [{ errorsOnly: 'yes' }, /errorsOnly must be true or false/],
+      [{ method: ['a', 'b'] }, /method must be given once/],
+      [{ text: 'x'.repeat(501) }, /at most 500/],
+      [{ regex: '.*' }, /Unknown search parameter "regex"/],
+    ];
+    for (const [params, message] of bad) {
+      expect(() => parseSearchQuery(params)).toThrow(SearchQueryError);
+      expect(() => parseSearchQuery(params)).toThrow(message);
+    }
+  });
+});
