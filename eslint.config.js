@@ -51,9 +51,9 @@ const uiLint = {
   message: 'The UI imports proxy/lint/lint-report.ts only: the linter (SDK schemas, ajv) runs in the recorder, not the browser.',
 };
 const threadBoundary = {
-  regex: proxyFolder(['record', 'store', 'correlate', 'lint', 'export', 'import', 'replay']),
+  regex: proxyFolder(['record', 'store', 'correlate', 'lint', 'export', 'import', 'replay', 'telemetry']),
   message:
-    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions, breakpoint holds) never import record, store, correlate, lint, export, import or replay: those run on the main thread. See docs/architecture.md.",
+    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions, breakpoint holds) never import record, store, correlate, lint, export, import, replay or telemetry (OTLP export): those run on the main thread. See docs/architecture.md.",
 };
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
@@ -68,6 +68,9 @@ const SHARED = [
   'proxy/breakpoints/wire-peek.ts',
   'proxy/breakpoints/action-checks.ts',
   'proxy/breakpoints/hold-desk.ts',
+  // The annotated log's formatter (--log, format=text): pure, so any consumer (the UI too) can format events.
+  'proxy/export/text-log.ts',
+  'proxy/export/text-log-render.ts',
 ];
 const LOWER_LAYERS = ['proxy/parse/**', 'proxy/correlate/**'];
 const PROXY_THREAD = [
@@ -150,4 +153,21 @@ export default tseslint.config(
     rules: restrict(nodeBuiltins(['zlib', 'crypto']), layerBoundary, noUi),
   },
   { files: PROXY_THREAD, rules: restrict(threadBoundary) },
+  {
+    // OpenTelemetry is loaded only when OTLP export is configured: one module imports it, and is
+    // itself loaded with import() (proxy/mcpscope.ts). A different rule than the boundaries above,
+    // so that their per-folder options are not replaced.
+    files: ['proxy/**', 'ui/src/**'],
+    ignores: ['proxy/telemetry/otlp-exporter.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[source.value=/^@opentelemetry[/]/], ImportExpression[source.value=/^@opentelemetry[/]/]',
+          message:
+            'Only proxy/telemetry/otlp-exporter.ts imports OpenTelemetry (loaded with import() when --otlp / OTEL_EXPORTER_OTLP_* asks for it): with no endpoint nothing of it is loaded. See docs/architecture.md.',
+        },
+      ],
+    },
+  },
 );

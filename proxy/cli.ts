@@ -9,6 +9,7 @@
  *   mcpscope --forward            a forward proxy (HTTP_PROXY/HTTPS_PROXY, TLS decrypted with
  *                                 mcpscope's CA): clients keep the server's real URL
  *   mcpscope run -- <command>     run a client behind the forward proxy (proxy/commands/run.ts)
+ *   mcpscope mcp                  a stdio MCP server that lets a coding agent read the recorded traffic (proxy/commands/mcp.ts)
  *
  * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
@@ -18,6 +19,7 @@ import type { McpscopeCore } from './mcpscope.js';
 import type { LintMode } from './lint/linter.js';
 import { packageVersion } from './version.js';
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from './ports.js';
+import { logFormatOption, openLogFile, takeLogOption, type LogArgument } from './log-option.js';
 
 export { DEFAULT_UI_PORT, DEFAULT_PROXY_PORT };
 
@@ -61,6 +63,9 @@ Usage
   mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
   mcpscope wrap <config.json> [--write]      route a Claude Desktop / Cursor / VS Code config through mcpscope
   mcpscope unwrap <config.json> [--write]    restore it
+  mcpscope mcp [--ui-port <n>] [--token <t>]  serve the recorded traffic to a coding agent (Claude Code,
+                                  Cursor…) as a stdio MCP server: sessions, search, calls, exports,
+                                  faults, breakpoints (docs/agent-mcp.md)
 
 Options
   --target <url>        the MCP server URL (e.g. http://127.0.0.1:3001/mcp or …/sse); the proxy
@@ -89,6 +94,12 @@ Options
   --max-memory <MiB>    approximate memory for kept events before eviction (default 512)
   --record <file>       append every event to an NDJSON file as it happens (open it later with
                         \`mcpscope open <file>\`); created 0600, synced to disk every 250 ms
+  --log [file]          print the annotated log — every request, response, SSE event and JSON-RPC
+                        message as it happens, with its correlation and plain-language hints,
+                        secrets redacted — on stdout (coloured on a terminal; NO_COLOR turns that
+                        off), or append it to <file> (0600). A stdio wrapper needs a file: its
+                        stdout is the server's. --log=<file> for a name starting with "-"
+  --log-format <f>      text (default) or json (one JSON object per line); alone it means --log
   --grace <ms>          on Ctrl+C / SIGTERM, stop accepting connections and give calls in flight
                         this long to finish before exiting (default 5000; 0 = cut them at once).
                         GET event streams do not hold it: they end with the last call. A second
@@ -99,6 +110,13 @@ Options
   --lint <mode>         check every message against the MCP specification of its session's
                         protocol version (schema, capabilities, lifecycle; docs/spec-lint.md):
                         warn (default) marks violations as warnings, strict as errors, off skips it
+  --otlp <url>          export one OpenTelemetry span per JSON-RPC request, a span per session and
+                        the MCP duration metrics to this OTLP/HTTP collector (e.g. http://127.0.0.1:4318;
+                        /v1/traces and /v1/metrics are appended). Also on with OTEL_EXPORTER_OTLP_ENDPOINT;
+                        OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), _HEADERS, OTEL_SERVICE_NAME
+                        and OTEL_BSP_* apply. Never slows the traffic: spans that cannot be sent are
+                        dropped and counted (/api/stats). See docs/team-setup.md
+  --otlp-bodies         with --otlp: put the (redacted, 8 KiB at most) request and response bodies on the spans
   -h, --help            this help
   -v, --version         print the version
 `;
@@ -131,7 +149,7 @@ function positiveOption(value: string | undefined, name: string): number | undef
 }
 
 /** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
-const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap', 'run', 'env', 'ca']);
+const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap', 'run', 'env', 'ca', 'mcp']);
 
 const OPTIONS = {
   target: { type: 'string', multiple: true },
@@ -151,15 +169,38 @@ const OPTIONS = {
   'max-events': { type: 'string' },
   'max-memory': { type: 'string' },
   record: { type: 'string' },
+  'log-format': { type: 'string' },
   grace: { type: 'string' },
   'hold-timeout': { type: 'string' },
   lint: { type: 'string' },
+  otlp: { type: 'string' },
+  'otlp-bodies': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
 
 /** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
-const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'hold-timeout', 'lint', 'help', 'version']);
+const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'hold-timeout', 'lint', 'log-format', 'help', 'version']);
+
+/** `--log` (taken out of the arguments: parseArgs has no optional values) with `--log-format`; `--log-format` alone means stdout. */
+function logOption(log: LogArgument | undefined, format: string | undefined): { to: string; format?: 'text' | 'json' } | undefined {
+  let f: 'text' | 'json' | undefined;
+  try {
+    f = logFormatOption(format);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (!log && f === undefined) return undefined;
+  return { to: log?.to ?? 'stdout', format: f };
+}
+
+function withoutLog(args: string[]): { args: string[]; log?: LogArgument } {
+  try {
+    return takeLogOption(args);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+}
 
 /** Parses the main command's options; answers --help/--version itself (then returns undefined). */
 function parseOptions(args: string[]) {
@@ -182,14 +223,29 @@ function parseOptions(args: string[]) {
 }
 
 /** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
-async function wrap(own: string[], command: string[]): Promise<void> {
+async function wrap(ownArgs: string[], command: string[]): Promise<void> {
+  const { args: own, log: logArg } = withoutLog(ownArgs);
   const v = parseOptions(own);
   if (!v) return;
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
   if (misplaced.length > 0)
     fail(
-      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body, --hold-timeout and --lint do).`,
+      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body, --hold-timeout, --lint and --log <file> do).`,
     );
+  const log = logOption(logArg, v['log-format']);
+  if (log?.to === 'stdout')
+    fail(
+      "a stdio wrapper's stdout is the server's JSON-RPC channel to the client, so the log cannot go there: give a file, e.g. mcpscope --log mcpscope.log -- <command> (or watch the traffic in the UI).",
+    );
+  let logFd: number | undefined;
+  if (log) {
+    // Opened now: a path that cannot be written fails before the server starts.
+    try {
+      logFd = openLogFile(log.to);
+    } catch (err) {
+      fail((err as Error).message);
+    }
+  }
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
@@ -204,6 +260,7 @@ async function wrap(own: string[], command: string[]): Promise<void> {
     maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     lint: lintOption(v.lint),
+    log: log && logFd !== undefined ? { file: log.to, fd: logFd, format: log.format } : undefined,
   });
   process.exit(code);
 }
@@ -218,8 +275,20 @@ async function main(): Promise<void> {
   }
   const dashes = process.argv.indexOf('--', 2);
   if (dashes >= 0) return wrap(process.argv.slice(2, dashes), process.argv.slice(dashes + 1));
-  const v = parseOptions(process.argv.slice(2));
+  const { args: mainArgs, log: logArg } = withoutLog(process.argv.slice(2));
+  const v = parseOptions(mainArgs);
   if (!v) return;
+  const log = logOption(logArg, v['log-format']);
+  // OTLP export (--otlp, OTEL_EXPORTER_OTLP_*): resolved here (pure); the SDK loads only when it is on.
+  const { resolveOtlpOptions } = await import('./telemetry/otlp-options.js');
+  let otlp: import('./telemetry/otlp-options.js').OtlpConfig | undefined;
+  try {
+    otlp = resolveOtlpOptions({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (v['otlp-bodies'] && !otlp) fail('--otlp-bodies needs an OTLP endpoint: give --otlp <url> (or set OTEL_EXPORTER_OTLP_ENDPOINT).');
+  for (const w of otlp?.warnings ?? []) process.stderr.write(`mcpscope: ${w}\n`);
 
   const host = v.host ?? '127.0.0.1';
   const { isLoopbackHostname } = await import('./serve/guards.js');
@@ -288,6 +357,8 @@ async function main(): Promise<void> {
     maxEvents: positiveOption(v['max-events'], '--max-events'),
     maxMemoryBytes: v['max-memory'] !== undefined ? positiveOption(v['max-memory'], '--max-memory')! * 1024 * 1024 : undefined,
     recordFile: v.record,
+    log,
+    otlp,
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     lint: lintOption(v.lint),
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
@@ -374,6 +445,12 @@ async function main(): Promise<void> {
   }
   banner += `  UI     ${scope.ui!.url}\n`;
   if (v.record !== undefined) banner += `  record ${resolve(v.record)}  (every event, as NDJSON; reopen it with \`mcpscope open\`)\n`;
+  if (otlp) {
+    const { displayUrl } = await import('./telemetry/otlp-options.js');
+    banner += `  otlp   ${displayUrl(otlp.tracesUrl ?? otlp.metricsUrl!)}  (${otlp.tracesUrl ? otlp.tracesProtocol : otlp.metricsProtocol}${otlp.bodies ? ', with bodies' : ''})\n`;
+  }
+  if (log)
+    banner += `  log    ${log.to === 'stdout' ? 'stdout' : resolve(log.to)}  (the annotated log${log.format === 'json' ? ', JSON lines' : ''})\n`;
   banner += '\n';
   // Handlers first: a signal right after the URLs are printed must still shut down cleanly.
   // The first signal drains (proxy/forwarding/drain.ts): no new connections, calls in flight get

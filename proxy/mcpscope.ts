@@ -17,6 +17,7 @@ import { EventStore } from './store/event-store.js';
 import { startProxyThread, type ProxyPort, type ProxyThread } from './thread/proxy-thread.js';
 import { startUiServer, type UiFeedOptions, type UiServer } from './serve/ui-server.js';
 import { fixtureRoutes } from './serve/fixture-routes.js';
+import { searchRoutes } from './serve/search-routes.js';
 import type { McpscopeEvent } from './model/events.js';
 import { writeDiscovery } from './serve/discovery.js';
 import { packageVersion } from './version.js';
@@ -29,6 +30,8 @@ import { PausedRegistry } from './breakpoints/paused-registry.js';
 import { breakpointRoutes } from './breakpoints/routes.js';
 import { sendRoutes } from './send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
+// Only the options' types: the OpenTelemetry SDK (telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
+import type { OtlpConfig, TelemetryStats } from './telemetry/otlp-options.js';
 
 export { packageVersion };
 
@@ -62,6 +65,12 @@ export interface McpscopeOptions {
   maxMemoryBytes?: number;
   /** Append every event to this NDJSON file as it is recorded (see proxy/export/ndjson-recorder.ts). */
   recordFile?: string;
+  /**
+   * The annotated log (`--log`, proxy/export/log-writer.ts): every exchange and message as it is
+   * recorded, to stdout, stderr or a file (created 0600), as text (`colour` unset: on a terminal,
+   * unless NO_COLOR) or JSON lines. Always redacted as exports are.
+   */
+  log?: { to: 'stdout' | 'stderr' | string; format?: 'text' | 'json'; colour?: boolean };
   /**
    * Show MCP session ids (`Mcp-Session-Id`) as `sha256:<first 12 hex>` everywhere mcpscope keeps
    * them (SessionInfo.mcpSessionId, exchange headers, the UI, exports). Sessions still correlate:
@@ -107,6 +116,12 @@ export interface McpscopeOptions {
    * violation as a warning, `strict` as an error, `off` checks nothing.
    */
   lint?: LintMode;
+  /**
+   * OTLP export of spans and MCP metrics (issue 20, docs/team-setup.md), as resolved from `--otlp`,
+   * `--otlp-bodies` and OTEL_* by proxy/telemetry/otlp-options.ts (`resolveOtlpOptions`). Unset:
+   * nothing of OpenTelemetry is loaded.
+   */
+  otlp?: OtlpConfig;
 }
 
 /** An mcpscope, with or without a proxy port. */
@@ -139,6 +154,8 @@ export interface McpscopeCore {
    * client sees it. Rejects with a StdioSendError (its `status`: 400, 409, 502, 504).
    */
   sendToStdio(sessionId: string, message: Record<string, unknown>): Promise<{ response: unknown }>;
+  /** The OTLP export's counts (`/api/stats`'s `telemetry`); only when `otlp` was given. */
+  telemetry?: { stats(): TelemetryStats };
   /** Hands a wire record to the recorder (an O(1) push onto the capture queue). */
   capture(record: WireRecord): void;
   /** Run the recorder on everything captured so far on this thread (normally it runs on the next tick). */
@@ -264,6 +281,24 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     const { recordToFile } = await import('./export/ndjson-recorder.js');
     stopRecording = recordToFile(store, options.recordFile, { redactor: createRedactor({ extraSecrets: [token] }) });
   }
+  // The annotated log likewise (a log file that cannot be opened fails the launch).
+  let logWriter: { close(): Promise<void> } | undefined;
+  if (options.log) {
+    const { startLogWriter } = await import('./export/log-writer.js');
+    const to = options.log.to;
+    try {
+      logWriter = startLogWriter(store, {
+        to: to === 'stdout' || to === 'stderr' ? to : { file: to },
+        format: options.log.format,
+        colour: options.log.colour,
+        token,
+      });
+    } catch (err) {
+      stopRecording?.();
+      throw err;
+    }
+  }
+  const stopLog = () => logWriter?.close();
 
   const upstreams = [
     ...(options.target !== undefined ? [{ name: options.targetName, target: options.target, port: options.port }] : []),
@@ -279,6 +314,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       ca = await loadOrCreateCa({ warn: (text) => process.emitWarning(`mcpscope: ${text}`) });
     } catch (err) {
       stopRecording?.();
+      await stopLog();
       throw err;
     }
   }
@@ -328,6 +364,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       );
     } catch (err) {
       stopRecording?.();
+      await stopLog();
       throw err;
     }
   }
@@ -351,6 +388,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         feed: options.feed,
         plugins: [
           fixtureRoutes({ store, token, version: packageVersion(), live: true }),
+          // Server-side search and call views (mcpscope mcp reads them): /api/search, /api/calls/:ref.
+          searchRoutes({ store }),
           // Fault injection rules (off until one is added): GET/POST/DELETE /api/faults.
           faultRoutes(faults, async () => thread?.settle()),
           // Breakpoints (off until one is added): /api/breakpoints, /api/paused.
@@ -384,7 +423,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           }),
           // The store's size and what its cap evicted, for the UI.
           async (app) => {
-            app.get('/api/stats', async () => store.stats());
+            app.get('/api/stats', async () => (otlp ? { ...store.stats(), telemetry: otlp.stats() } : store.stats()));
           },
         ],
         ingest: capture,
@@ -395,6 +434,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       await thread?.close().catch(() => undefined);
       queue.close();
       stopRecording?.();
+      await stopLog();
       throw err;
     }
   }
@@ -408,12 +448,30 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     }
   }
 
+  // OTLP export (issue 20): a store subscriber on this thread, loaded only when configured. It
+  // starts with what the store holds already, so nothing recorded since launch is missed.
+  let otlp: { stats(): TelemetryStats; close(timeoutMs?: number): Promise<void> } | undefined;
+  if (options.otlp) {
+    try {
+      const { startOtlpExport } = await import('./telemetry/otlp-exporter.js');
+      otlp = await startOtlpExport(store, options.otlp, {
+        redactor: createRedactor({ extraSecrets: [token] }),
+        onNotice: options.onNotice,
+      });
+    } catch (err) {
+      process.emitWarning(`mcpscope: OpenTelemetry export could not start, nothing is exported: ${(err as Error).message}`);
+    }
+  }
+
   async function close(): Promise<void> {
     stopNotices?.();
     removeDiscovery?.();
     await thread?.close();
     queue.close();
     stopRecording?.();
+    await stopLog();
+    // Flushes what is left, for 2 s at most: a collector that is down or slow never holds the exit.
+    await otlp?.close(2000);
     await ui?.close();
   }
 
@@ -432,6 +490,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     paused,
     stdioLinks,
     sendToStdio,
+    ...(otlp ? { telemetry: otlp } : {}),
     capture,
     flush: () => queue.flush(),
     async settle() {

@@ -16,6 +16,7 @@ import { loadOrCreateCa } from '../forward/ca.js';
 import { clientEnv } from '../forward/client-env.js';
 import { findForwardProxy } from '../forward/running-proxy.js';
 import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
+import { logFormatOption, takeLogOption } from '../log-option.js';
 
 const USAGE = `Usage: mcpscope run [options] -- <command> [args…]
 
@@ -34,6 +35,11 @@ Options
   --intercept <host>   decrypt only hosts matching this pattern (repeatable; * wildcards, :port)
   --upstream-ca <pem>  trust this CA file for upstream servers too (repeatable)
   --lint <mode>        spec linting when one is started here: warn (default), strict or off
+  --log <file>         the annotated log, appended to <file> (0600), when one is started here
+                       (stdout is the command's); --log-format text|json
+  --otlp <url>         when one is started here: export spans and MCP metrics to this OTLP/HTTP
+                       collector (also OTEL_EXPORTER_OTLP_ENDPOINT; docs/team-setup.md)
+  --otlp-bodies        with --otlp: redacted request/response bodies on the spans
   -h, --help           this help
 
 Sets for the command: HTTP_PROXY, HTTPS_PROXY (and lower-case), NO_PROXY (mcpscope's UI port),
@@ -48,10 +54,14 @@ function say(text: string): void {
 
 export async function main(argv: string[]): Promise<number> {
   const dashes = argv.indexOf('--');
-  const own = dashes >= 0 ? argv.slice(0, dashes) : argv;
   const command = dashes >= 0 ? argv.slice(dashes + 1) : [];
   let v;
+  let log: { to: string; format?: 'text' | 'json' } | undefined;
+  let otlp: import('../telemetry/otlp-options.js').OtlpConfig | undefined;
   try {
+    // --log takes an optional value (proxy/log-option.ts); here only a file: stdout is the client's.
+    const taken = takeLogOption(dashes >= 0 ? argv.slice(0, dashes) : argv);
+    const own = taken.args;
     v = parseArgs({
       args: own,
       allowPositionals: false,
@@ -62,9 +72,19 @@ export async function main(argv: string[]): Promise<number> {
         intercept: { type: 'string', multiple: true },
         'upstream-ca': { type: 'string', multiple: true },
         lint: { type: 'string' },
+        'log-format': { type: 'string' },
+        otlp: { type: 'string' },
+        'otlp-bodies': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
+    otlp = (await import('../telemetry/otlp-options.js')).resolveOtlpOptions({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
+    const format = logFormatOption(v['log-format']);
+    if (taken.log || format) log = { to: taken.log?.to ?? 'stdout', format };
+    if (log?.to === 'stdout')
+      throw new Error(
+        "--log needs a file here: mcpscope run's stdout belongs to the command it runs. Give one (--log mcpscope.log), or run `mcpscope --forward --log` in another terminal, which this command then joins.",
+      );
   } catch (err) {
     process.stderr.write(`mcpscope run: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -116,6 +136,12 @@ export async function main(argv: string[]): Promise<number> {
     proxyUrl = running.proxyUrl;
     if (v.intercept || upstreamCa || v.port || v.lint)
       say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port/--lint apply, not these.`);
+    if (v.otlp)
+      say(`joining the mcpscope already running on UI port ${uiPort}: it exports to OpenTelemetry only if it was started with --otlp.`);
+    if (log)
+      say(
+        `joining the mcpscope already running on UI port ${uiPort}: the log is that one's to write, so ${log.to} is not written. Start it with --log ${log.to}, or copy the log from its UI.`,
+      );
     say(`recording into ${running.uiUrl}`);
   } else {
     const { startMcpscope } = await import('../mcpscope.js');
@@ -124,6 +150,10 @@ export async function main(argv: string[]): Promise<number> {
       token: v.token,
       discoveryFile: true,
       lint: v.lint as 'off' | 'warn' | 'strict' | undefined,
+      log,
+      otlp,
+      // The export's notices (collector unreachable, back); only with export on, as before otherwise.
+      ...(otlp ? { onNotice: (line: string) => process.stderr.write(`${line}\n`) } : {}),
     };
     try {
       scope = await startMcpscope({ ...options, uiPort });
