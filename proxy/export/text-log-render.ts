@@ -152,9 +152,29 @@ const ANSI: Record<Style, string> = {
 };
 const RESET = '\x1b[0m';
 
+/**
+ * Characters a peer must not get to a terminal through the log: C0 controls but tab (ESC starts the
+ * sequences that recolour, retitle, move the cursor or — OSC 52 — write the clipboard; CR and LF
+ * would forge log lines of their own), DEL, C1 controls, and the bidirectional overrides that make
+ * text read other than it is. Messages are JSON-escaped already; SSE lines, stderr lines, names,
+ * URLs and header values are quoted as they came.
+ */
+const UNSAFE = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with every unsafe character shown as its escape (`\x1b`, `\u202e`): what was sent stays readable, and inert. */
+export function inert(text: string): string {
+  return text.replace(UNSAFE, (c) => {
+    const n = c.charCodeAt(0);
+    return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** One entry as text: its first line after the time and session columns, the others indented. Ends in "\n". */
 export function renderEntry(entry: LogEntry, options: Pick<TextLogOptions, 'colour' | 'utc'> = {}): string {
-  const paint = (style: Style, text: string) => (options.colour && ANSI[style] && text ? `${ANSI[style]}${text}${RESET}` : text);
+  const paint = (style: Style, raw: string) => {
+    const text = inert(raw);
+    return options.colour && ANSI[style] && text ? `${ANSI[style]}${text}${RESET}` : text;
+  };
   const line = (segs: Segment[]) => segs.map(([s, t]) => paint(s, t)).join('');
   const time = paint('time', clock(entry.ts, options.utc === true));
   const session = paint('session', (entry.session ?? '--').padEnd(4));

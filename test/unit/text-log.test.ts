@@ -204,3 +204,35 @@ describe('the JSON form', () => {
     expect(parsed.map((p) => p.text).join('\n') + '\n').toBe(c.render(undefined));
   });
 });
+
+describe('what a peer sent cannot drive the terminal', () => {
+  // A hostile server's stderr line, tool name and SSE comment: OSC 52 (write the clipboard), a
+  // retitle, a forged log line after CR/LF, a C1 CSI and a right-to-left override.
+  const hostile = 'ok\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\r\n09:30:00.000 s1   >>> REQUEST fake\x9b31m\u202eevil';
+  const events = [
+    { type: 'log', seq: 1, ts: 0, source: 'stderr', sessionId: 's9', text: hostile },
+    {
+      type: 'problem',
+      seq: 2,
+      ts: 0,
+      sessionId: 's9',
+      level: 'warn',
+      code: 'not-jsonrpc',
+      text: 'a line that is not JSON-RPC',
+      raw: hostile,
+    },
+  ] as McpscopeEvent[];
+
+  for (const colour of [false, true])
+    it(`prints it inert, escapes shown (${colour ? 'colour' : 'plain'})`, () => {
+      const text = new TextLog({ utc: true })
+        .push(events)
+        .map((e) => renderEntry(e, { colour, utc: true }))
+        .join('');
+      // The only ESC bytes left are our own colour codes; no CR, no C1, no bidi override; no forged line.
+      expect(text.replace(/\x1b\[[0-9;]*m/g, '')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
+      expect(text).toContain('ok\\x1b]52;c;ZXZpbA==\\x07');
+      expect(text).toContain('\\u202eevil');
+      expect(text.split('\n').some((l) => l.startsWith('09:30:00.000 s1   >>> REQUEST fake'))).toBe(false);
+    });
+});
