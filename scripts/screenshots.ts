@@ -7,7 +7,8 @@
  * with MCPSCOPE_WRITE_SCREENSHOTS=1. docs/images/breakpoints.png (a held tools/call and a held
  * sampling request in the Paused panel, one being edited) and docs/images/tool-form.png (the
  * Tools panel's form for the demo's `add`, called, with its answer), docs/images/spec-violation.png (the
- * Spec tab of the demo's `add` called with a string) and lint-report.png (that session's lint report).
+ * Spec tab of the demo's `add` called with a string), lint-report.png (that session's lint report) and
+ * export-menu.png (the Export menu: fixture, HAR, NDJSON, annotated log, "Copy as annotated log").
  * Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
@@ -176,6 +177,13 @@ const browser = await launchBrowser();
   await page.locator('[data-testid="lint-report"]').waitFor();
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(images, 'lint-report.png') });
+  // The Export menu, with the annotated log's download and "Copy as annotated log".
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="lint-report"]').waitFor({ state: 'detached' });
+  await page.locator('[data-testid="export"]').click();
+  await page.locator('[data-testid="export-menu"]').waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(images, 'export-menu.png') });
   await page.close();
   await scope.close();
   await demo.close();
