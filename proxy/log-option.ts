@@ -13,7 +13,7 @@
  * `openLogFile` is here too, away from the log writer and the recorder it needs: a stdio wrapper
  * opens its log file before it starts the server, and loads nothing else for it until then.
  */
-import { fchmodSync, fstatSync, openSync } from 'node:fs';
+import { openPrivateAppend } from './export/private-file.js';
 
 export interface LogArgument {
   /** `stdout`, or a file path. */
@@ -56,21 +56,6 @@ export function logFormatOption(value: string | undefined): 'text' | 'json' | un
 }
 
 /** Opens a log file for append, 0600 (narrowing an existing file others could read). Throws a plain-words error. */
-export function openLogFile(path: string, warn: (text: string) => void = (t) => process.emitWarning(t)): number {
-  let fd: number;
-  try {
-    fd = openSync(path, 'a', 0o600);
-  } catch (err) {
-    throw new Error(`cannot open the log file ${JSON.stringify(path)} for writing: ${(err as Error).message}`);
-  }
-  try {
-    const mode = fstatSync(fd).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      fchmodSync(fd, 0o600);
-      warn(`mcpscope: the log file ${path} was readable by others (mode ${mode.toString(8)}); it is 0600 now.`);
-    }
-  } catch {
-    /* not ours to change */
-  }
-  return fd;
+export function openLogFile(path: string, warn?: (text: string) => void): number {
+  return openPrivateAppend(path, 'log file', warn);
 }

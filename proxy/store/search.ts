@@ -321,26 +321,15 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
 
   const hits: SearchHit[] = [];
   let more = false;
-  if (order === 'oldest') {
-    for (let i = 0; i < events.length; i++) {
-      const hit = matches(events[i]);
-      if (!hit) continue;
-      if (hits.length === limit) {
-        more = true;
-        break;
-      }
-      hits.push(hit);
+  const step = order === 'oldest' ? 1 : -1;
+  for (let i = order === 'oldest' ? 0 : events.length - 1; i >= 0 && i < events.length; i += step) {
+    const hit = matches(events[i]);
+    if (!hit) continue;
+    if (hits.length === limit) {
+      more = true;
+      break;
     }
-  } else {
-    for (let i = events.length - 1; i >= 0; i--) {
-      const hit = matches(events[i]);
-      if (!hit) continue;
-      if (hits.length === limit) {
-        more = true;
-        break;
-      }
-      hits.push(hit);
-    }
+    hits.push(hit);
   }
   const applied = { ...query, limit, order };
   return { hits, more, query: applied, lastSeq: store.lastSeq };
