@@ -10,6 +10,8 @@
  * - `mcpscope wrap <config> --write`, then each server entry exactly as written launched by the
  *   SDK client from `/` — one of them with a PATH that holds neither node nor mcpscope, as a desktop
  *   app may give it;
+ * - `mcpscope --log calls.log -- node server.mjs` writes the annotated log to the user's directory,
+ *   and `mcpscope mcp` (the agent server, by name) finds the recorded call;
  * - `npm uninstall -g mcpscope` removes it and leaves the clone.
  *
  * `npm install -g .` runs the `prepare` script (the build) of a folder it links; here it runs with
@@ -18,13 +20,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { packageVersion } from '../../proxy/version.js';
+import { startMcpscope } from '../../proxy/mcpscope.js';
 import { freePort } from '../support/free-port.js';
 
 const CLONE = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
@@ -211,6 +214,55 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
     });
     expect(byPath.call).toEqual({ content: [{ type: 'text', text: '42 hi' }] });
     expect(byPath.stderr()).toMatch(/^mcpscope: /m);
+  });
+
+  it('mcpscope --log <file> -- node server.mjs, and mcpscope mcp, by name from a directory outside the clone', async () => {
+    // A UI for the wrapper to join (the wrapper and the agent server find it by --ui-port and --token).
+    const port = await freePort();
+    const token = 'anywhere-token-3f9c1d2e7a';
+    const scope = await startMcpscope({ uiPort: port, token });
+    try {
+      const r = await exercise({
+        command: installed,
+        args: ['--ui-port', String(port), '--token', token, '--log', 'calls.log', '--', 'node', 'server.mjs'],
+        cwd: work,
+        env: { MCPSCOPE_HOME: home },
+      });
+      expect(r.call).toEqual({ content: [{ type: 'text', text: '42' }] });
+      // The relative log file is the user's directory's, written by the wrapper as its process ends.
+      const logFile = join(work, 'calls.log');
+      const deadline = Date.now() + 15_000;
+      while (!(existsSync(logFile) && readFileSync(logFile, 'utf8').includes('response to')) && Date.now() < deadline)
+        await new Promise((resolve) => setImmediate(resolve));
+      const log = readFileSync(logFile, 'utf8');
+      expect(log).toMatch(/C→S request tools\/call add/);
+      expect(log).toMatch(/S→C response to #\d+ tools\/call add/);
+      expect(log).not.toContain(token);
+      expect(statSync(logFile).mode & 0o777).toBe(0o600);
+
+      // The agent server, by name, from the same directory: it finds the recorded call.
+      await scope.waitFor((s) => [...s.sessions.values()].some((x) => x.transport === 'stdio' && x.counts.requests >= 3));
+      const transport = new StdioClientTransport({
+        command: 'mcpscope',
+        args: ['mcp', '--ui-port', String(port), '--token', token],
+        cwd: work,
+        env: shellEnv() as Record<string, string>,
+        stderr: 'pipe',
+      });
+      const agent = new Client({ name: 'anywhere-agent', version: '1.0.0' });
+      await agent.connect(transport);
+      try {
+        expect(agent.getServerVersion()).toMatchObject({ name: 'mcpscope' });
+        const found = await agent.callTool({ name: 'search_messages', arguments: { tool: 'add' } });
+        expect(found.isError).toBeFalsy();
+        const hits = (found.structuredContent as { hits: { method?: string; name?: string }[] }).hits;
+        expect(hits.some((h) => h.method === 'tools/call' && h.name === 'add')).toBe(true);
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      await scope.close();
+    }
   });
 
   it('npm uninstall -g mcpscope removes the command and leaves the clone', () => {
