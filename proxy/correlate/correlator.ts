@@ -114,6 +114,8 @@ interface SessionState {
 
 /** Requests kept by exchange per session at most (correlator.ts SessionState.byExchange). */
 const MAX_BY_EXCHANGE = 10_000;
+/** Closed sessions whose requests in flight can still be answered on their own exchange (Correlator.closed). */
+const MAX_CLOSED = 256;
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -151,6 +153,13 @@ const hint = (level: Hint['level'], code: string, text: string): Hint => ({ leve
 
 export class Correlator {
   private sessions = new Map<string, SessionState>();
+  /**
+   * Sessions closed while requests were in flight (a 404 on another request said the session
+   * expired; a DELETE crossed a call): a response that comes back on the exchange that carried its
+   * request still pairs with it — that pairing is unambiguous whatever the session's state. The
+   * newest MAX_CLOSED, only their `byExchange` entries are looked at.
+   */
+  private closed = new Map<string, SessionState>();
   /** exchange id → seq of the (single) request its POST body carried. */
   private streamParents = new Map<string, number>();
 
@@ -238,6 +247,11 @@ export class Correlator {
   closeSession(sessionId: string): number {
     const s = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
+    if (s && s.byExchange.size > 0) {
+      this.closed.delete(sessionId);
+      this.closed.set(sessionId, s);
+      if (this.closed.size > MAX_CLOSED) this.closed.delete(this.closed.keys().next().value as string);
+    }
     return s?.pending ?? 0;
   }
 
@@ -334,8 +348,15 @@ export class Correlator {
           break;
         }
         const requestKey = `${other(m.dir)}|${idKey(m.id)}`;
-        const req =
-          (m.exchangeId !== undefined ? s.byExchange.get(`${m.exchangeId}|${requestKey}`) : undefined) ?? s.requests.get(requestKey);
+        const exchangeKey = m.exchangeId !== undefined ? `${m.exchangeId}|${requestKey}` : undefined;
+        let req = (exchangeKey !== undefined ? s.byExchange.get(exchangeKey) : undefined) ?? s.requests.get(requestKey);
+        // The session was closed while this request was in flight: its answer on its own exchange still pairs.
+        let owner = s;
+        if (!req && exchangeKey !== undefined) {
+          const closed = this.closed.get(m.sessionId);
+          req = closed?.byExchange.get(exchangeKey);
+          if (closed && req) owner = closed;
+        }
         if (!req) {
           issues.push(
             hint(
@@ -364,15 +385,15 @@ export class Correlator {
               hint('info', 'answered-after-cancel', `This answers a request that was cancelled (#${req.seq}); the receiver may ignore it.`),
             );
           } else {
-            s.pending -= 1;
+            owner.pending -= 1;
           }
           req.state = 'answered';
         }
-        s.pendingBySeq.delete(req.seq);
-        if (req.exchangeId !== undefined) s.byExchange.delete(`${req.exchangeId}|${requestKey}`);
+        owner.pendingBySeq.delete(req.seq);
+        if (req.exchangeId !== undefined) owner.byExchange.delete(`${req.exchangeId}|${requestKey}`);
         // The answer to a server→client request belongs under the same parent as the request.
         if (req.parent !== undefined && out.parent === undefined) out.parent = req.parent;
-        this.onAnswer(s, m, req, out);
+        this.onAnswer(owner, m, req, out);
         break;
       }
       case 'notification': {

@@ -18,20 +18,34 @@ export interface ScriptedUpstream {
 export async function startScriptedUpstream(routes: Record<string, Handler>): Promise<ScriptedUpstream> {
   const seen: ScriptedUpstream['seen'] = [];
   const sockets = new Set<Socket>();
+  // A path some route serves with other methods answers 405, as a real server does (and as the
+  // Streamable HTTP transport requires of a server that offers no GET stream) — not 404, which on a
+  // request carrying Mcp-Session-Id means "this session expired" and makes mcpscope close it.
+  const served = new Set(Object.keys(routes).map((k) => (k.includes(' ') ? k.slice(k.indexOf(' ') + 1) : k)));
+  const missing = (res: ServerResponse, path: string) =>
+    served.has(path)
+      ? void res.writeHead(405, { allow: allowed(path) }).end('method not allowed')
+      : void res.writeHead(404).end('no such route');
+  const allowed = (path: string) =>
+    Object.keys(routes)
+      .filter((k) => k.endsWith(` ${path}`))
+      .map((k) => k.slice(0, k.indexOf(' ')))
+      .join(', ');
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    const route = routes[`${req.method} ${(req.url ?? '').split('?')[0]}`] ?? routes[(req.url ?? '').split('?')[0]];
+    const path = (req.url ?? '').split('?')[0];
+    const route = routes[`${req.method} ${path}`] ?? routes[path];
     // GET handlers start at once (a stream may need to start before any body); others get the body.
     if (req.method === 'GET' || req.method === 'HEAD') {
       seen.push({ method: req.method, url: req.url ?? '', headers: req.headers, body: Buffer.alloc(0) });
-      if (!route) return void res.writeHead(404).end('no such route');
+      if (!route) return missing(res, path);
       return void route(req, res, Buffer.alloc(0));
     }
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      if (!route) return void res.writeHead(404).end('no such route');
+      if (!route) return missing(res, path);
       void route(req, res, body);
     });
   });

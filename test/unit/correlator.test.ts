@@ -434,6 +434,30 @@ describe('Correlator: pendingCount and closeSession', () => {
   });
 });
 
+describe('Correlator: a session closed while a request is in flight', () => {
+  it('still pairs the answer that comes back on the request’s own exchange, and only that one', () => {
+    // A GET answered 404 (the session "expired") while a tools/list POST was on its way: its answer
+    // comes back on that POST, after the close.
+    const c = new Correlator();
+    c.observe(1, { sessionId: 'A', dir: 'c2s', kind: 'request', id: 1, method: 'tools/list', exchangeId: 'x4', ts: 0 });
+    c.observe(2, { sessionId: 'A', dir: 'c2s', kind: 'request', id: 2, method: 'ping', ts: 0 });
+    expect(c.closeSession('A')).toBe(2);
+    const late = c.observe(3, { sessionId: 'A', dir: 's2c', kind: 'response', id: 1, exchangeId: 'x4', ts: 7 });
+    expect(late).toMatchObject({ pair: 1, requestMethod: 'tools/list', latencyMs: 7 });
+    expect(late.issues.map((h) => h.code)).toEqual([]);
+    // Once: a second answer on that exchange is not paired with it again.
+    expect(c.observe(4, { sessionId: 'A', dir: 's2c', kind: 'response', id: 1, exchangeId: 'x4', ts: 8 }).pair).toBeUndefined();
+    // An answer on another exchange (or none) is not: only the exchange makes it unambiguous.
+    expect(c.observe(5, { sessionId: 'A', dir: 's2c', kind: 'response', id: 2, exchangeId: 'x9', ts: 9 }).pair).toBeUndefined();
+    // The session's new requests start afresh.
+    c.observe(6, { sessionId: 'A', dir: 'c2s', kind: 'request', id: 1, method: 'tools/call', exchangeId: 'x5', ts: 10 });
+    expect(c.observe(7, { sessionId: 'A', dir: 's2c', kind: 'response', id: 1, exchangeId: 'x5', ts: 11 })).toMatchObject({
+      pair: 6,
+      requestMethod: 'tools/call',
+    });
+  });
+});
+
 describe('Correlator: property — random interleavings with colliding ids', () => {
   type Req = { dir: Direction; id: string | number; tag: number };
 
