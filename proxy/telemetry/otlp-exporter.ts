@@ -111,6 +111,28 @@ class CountingExporter implements SpanExporter {
   }
 }
 
+/**
+ * The OTLP metric exporter, counting each export by its result (a failed one is a collection
+ * lost: the periodic reader does not retry it). Everything else is the exporter's own — the
+ * temporality and aggregation it selects included.
+ */
+function countingMetrics(
+  inner: PushMetricExporter,
+  counts: { exported: number; failed: number },
+  onResult: (ok: boolean, error?: Error) => void,
+): PushMetricExporter {
+  return Object.assign(Object.create(inner) as PushMetricExporter, {
+    export(metrics: Parameters<PushMetricExporter['export']>[0], done: (result: ExportResult) => void): void {
+      inner.export(metrics, (result) => {
+        if (result.code === ExportResultCode.SUCCESS) counts.exported += 1;
+        else counts.failed += 1;
+        onResult(result.code === ExportResultCode.SUCCESS, result.error);
+        done(result);
+      });
+    },
+  });
+}
+
 function remoteContext(r: RemoteContext): SpanContext {
   return {
     traceId: r.traceId,
@@ -168,6 +190,7 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
   const tracer = provider?.getTracer('mcpscope', packageVersion());
 
   // ---------------------------------------------------------------- metrics
+  const metricCounts = { exported: 0, failed: 0 };
   let meterProvider: MeterProvider | undefined;
   const histograms = new Map<McpMetricName, Histogram>();
   if (config.metricsUrl) {
@@ -177,7 +200,7 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
         ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(exporterConfig)
         : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(exporterConfig);
     const reader = new PeriodicExportingMetricReader({
-      exporter: metricExporter,
+      exporter: countingMetrics(metricExporter, metricCounts, onResult),
       exportIntervalMillis: config.metricIntervalMs,
       exportTimeoutMillis: Math.min(config.metricTimeoutMs, config.metricIntervalMs),
     });
@@ -283,6 +306,7 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
     spansExported: exporter?.exported ?? 0,
     spansDropped: queueDropped + (processor?.dropped ?? 0) + (exporter?.failed ?? 0),
     spansUnfinished: builder.unfinished,
+    ...(config.metricsUrl ? { metricExports: metricCounts.exported, metricExportsFailed: metricCounts.failed } : {}),
     ...(lastError !== undefined ? { lastError } : {}),
   });
 

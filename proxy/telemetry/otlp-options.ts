@@ -61,6 +61,9 @@ export interface TelemetryStats {
   spansDropped: number;
   /** Request spans ended without an answer: their session ended, too many were open, or mcpscope stopped. */
   spansUnfinished: number;
+  /** Metric exports the collector accepted, and those that failed (each a collection lost); only when metrics are exported. */
+  metricExports?: number;
+  metricExportsFailed?: number;
   /** The last export failure, in the exporter's words. */
   lastError?: string;
 }

@@ -364,6 +364,8 @@ describe.each(['http/protobuf', 'http/json'] as const)('OTLP export over %s', (p
     expect(work.attributes['mcp.session.id']).toBeUndefined();
     const boom = op.points.find((p) => p.attributes['gen_ai.tool.name'] === 'boom')!;
     expect(boom.attributes['error.type']).toBe(String(ErrorCode.InvalidParams));
+    expect(scope.telemetry!.stats()).toMatchObject({ metricExportsFailed: 0 });
+    expect(scope.telemetry!.stats().metricExports).toBeGreaterThanOrEqual(1);
   });
 });
 
@@ -447,6 +449,9 @@ describe('export never holds the traffic', () => {
     const started = Date.now();
     await scope.close();
     expect(Date.now() - started).toBeLessThan(5_000);
+    // The last collection, sent on close, was lost too: counted.
+    expect(scope.telemetry!.stats()).toMatchObject({ metricExports: 0 });
+    expect(scope.telemetry!.stats().metricExportsFailed).toBeGreaterThanOrEqual(1);
   });
 
   it('with the receiver answering 503, then back: a notice each way', async () => {
