@@ -230,6 +230,10 @@ describe('spec violations in the UI (lint: strict)', () => {
       await page.getByTestId('detail-tab-spec').click();
       expect(await page.getByTestId('spec-violation').getAttribute('data-level')).toBe('error');
       expect(await page.getByTestId('spec-violation').locator('.spec-level').textContent()).toBe('error');
+      // The session list's count says error too (red), not the warning's amber.
+      const sessionCount = page.locator(`[data-testid="session-item"][data-session-id="${r.sessionId}"]`).getByTestId('session-spec');
+      expect(await sessionCount.getAttribute('data-level')).toBe('error');
+      const countColour = await sessionCount.evaluate((el) => getComputedStyle(el).color);
       await page.screenshot({ path: join(SHOTS, 'spec-tab-strict.png') });
       const warn = await run('warn');
       try {
@@ -237,6 +241,11 @@ describe('spec violations in the UI (lint: strict)', () => {
           .getByTestId('row-spec')
           .evaluate((el) => getComputedStyle(el).color);
         expect(colour).not.toBe(amber);
+        const warnCount = warn.page
+          .locator(`[data-testid="session-item"][data-session-id="${warn.sessionId}"]`)
+          .getByTestId('session-spec');
+        expect(await warnCount.getAttribute('data-level')).toBe('warn');
+        expect(countColour).not.toBe(await warnCount.evaluate((el) => getComputedStyle(el).color));
       } finally {
         await warn.close();
       }

@@ -103,6 +103,30 @@ describe('SessionList: the spec count', () => {
     expect(offer[0].closest('[data-session-id]')!.getAttribute('data-session-id')).toBe('s2');
   });
 
+  it('is red (level error) for a session whose violations are errors (--lint strict), amber otherwise', async () => {
+    for (const [level, expected] of [
+      ['warn', 'warn'],
+      ['error', 'error'],
+    ] as const) {
+      const { store } = load(level);
+      expect(store.specErrorSessions.has('s1')).toBe(level === 'error');
+      await dom.render(
+        <SessionList
+          sessions={store.sessionList()}
+          selected=""
+          onSelect={vi.fn()}
+          totals={{ messages: 0, errors: 0 }}
+          onLintReport={vi.fn()}
+          specErrors={store.specErrorSessions}
+        />,
+      );
+      const count = all('session-spec')[0];
+      expect(count.getAttribute('data-level')).toBe(expected);
+      expect(count.classList.contains('error')).toBe(level === 'error');
+      expect(count.getAttribute('title')).toContain(level === 'error' ? '(errors: --lint strict)' : '4 spec violations:');
+    }
+  });
+
   it('is a plain count without a report to open, and nothing for plain HTTP', async () => {
     const { store } = load();
     const sessions = [...store.sessionList(), { ...store.sessions.get('s1')!, id: 'web', transport: 'http' as const }];

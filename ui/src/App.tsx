@@ -371,6 +371,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
           onToggleCompare={onToggleCompare}
           onPick={onPick}
           onLintReport={(id) => setActView({ kind: 'lint', sessionId: id })}
+          specErrors={store.specErrorSessions}
         />
         <main className="center">
           {compare ? (

@@ -38,6 +38,8 @@ export interface SessionListProps {
   onPick?(id: string): void;
   /** Open a session's lint report (issue 19): the MCP rules its messages broke. */
   onLintReport?(id: string): void;
+  /** Sessions whose violations are errors (--lint strict): their count is red, not amber. */
+  specErrors?: ReadonlySet<string>;
 }
 
 function peer(p: SessionInfo['clientInfo'], fallback: string) {
@@ -56,25 +58,40 @@ function peer(p: SessionInfo['clientInfo'], fallback: string) {
 }
 
 /**
- * A session's spec violations ("3 spec", amber), opening its lint report; the selected session
- * without any offers the report too (which says so). Plain HTTP buckets are not MCP: nothing.
+ * A session's spec violations ("3 spec", amber; red when they are errors, --lint strict), opening
+ * its lint report; the selected session without any offers the report too (which says so). Plain
+ * HTTP buckets are not MCP: nothing.
  */
-function SpecCount({ session: s, selected, onLintReport }: { session: SessionInfo; selected: boolean; onLintReport?(id: string): void }) {
+function SpecCount({
+  session: s,
+  selected,
+  error,
+  onLintReport,
+}: {
+  session: SessionInfo;
+  selected: boolean;
+  error: boolean;
+  onLintReport?(id: string): void;
+}) {
   if (s.transport === 'http') return null;
   const n = s.counts.violations ?? 0;
   if (n === 0 && !(selected && onLintReport)) return null;
+  const level = error ? 'error' : 'warn';
   const title =
-    n > 0 ? `${plural(n, 'spec violation')}: messages that broke the MCP specification. Click for the lint report.` : 'The lint report';
+    n > 0
+      ? `${plural(n, 'spec violation')}${error ? ' (errors: --lint strict)' : ''}: messages that broke the MCP specification. Click for the lint report.`
+      : 'The lint report';
   if (!onLintReport)
     return (
-      <span className="si-spec" data-testid="session-spec" title={title}>
+      <span className={`si-spec ${level}`} data-testid="session-spec" data-level={level} title={title}>
         {n} spec
       </span>
     );
   return (
     <button
       type="button"
-      className={`si-spec${n === 0 ? ' none' : ''}`}
+      className={`si-spec ${n === 0 ? 'none' : level}`}
+      data-level={n > 0 ? level : undefined}
       data-testid={n > 0 ? 'session-spec' : 'session-lint'}
       title={title}
       onClick={(e) => {
@@ -87,7 +104,17 @@ function SpecCount({ session: s, selected, onLintReport }: { session: SessionInf
   );
 }
 
-export function SessionList({ sessions, selected, onSelect, totals, compare, onToggleCompare, onPick, onLintReport }: SessionListProps) {
+export function SessionList({
+  sessions,
+  selected,
+  onSelect,
+  totals,
+  compare,
+  onToggleCompare,
+  onPick,
+  onLintReport,
+  specErrors,
+}: SessionListProps) {
   const comparing = compare !== undefined;
   return (
     <aside className={`sessions${comparing ? ' comparing' : ''}`} aria-label="Sessions">
@@ -240,7 +267,12 @@ export function SessionList({ sessions, selected, onSelect, totals, compare, onT
                     {plural(s.counts.errors, 'error')}
                   </span>
                 ) : null}
-                <SpecCount session={s} selected={isSelected && !comparing} onLintReport={onLintReport} />
+                <SpecCount
+                  session={s}
+                  selected={isSelected && !comparing}
+                  error={specErrors?.has(s.id) === true}
+                  onLintReport={onLintReport}
+                />
               </div>
             </li>
           );

@@ -65,6 +65,8 @@ export class TimelineStore {
   private _problems: ProblemEvent[] = [];
   /** Spec violations by the message they name (violations.ts): badges and the Spec tab, not rows. */
   private readonly violations = new ViolationIndex();
+  /** Sessions with a spec violation at level error (--lint strict): their count in the session list is red. */
+  private readonly _specErrorSessions = new Set<string>();
   private _logs: LogEvent[] = [];
   /** Messages held at a breakpoint now: pausedId → its `held` event (breakpoints.ts reduceHeld). */
   private readonly _held = new Map<string, PausedEvent>();
@@ -207,6 +209,7 @@ export class TimelineStore {
     this.streamExchanges.clear();
     this._problems = [];
     this.violations.clear();
+    this._specErrorSessions.clear();
     this._logs = [];
     this._held.clear();
     this.latestAnswers.clear();
@@ -289,6 +292,7 @@ export class TimelineStore {
       }
       case 'problem': {
         this._problems.push(e);
+        if (e.code === 'spec-violation' && e.level === 'error' && e.sessionId !== undefined) this._specErrorSessions.add(e.sessionId);
         // A spec violation of a known message annotates that message's row (a badge) instead of making one.
         if (this.violations.link(e, (seq) => this.messagesBySeq.has(seq))) {
           const row = e.message !== undefined ? this.rowOfMessage(e.message) : undefined;
@@ -520,6 +524,11 @@ export class TimelineStore {
   /** Every problem event, in seq order. */
   get problems(): readonly ProblemEvent[] {
     return this._problems;
+  }
+
+  /** The sessions that have a spec violation at level error (recorded with --lint strict). */
+  get specErrorSessions(): ReadonlySet<string> {
+    return this._specErrorSessions;
   }
 
   /** The spec violations naming this message (issue 19), in seq order; undefined when none. */
