@@ -8,6 +8,8 @@ import type { ExchangeInfo, Hint, MessageEvent, ProblemEvent, SessionInfo } from
 import type { CallView } from '../store/call-view.js';
 import type { SearchHit, SearchResult } from '../store/search.js';
 import type { Redactor } from '../record/redact.js';
+import { plural } from '../annotate/hint-text.js';
+import { formatMs } from '../model/units.js';
 
 /** Largest text handed to an agent in one result. */
 export const MAX_RESULT_TEXT = 32 * 1024;
@@ -29,7 +31,8 @@ export function boundText(text: string, max = MAX_RESULT_TEXT, hint = 'narrow th
   return cut + note;
 }
 
-function clip(s: string, n: number): string {
+/** `s` cut to `n` characters, its whitespace kept (JSON text, raw bytes). */
+function cut(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
@@ -40,10 +43,6 @@ function iso(ts: number | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A JSON value's text, cut to `max` characters; `{ text, cut }`. */
@@ -105,7 +104,7 @@ export function sessionLine(s: SessionSummary): string {
           plural(n.errors, 'error'),
           ...(n.violations ? [plural(n.violations, 'spec violation')] : []),
         ].join(', ');
-  return `${s.id} ${s.status}${s.closeReason ? ` (${s.closeReason})` : ''} ${s.transport}${s.targetName ? ` [${s.targetName}]` : ''} ${clip(s.target, 160)}${who}${s.protocolVersion ? ` (${s.protocolVersion})` : ''}; ${counts}${s.startedAt ? `; started ${s.startedAt}` : ''}`;
+  return `${s.id} ${s.status}${s.closeReason ? ` (${s.closeReason})` : ''} ${s.transport}${s.targetName ? ` [${s.targetName}]` : ''} ${cut(s.target, 160)}${who}${s.protocolVersion ? ` (${s.protocolVersion})` : ''}; ${counts}${s.startedAt ? `; started ${s.startedAt}` : ''}`;
 }
 
 export function formatSessions(sessions: readonly SessionInfo[], redactor: Redactor, limit = 100): ToolOutput {
@@ -221,8 +220,8 @@ export function compactExchange(x: ExchangeInfo, redactor?: Redactor): CompactEx
   if (x.endedAt !== undefined) out.durationMs = ms(x.endedAt);
   if (x.aborted) out.aborted = x.aborted;
   if (x.error) out.error = x.error;
-  if (x.requestPreview) out.requestPreview = clip(x.requestPreview, 1024);
-  if (x.responsePreview) out.responsePreview = clip(x.responsePreview, 1024);
+  if (x.requestPreview) out.requestPreview = cut(x.requestPreview, 1024);
+  if (x.responsePreview) out.responsePreview = cut(x.responsePreview, 1024);
   if (redactor) {
     out.requestHeaders = redactor.headers(x.requestHeaders);
     if (x.responseHeaders) out.responseHeaders = redactor.headers(x.responseHeaders);
@@ -233,7 +232,7 @@ export function compactExchange(x: ExchangeInfo, redactor?: Redactor): CompactEx
 
 function compactProblem(p: ProblemEvent): Record<string, unknown> {
   const out: Record<string, unknown> = { seq: p.seq, level: p.level, code: p.code, text: p.text };
-  if (p.raw !== undefined) out.raw = clip(p.raw, 512);
+  if (p.raw !== undefined) out.raw = cut(p.raw, 512);
   for (const k of ['rule', 'specRef', 'message', 'path', 'expected'] as const) if (p[k] !== undefined) out[k] = p[k];
   return out;
 }
@@ -243,7 +242,7 @@ function hintLines(hints: readonly Hint[] | undefined, indent: string): string[]
 }
 
 function msgHead(m: CompactMessage): string {
-  return `#${m.seq} ${m.dir} ${m.kind}${m.method ? ` ${m.method}` : ''}${m.name ? ` ${JSON.stringify(m.name)}` : ''}${m.id !== undefined ? ` id=${JSON.stringify(m.id)}` : ''}${m.latencyMs !== undefined ? ` in ${Math.round(m.latencyMs)} ms` : ''}${m.exchange ? ` (${m.exchange})` : ''}`;
+  return `#${m.seq} ${m.dir} ${m.kind}${m.method ? ` ${m.method}` : ''}${m.name ? ` ${JSON.stringify(m.name)}` : ''}${m.id !== undefined ? ` id=${JSON.stringify(m.id)}` : ''}${m.latencyMs !== undefined ? ` in ${formatMs(m.latencyMs)}` : ''}${m.exchange ? ` (${m.exchange})` : ''}`;
 }
 
 export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
@@ -263,9 +262,9 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
   const lines: string[] = [];
   const st =
     v.status === 'answered'
-      ? `answered${v.latencyMs !== undefined ? ` in ${Math.round(v.latencyMs)} ms` : ''}`
+      ? `answered${v.latencyMs !== undefined ? ` in ${formatMs(v.latencyMs)}` : ''}`
       : v.status === 'error'
-        ? `failed${v.latencyMs !== undefined ? ` after ${Math.round(v.latencyMs)} ms` : ''}${response?.error ? `: error ${response.error.code} ${response.error.message}` : response?.isError ? ': tool result isError' : ''}`
+        ? `failed${v.latencyMs !== undefined ? ` after ${formatMs(v.latencyMs)}` : ''}${response?.error ? `: error ${response.error.code} ${response.error.message}` : response?.isError ? ': tool result isError' : ''}`
         : v.status === 'pending'
           ? 'no response yet (pending)'
           : v.status === 'http-error'
@@ -290,12 +289,12 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
   if (nested.length > 0 || v.nestedOmitted > 0) {
     lines.push(`server messages inside this call (${nested.length + v.nestedOmitted}):`);
     for (const n of nested) {
-      lines.push(`  ${msgHead(n.request)}: ${clip(n.request.json, 600)}`);
-      if (n.response) lines.push(`    → ${msgHead(n.response)}: ${clip(n.response.json, 600)}`);
+      lines.push(`  ${msgHead(n.request)}: ${cut(n.request.json, 600)}`);
+      if (n.response) lines.push(`    → ${msgHead(n.response)}: ${cut(n.response.json, 600)}`);
       else if (n.request.kind === 'request') lines.push('    → no answer yet');
     }
   }
-  for (const c of cancellation) lines.push(`cancelled: ${msgHead(c)}: ${clip(c.json, 400)}`);
+  for (const c of cancellation) lines.push(`cancelled: ${msgHead(c)}: ${cut(c.json, 400)}`);
   if (response) {
     lines.push(`response ${msgHead(response)}: ${response.json}${response.jsonCut ? ' [cut]' : ''}`);
     if (response.error?.meaning) lines.push(`  meaning: ${response.error.meaning}`);
@@ -303,9 +302,9 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
   }
   for (const x of exchanges) {
     lines.push(
-      `HTTP ${x.id}: ${x.method} ${clip(x.url, 200)} → ${x.status ?? 'no status'}${x.responseType ? ` ${x.responseType}` : ''}${x.headMs !== undefined ? `, head after ${x.headMs} ms` : ''}${x.durationMs !== undefined ? `, ${x.durationMs} ms in all` : ', still open'}${x.aborted ? `, aborted by ${x.aborted}` : ''}${x.error ? `: ${x.error}` : ''}`,
+      `HTTP ${x.id}: ${x.method} ${cut(x.url, 200)} → ${x.status ?? 'no status'}${x.responseType ? ` ${x.responseType}` : ''}${x.headMs !== undefined ? `, head after ${formatMs(x.headMs)}` : ''}${x.durationMs !== undefined ? `, ${formatMs(x.durationMs)} in all` : ', still open'}${x.aborted ? `, aborted by ${x.aborted}` : ''}${x.error ? `: ${x.error}` : ''}`,
     );
-    if (x.responsePreview) lines.push(`  response body: ${clip(x.responsePreview.replace(/\s+/g, ' '), 300)}`);
+    if (x.responsePreview) lines.push(`  response body: ${cut(x.responsePreview.replace(/\s+/g, ' '), 300)}`);
     lines.push(...hintLines(x.hints, '  hint '));
   }
   for (const p of violations)
@@ -314,7 +313,7 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
     );
   for (const p of problems)
     lines.push(
-      `problem ${String(p.code)}: ${String(p.text)}${p.raw !== undefined ? ` Bytes: ${JSON.stringify(clip(String(p.raw), 200))}` : ''}`,
+      `problem ${String(p.code)}: ${String(p.text)}${p.raw !== undefined ? ` Bytes: ${JSON.stringify(cut(String(p.raw), 200))}` : ''}`,
     );
 
   return {

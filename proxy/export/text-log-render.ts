@@ -5,6 +5,7 @@
  * text-log.ts: no Node builtin (eslint.config.js).
  */
 import type { Direction, Hint, JsonRpcId } from '../model/events.js';
+import { formatBytes, formatClock } from '../model/units.js';
 
 export interface TextLogOptions {
   /** ANSI colours (a terminal). The formatter never looks at the environment: the writer decides (NO_COLOR, FORCE_COLOR, isTTY). */
@@ -60,22 +61,6 @@ export interface LogEntry {
 /** Time column + session column: continuation lines are indented past it. */
 const PREFIX_WIDTH = 12 + 1 + 5;
 export const INDENT = ' '.repeat(PREFIX_WIDTH + 2);
-
-export const ms = (v: number) => `${v < 1000 ? v.toFixed(1) : Math.round(v)} ms`;
-
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-export function clock(ts: number, utc: boolean): string {
-  const d = new Date(ts);
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return utc
-    ? `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3)}`
-    : `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
-}
 
 export function idText(id: JsonRpcId | undefined): string {
   return id === undefined ? '' : JSON.stringify(id);
@@ -176,7 +161,7 @@ export function renderEntry(entry: LogEntry, options: Pick<TextLogOptions, 'colo
     return options.colour && ANSI[style] && text ? `${ANSI[style]}${text}${RESET}` : text;
   };
   const line = (segs: Segment[]) => segs.map(([s, t]) => paint(s, t)).join('');
-  const time = paint('time', clock(entry.ts, options.utc === true));
+  const time = paint('time', formatClock(entry.ts, options.utc === true));
   const session = paint('session', (entry.session ?? '--').padEnd(4));
   let out = '';
   entry.lines.forEach((segs, i) => {
@@ -206,7 +191,7 @@ export function renderJsonEntry(entry: LogEntry, options: Pick<TextLogOptions, '
   };
   if (entry.message !== undefined) {
     if ((entry.size ?? 0) <= MAX_JSON_MESSAGE) o.message = entry.message;
-    else o.messageOmitted = `${bytes(entry.size!)}: larger than the log keeps (the UI and the exports have it)`;
+    else o.messageOmitted = `${formatBytes(entry.size!)}: larger than the log keeps (the UI and the exports have it)`;
   }
   return `${JSON.stringify(o)}\n`;
 }

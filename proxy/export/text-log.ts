@@ -25,17 +25,8 @@
  * response), and an end line for event streams, failures, aborts and late hints.
  */
 import type { ExchangeInfo, Hint, JsonRpcId, McpscopeEvent, MessageEvent, SessionInfo } from '../model/events.js';
-import {
-  bytes,
-  idText,
-  ms,
-  prettyJsonLines,
-  renderEntry,
-  wrap,
-  type LogEntry,
-  type Segment,
-  type TextLogOptions,
-} from './text-log-render.js';
+import { formatBytes, formatMs } from '../model/units.js';
+import { idText, prettyJsonLines, renderEntry, wrap, type LogEntry, type Segment, type TextLogOptions } from './text-log-render.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -405,7 +396,7 @@ export class TextLog {
       lines: [
         [
           [status >= 400 ? 'bad' : 'ok', `<<< RESPONSE ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`],
-          ['plain', ` (${info.method} ${this.target(info)})${latency !== undefined ? ` ${ms(latency)}` : ''}`],
+          ['plain', ` (${info.method} ${this.target(info)})${latency !== undefined ? ` ${formatMs(latency)}` : ''}`],
           ['note', info.responseType ? `  ${info.responseType}` : ''],
         ],
         ...this.headerLine(info.responseHeaders, RESPONSE_HEADERS),
@@ -430,12 +421,12 @@ export class TextLog {
             ['error', `!!! ABORTED ${info.method} ${this.target(info)}`],
             [
               'plain',
-              ` after ${ms(took)}: ${info.aborted === 'client' ? 'the client went away' : info.aborted === 'upstream' ? 'the server closed or reset the connection' : 'mcpscope cut it off'}`,
+              ` after ${formatMs(took)}: ${info.aborted === 'client' ? 'the client went away' : info.aborted === 'upstream' ? 'the server closed or reset the connection' : 'mcpscope cut it off'}`,
             ],
           ]
         : [
             ['note', `=== END ${info.method} ${this.target(info)}`],
-            ['plain', `${info.status !== undefined ? ` ${info.status}` : ''}, ${bytes(info.responseBytes)} in ${ms(took)}`],
+            ['plain', `${info.status !== undefined ? ` ${info.status}` : ''}, ${formatBytes(info.responseBytes)} in ${formatMs(took)}`],
           ];
     return {
       seq,
@@ -476,7 +467,7 @@ export class TextLog {
       case 'error': {
         const to = m.pair !== undefined ? `to #${m.pair} ${what}`.trimEnd() : `to an unseen request`;
         const head = m.kind === 'error' ? `error ${m.error?.code ?? ''} ${m.error?.message ?? ''}`.replace(/\s+/g, ' ').trim() : 'response';
-        correlation = `${head} ${to} (id ${idText(m.id)})${m.latencyMs !== undefined ? `, ${ms(m.latencyMs)}` : ''}${m.isError ? ', tool error (isError)' : ''}`;
+        correlation = `${head} ${to} (id ${idText(m.id)})${m.latencyMs !== undefined ? `, ${formatMs(m.latencyMs)}` : ''}${m.isError ? ', tool error (isError)' : ''}`;
         break;
       }
       default:
@@ -513,7 +504,8 @@ export class TextLog {
     ];
     const pretty = prettyJsonLines(m.jsonrpc, this.maxJsonLines, this.maxLineChars);
     for (const l of pretty.lines) lines.push([['json', l]]);
-    if (pretty.more > 0) lines.push([['note', `… ${pretty.more} more line${pretty.more === 1 ? '' : 's'} (${bytes(m.size)} in all)`]]);
+    if (pretty.more > 0)
+      lines.push([['note', `… ${pretty.more} more line${pretty.more === 1 ? '' : 's'} (${formatBytes(m.size)} in all)`]]);
     lines.push(...this.hintLines(m.hints));
     return {
       seq: m.seq,

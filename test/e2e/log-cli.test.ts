@@ -119,11 +119,11 @@ describe('mcpscope --log', () => {
     // Piped: no colour.
     expect(out).not.toContain('\x1b[');
     expect(out).toMatch(/>>> REQUEST POST http:\/\/127\.0\.0\.1:\d+\/mcp/);
-    expect(out).toMatch(/<<< RESPONSE 200 OK \(POST http:\/\/127\.0\.0\.1:\d+\/mcp\) \d+(\.\d)? ms/);
+    expect(out).toMatch(/<<< RESPONSE 200 OK \(POST http:\/\/127\.0\.0\.1:\d+\/mcp\) \d+(\.\d+)? ms/);
     expect(out).toMatch(/<<< RESPONSE 202 Accepted/);
     expect(out).toMatch(/#(\d+) C→S request tools\/call add \(id \d+\)/);
     const call = /#(\d+) C→S request tools\/call add/.exec(out)![1];
-    expect(out).toMatch(new RegExp(`S→C response to #${call} tools/call add \\(id \\d+\\), \\d+(\\.\\d)? ms`));
+    expect(out).toMatch(new RegExp(`S→C response to #${call} tools/call add \\(id \\d+\\), \\d+(\\.\\d+)? ms`));
     expect(out).toMatch(/↳ The client calls the tool "add"/);
     expect(out).toContain('authorization: Bearer [redacted]');
     expect(out).not.toContain('sk-log-cli-secret-77');
@@ -174,7 +174,7 @@ describe('mcpscope --log', () => {
     expect(out).toMatch(/<<< RESPONSE 202 Accepted \(POST http:\/\/127\.0\.0\.1:\d+\/message\?sessionId=\S+\)/);
     const call = /#(\d+) C→S request tools\/call echo \(id \d+\)/.exec(out);
     expect(call, out).not.toBeNull();
-    expect(out).toMatch(new RegExp(`#\\d+ SSE << S→C response to #${call![1]} tools/call echo \\(id \\d+\\), \\d+(\\.\\d)? ms`));
+    expect(out).toMatch(new RegExp(`#\\d+ SSE << S→C response to #${call![1]} tools/call echo \\(id \\d+\\), \\d+(\\.\\d+)? ms`));
     app.child.kill('SIGTERM');
     expect(await app.exit).toBe(0);
   });
@@ -313,7 +313,7 @@ describe('the stdio wrapper with --log', () => {
     expect(log).toMatch(/#\d+ C→S request initialize \(id 1\)/);
     const call = /#(\d+) C→S request tools\/call echo \(id 2\)/.exec(log);
     expect(call, log).not.toBeNull();
-    expect(log).toMatch(new RegExp(`#\\d+ S→C response to #${call![1]} tools/call echo \\(id 2\\), \\d+(\\.\\d)? ms`));
+    expect(log).toMatch(new RegExp(`#\\d+ S→C response to #${call![1]} tools/call echo \\(id 2\\), \\d+(\\.\\d+)? ms`));
     expect(log).toContain('"text": "echo: hello log"');
     expect(log).toMatch(/stderr: ready/);
     expect(log).toMatch(/=== SESSION s1 closed \(process-exited\)/);

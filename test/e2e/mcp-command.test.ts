@@ -159,7 +159,7 @@ describe('mcpscope mcp', () => {
     expect(v.exchanges.map((x) => x.status)).toEqual([200]);
     const text = textOf(view);
     expect(text).toMatch(
-      new RegExp(`^#${seq} c2s request tools/call "slow_task" id=\\d+ \\(x\\d+\\) in session s\\d+: answered in \\d+ ms`),
+      new RegExp(`^#${seq} c2s request tools/call "slow_task" id=\\d+ \\(x\\d+\\) in session s\\d+: answered in \\d+(\\.\\d+)? ms`),
     );
     expect(text).toMatch(/progress \(3\):/);
     expect(text).toMatch(/HTTP x\d+: POST \/mcp → 200 text\/event-stream/);
@@ -365,7 +365,7 @@ describe('mcpscope mcp', () => {
     const found = await call(client, 'search_messages', { tool: 'add', dir: 's2c' });
     expect(found.isError).toBeFalsy();
     expect(textOf(found)).toMatch(
-      /s2c response tools\/call "add" id=\d+ in \d+ ms\n {4}\{"content":\[\{"type":"text","text":"2 \+ 40 = 42"\}\]/,
+      /s2c response tools\/call "add" id=\d+ in \d+(\.\d+)? ms\n {4}\{"content":\[\{"type":"text","text":"2 \+ 40 = 42"\}\]/,
     );
   });
 });

@@ -51,7 +51,7 @@ describe('agent-format', () => {
     const out = formatSearch(searchMessages(store, { method: 'tools/call', limit: 2 }), redactor);
     const lines = out.text.split('\n');
     expect(lines[0]).toMatch(/^2 matches, newest first \(more: page on with before=\d+\)\. get_exchange with a #seq/);
-    expect(lines[1]).toMatch(/^#\d+ \d\d:\d\d:\d\d\.\d\d\d s1 s2c error tools\/call "nope" id=4 in 9 ms: error -32602 Unknown tool: nope$/);
+    expect(lines[1]).toMatch(/^#\d+ \d\d:\d\d:\d\d\.\d\d\d s1 s2c error tools\/call "nope" id=4 in 9.0 ms: error -32602 Unknown tool: nope$/);
     expect(lines[lines.length - 1]).toBe(`(store at seq ${store.lastSeq}: since=${store.lastSeq} finds only what comes next)`);
     expect((out.structured as { hits: unknown[] }).hits).toHaveLength(2);
     expect(formatSearch(searchMessages(store, { text: 'nothing-like-this' }), redactor).text).toMatch(/^No matching messages\./);
@@ -64,9 +64,9 @@ describe('agent-format', () => {
     expect(out.text).toContain('request: {"jsonrpc":"2.0","id":3,"method":"tools/call"');
     expect(out.text).toMatch(/progress \(1\):\n {2}#\d+ \d\d:\d\d:\d\d\.\d+ 1\/2 half/);
     expect(out.text).toMatch(/server messages inside this call \(1\):\n {2}#\d+ s2c request sampling\/createMessage id=0 \(x4\): /);
-    expect(out.text).toMatch(/ {4}→ #\d+ c2s response sampling\/createMessage id=0 in \d+ ms \(x5\)/);
+    expect(out.text).toMatch(/ {4}→ #\d+ c2s response sampling\/createMessage id=0 in \d+(\.\d+)? ms \(x5\)/);
     expect(out.text).toMatch(/response #\d+ s2c response tools\/call "echo" id=3 in 30 ms \(x4\): \{"jsonrpc":"2\.0","id":3,"result"/);
-    expect(out.text).toMatch(/HTTP x4: POST \/mcp → 200 text\/event-stream, head after \d+ ms, \d+ ms in all/);
+    expect(out.text).toMatch(/HTTP x4: POST \/mcp → 200 text\/event-stream, head after \d+(\.\d+)? ms, \d+(\.\d+)? ms in all/);
     expect(out.text).not.toContain('scripted-proxy-token');
     const s = out.structured as { status: string; request: { seq: number }; progress: unknown[]; nested: unknown[]; exchanges: unknown[] };
     expect(s.status).toBe('answered');
