@@ -113,11 +113,14 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
     });
     stdioLog.push({ t: 'stdio-start', xid: XID, ts: startedAt, command: options.command, args: options.args, pid: child.pid, cwd });
   }
-  /** Every record goes to the UI link, and to the log when there is one. */
-  const record = (r: IngestRecord) => {
-    client.push(r);
-    stdioLog?.push(r);
-  };
+  /** Every record goes to the UI link, and to the log when there is one (chosen once: without --log the taps do what they did). */
+  const log = stdioLog;
+  const record: (r: IngestRecord) => void = log
+    ? (r) => {
+        client.push(r);
+        log.push(r);
+      }
+    : (r) => client.push(r);
 
   // The relay: pipes keep backpressure end to end; the taps only push references. stdin ends the
   // server's stdin when it ends. With a breakpoint rule or a send of mcpscope's under way, each
