@@ -8,7 +8,7 @@
  * Pure: reads an EventStore, changes nothing. `ref` is any message seq of the call (the request,
  * its response, a progress notification…) or an HTTP exchange id (`x12`: the first request it carried).
  */
-import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent } from '../model/events.js';
+import type { ExchangeInfo, MessageEvent, ProblemEvent } from '../model/events.js';
 import type { EventStore } from './event-store.js';
 
 /** Progress notifications kept in a view: the first and the last ones past this many. */
@@ -146,8 +146,8 @@ export function callView(store: EventStore, ref: string): CallView {
   const exchangeSet = new Set(exchangeIds);
   const violations: ProblemEvent[] = [];
   const problems: ProblemEvent[] = [];
-  const events: readonly McpscopeEvent[] = store.sessionEvents(request.sessionId);
-  for (const e of events) {
+  // The store's own array (no copies); seqs and exchange ids are unique, so no session filter is needed.
+  for (const e of store.history()) {
     if (e.type !== 'problem') continue;
     if (e.code === 'spec-violation') {
       if (e.message !== undefined && seqs.has(e.message)) violations.push(e);

@@ -186,10 +186,12 @@ export class EventStore {
 
   /**
    * Every event kept, in seq order, superseded session/exchange upserts included: what a listener
-   * subscribed from the start saw (the annotated log's text export replays it, proxy/export/text-log.ts).
+   * subscribed from the start saw (the annotated log's text export replays it, proxy/export/text-log.ts;
+   * searches walk it, proxy/store/search.ts). The store's own array, not a copy: read it at once,
+   * never keep it — appends and evictions change it.
    */
   history(): readonly McpscopeEvent[] {
-    return this.log.slice();
+    return this.log;
   }
 
   /** All events with seq > since, skipping session/exchange upserts that a later one superseded. */

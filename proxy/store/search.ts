@@ -8,7 +8,9 @@
  * case against the method, the name and the message's JSON text: no pattern syntax at all.
  */
 import type { Direction, McpscopeEvent, MessageEvent, MessageKind, ProblemEvent } from '../model/events.js';
-import type { EventStore } from './event-store.js';
+import { eventSession, type EventStore } from './event-store.js';
+import { clip } from '../annotate/hint-text.js';
+import { formatMs } from '../model/units.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 200;
@@ -171,11 +173,6 @@ function jsonText(m: MessageEvent): string {
   }
 }
 
-function clip(s: string, n: number): string {
-  const one = s.replace(/\s+/g, ' ');
-  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
-}
-
 function previewOf(m: MessageEvent): string | undefined {
   const j = m.jsonrpc as { params?: unknown; result?: unknown; error?: unknown } | null;
   if (!j || typeof j !== 'object') return undefined;
@@ -194,7 +191,7 @@ export function summarizeMessage(m: MessageEvent): string {
   if (m.method) parts.push(m.method);
   if (m.name) parts.push(JSON.stringify(clip(m.name, 80)));
   if (m.id !== undefined) parts.push(`id=${JSON.stringify(m.id)}`);
-  if (m.latencyMs !== undefined) parts.push(`in ${Math.round(m.latencyMs)} ms`);
+  if (m.latencyMs !== undefined) parts.push(`in ${formatMs(m.latencyMs)}`);
   let line = parts.join(' ');
   if (m.error) line += `: error ${m.error.code} ${clip(m.error.message, 120)}`;
   else if (m.isError) line += ': tool result isError';
@@ -272,25 +269,34 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
   const since = query.since ?? 0;
   const before = query.before ?? Infinity;
 
-  // Every kept event of the session (or all), in seq order: messages, and problems for
-  // violations (`message` = seq) and for errorsOnly.
-  const events: readonly McpscopeEvent[] =
-    query.session !== undefined ? (store.sessions.has(query.session) ? store.sessionEvents(query.session) : []) : store.snapshot();
+  // Every kept event, in seq order (the store's own array: no copy), read for messages of the
+  // session (or all), and problems for violations (`message` = seq) and for errorsOnly.
+  const session = query.session;
+  if (session !== undefined && !store.sessions.has(session))
+    return { hits: [], more: false, query: { ...query, limit, order }, lastSeq: store.lastSeq };
+  const events = store.history();
   const violations = new Map<number, string[]>();
   // Requests answered by a JSON-RPC response or error (the others may have failed at the HTTP level).
   const answered = new Set<number>();
-  for (const e of events) {
+  /** What `e` tells about the messages before it: its answer, its violations. */
+  const note = (e: McpscopeEvent) => {
     if (e.type === 'message') {
       if ((e.kind === 'response' || e.kind === 'error') && e.pair !== undefined) answered.add(e.pair);
     } else if (e.type === 'problem' && e.code === 'spec-violation' && e.message !== undefined) {
       const list = violations.get(e.message);
-      if (list) list.push(e.rule ?? 'spec-violation');
+      // In seq order whichever way the walk goes.
+      if (list) list[order === 'oldest' ? 'push' : 'unshift'](e.rule ?? 'spec-violation');
       else violations.set(e.message, [e.rule ?? 'spec-violation']);
     }
-  }
+  };
+  // Oldest first needs what comes after each message before reaching it: one pass ahead. Newest
+  // first (the default) has always seen it — answers and violations come after their message — so
+  // it notes them on its way and stops at `limit`.
+  if (order === 'oldest') for (const e of events) note(e);
 
   const matches = (e: McpscopeEvent): SearchHit | undefined => {
     if (e.seq <= since || e.seq >= before) return undefined;
+    if (session !== undefined && eventSession(e) !== session) return undefined;
     if (e.type === 'problem') {
       // Problems are failures without a message: only an errors-only search without message filters lists them.
       if (!query.errorsOnly || e.code === 'spec-violation') return undefined;
@@ -323,6 +329,7 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
   let more = false;
   const step = order === 'oldest' ? 1 : -1;
   for (let i = order === 'oldest' ? 0 : events.length - 1; i >= 0 && i < events.length; i += step) {
+    if (order === 'newest') note(events[i]);
     const hit = matches(events[i]);
     if (!hit) continue;
     if (hits.length === limit) {

@@ -111,6 +111,32 @@ describe('searchMessages', () => {
     expect(searchMessages(h.store, { errorsOnly: true, method: 'ping' }).hits.every((p) => p.kind !== 'problem')).toBe(true);
   });
 
+  it('finds the same hits newest first (answers and violations noted on the way) as oldest first (read ahead)', () => {
+    // Newest first sees a message's answer and its violations before the message; oldest first
+    // reads them ahead. Both must agree, hit for hit, on every kind of failure.
+    const v = recordViolatingSession();
+    const h = setup();
+    const x = h.w.xid();
+    h.feed([
+      ...h.w.send(x, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 2, method: 'tools/list' })),
+      ...h.w.reply(x, 503, { 'content-type': 'text/plain' }, 'down'),
+    ]);
+    const y = h.w.xid();
+    h.feed([
+      ...h.w.send(y, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 3, method: 'ping' })),
+      ...h.w.reply(y, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 3, result: {} })),
+    ]);
+    for (const s of [store, v.store, h.store])
+      for (const q of [{}, { errorsOnly: true }, { method: 'tools/call' }, { text: 'echo' }, { errorsOnly: true, session: 's1' }]) {
+        const newest = searchMessages(s, { ...q, limit: 200 }).hits;
+        const oldest = searchMessages(s, { ...q, limit: 200, order: 'oldest' }).hits;
+        expect(newest).toEqual([...oldest].reverse());
+      }
+    // The answered ping is no failure, the unanswered tools/list is (HTTP 503), in both orders.
+    expect(searchMessages(h.store, { errorsOnly: true }).hits.map((m) => [m.method, m.httpStatus])).toEqual([['tools/list', 503]]);
+    expect(searchMessages(v.store, { errorsOnly: true }).hits.map((m) => m.violations ?? [])).toEqual([[], [VIOLATION_RULE]]);
+  });
+
   it('caps the limit', () => {
     const big = pings(120);
     const r = searchMessages(big, { limit: 1e9 });
