@@ -3,11 +3,11 @@
  * the mcpscope forward proxy running with its UI on U (the ones `mcpscope run` sets):
  * `eval "$(mcpscope env)"`, then start clients from that shell.
  */
-import { parseArgs } from 'node:util';
 import { loadOrCreateCa } from '../forward/ca.js';
 import { clientEnv, shellExports } from '../forward/client-env.js';
 import { findForwardProxy } from '../forward/running-proxy.js';
-import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
+import { DEFAULT_UI_PORT } from '../ports.js';
+import { parseUiPortArgs } from './ui-port-args.js';
 
 const USAGE = `Usage: mcpscope env [--ui-port <n>]
 
@@ -20,28 +20,9 @@ Undo with: unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy NO_PROXY no_proxy
 `;
 
 export async function main(argv: string[]): Promise<number> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: { 'ui-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    }).values;
-  } catch (err) {
-    process.stderr.write(`mcpscope env: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (v.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  let uiPort: number;
-  try {
-    uiPort = parsePort(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-  } catch (err) {
-    process.stderr.write(`mcpscope env: ${(err as Error).message}\n`);
-    return 2;
-  }
+  const args = parseUiPortArgs(argv, { name: 'env', usage: USAGE });
+  if (typeof args === 'number') return args;
+  const { uiPort } = args;
   const running = await findForwardProxy(uiPort);
   if (!running) {
     process.stderr.write(

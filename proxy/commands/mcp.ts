@@ -5,9 +5,9 @@
  * list sessions, search messages, show a call, export a session, inject faults and act on
  * breakpoints (proxy/agent/). stdout is the JSON-RPC channel: everything for a person goes to stderr.
  */
-import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
+import { DEFAULT_UI_PORT } from '../ports.js';
+import { parseUiPortArgs } from './ui-port-args.js';
 import { createAgentServer } from '../agent/agent-server.js';
 import { UiClient } from '../agent/ui-client.js';
 
@@ -27,30 +27,9 @@ See docs/agent-mcp.md.
 `;
 
 export async function main(argv: string[]): Promise<number> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: { 'ui-port': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    }).values;
-  } catch (err) {
-    process.stderr.write(`mcpscope mcp: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (v.help) {
-    // Asked for by a person: the usage goes where they look. (No agent passes --help.)
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  let uiPort: number;
-  try {
-    uiPort = parsePort(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-    if (uiPort === 0) throw new Error('--ui-port must name the port of a running mcpscope UI, not 0');
-  } catch (err) {
-    process.stderr.write(`mcpscope mcp: ${(err as Error).message}\n`);
-    return 2;
-  }
+  const args = parseUiPortArgs(argv, { name: 'mcp', usage: USAGE, options: { token: { type: 'string' } } });
+  if (typeof args === 'number') return args;
+  const { values: v, uiPort } = args;
   // A long-lived server for an agent: a stray failure (a notification to a client that just left)
   // is said on stderr, never a crash that takes the agent's tools away.
   process.on('unhandledRejection', (reason) => {
