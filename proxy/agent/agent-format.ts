@@ -10,6 +10,7 @@ import type { SearchHit, SearchResult } from '../store/search.js';
 import type { Redactor } from '../record/redact.js';
 import { plural } from '../annotate/hint-text.js';
 import { formatMs } from '../model/units.js';
+import { boundedJsonText } from '../parse/json-depth.js';
 
 /** Largest text handed to an agent in one result. */
 export const MAX_RESULT_TEXT = 32 * 1024;
@@ -47,13 +48,9 @@ function iso(ts: number | undefined): string | undefined {
 
 /** A JSON value's text, cut to `max` characters; `{ text, cut }`. */
 export function jsonPreview(value: unknown, max = MAX_PAYLOAD_TEXT): { text: string; cut: boolean } {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? 'undefined';
-  } catch {
-    text = String(value);
-  }
-  return text.length > max ? { text: `${text.slice(0, max - 1)}…`, cut: true } : { text, cut: false };
+  // Only the first `max` characters are written, however large the value (parse/json-depth.ts).
+  const { text, total } = boundedJsonText(value, max);
+  return total > max ? { text: `${text.slice(0, max - 1)}…`, cut: true } : { text: total === 0 ? 'undefined' : text, cut: false };
 }
 
 // ─── sessions ────────────────────────────────────────────────────────────────────────────────────

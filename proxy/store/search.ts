@@ -11,6 +11,7 @@ import type { Direction, McpscopeEvent, MessageEvent, MessageKind, ProblemEvent 
 import { eventSession, type EventStore } from './event-store.js';
 import { clip } from '../annotate/hint-text.js';
 import { formatMs } from '../model/units.js';
+import { boundedJsonText } from '../parse/json-depth.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 200;
@@ -165,6 +166,8 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
 /** The message's JSON text as kept (redacted), for free-text matching and previews. */
 function jsonText(m: MessageEvent): string {
   if (m.raw !== undefined) return m.raw.length > SEARCH_TEXT_SPAN ? m.raw.slice(0, SEARCH_TEXT_SPAN) : m.raw;
+  // Native JSON.stringify: several times faster than a bounded walk on the small messages most are
+  // (a search reads every one); the kept messages are bounded by --max-body already.
   try {
     const t = JSON.stringify(m.jsonrpc) ?? '';
     return t.length > SEARCH_TEXT_SPAN ? t.slice(0, SEARCH_TEXT_SPAN) : t;
@@ -178,11 +181,7 @@ function previewOf(m: MessageEvent): string | undefined {
   if (!j || typeof j !== 'object') return undefined;
   const part = 'error' in j ? j.error : 'result' in j ? j.result : j.params;
   if (part === undefined) return undefined;
-  try {
-    return clip(JSON.stringify(part) ?? '', PREVIEW_CHARS);
-  } catch {
-    return undefined;
-  }
+  return clip(boundedJsonText(part, PREVIEW_CHARS * 2).text, PREVIEW_CHARS);
 }
 
 /** One line: `c2s request tools/call "echo" id=3`, `s2c response tools/call "echo" id=3 in 12 ms: error -32602 Unknown tool`. */
