@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import { API_BASE, apiFetch, apiPath, feedUrlFor } from '../../ui/src/state/api';
+import { API_BASE, apiErrorText, apiFetch, apiPath, feedUrlFor } from '../../ui/src/state/api';
 import { FaultsPanel } from '../../ui/src/components/FaultsPanel';
 import { exportHref } from '../../ui/src/components/ExportMenu';
 import { importCaptureText } from '../../ui/src/state/import-client';
@@ -79,6 +79,14 @@ describe('the one API base', () => {
     expect(calls.every((c) => c.credentials === 'same-origin')).toBe(true);
     expect(exportHref('s1', 'har')).toBe('api/sessions/s1/export?format=har');
     expect(exportHref('', 'ndjson')).toBe('api/export?format=ndjson');
+  });
+});
+
+describe('apiErrorText', () => {
+  it("says an error answer's own words, else its status", async () => {
+    expect(await apiErrorText(new Response(JSON.stringify({ error: 'No session s9' }), { status: 404 }))).toBe('No session s9');
+    expect(await apiErrorText(new Response('<html>oops</html>', { status: 502 }))).toBe('mcpscope answered HTTP 502');
+    expect(await apiErrorText(new Response(JSON.stringify({ error: '' }), { status: 500 }))).toBe('mcpscope answered HTTP 500');
   });
 });
 

@@ -5,7 +5,7 @@
  * clipboard cannot be written (no permission, an insecure origin, an old browser) the text is
  * downloaded as the `.log` file instead, and the caller says which happened.
  */
-import { apiFetch } from './api.js';
+import { apiErrorText, apiFetch } from './api.js';
 
 export type CopyOutcome = { ok: true; how: 'copied' | 'downloaded'; lines: number; fileName: string } | { ok: false; error: string };
 
@@ -40,16 +40,7 @@ export async function copyAnnotatedLog(sessionId: string, deps: CopyDeps = {}): 
   } catch (err) {
     return { ok: false, error: `Could not reach mcpscope: ${(err as Error).message}.` };
   }
-  if (!res.ok) {
-    let why = `HTTP ${res.status}`;
-    try {
-      const body = (await res.json()) as { error?: string };
-      if (body.error) why = body.error;
-    } catch {
-      /* not JSON */
-    }
-    return { ok: false, error: `The annotated log could not be made: ${why}` };
-  }
+  if (!res.ok) return { ok: false, error: `The annotated log could not be made: ${await apiErrorText(res)}` };
   const text = await res.text();
   const fileName = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'mcpscope.log';
   const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);

@@ -27,6 +27,12 @@ export function apiFetch(path: string, init: RequestInit = {}, fetchImpl?: typeo
   return apiRequest(apiPath(path), init, fetchImpl);
 }
 
+/** The plain-words error of an API error answer: its `{ error }`, else "mcpscope answered HTTP <status>". */
+export async function apiErrorText(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => ({}))) as { error?: unknown };
+  return typeof body.error === 'string' && body.error !== '' ? body.error : `mcpscope answered HTTP ${res.status}`;
+}
+
 /** The feed's WebSocket URL for a page at `href`: `ws(s)://` + the page's directory + `ws`. */
 export function feedUrlFor(href: string): string {
   const url = new URL('ws', href);

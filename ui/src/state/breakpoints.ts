@@ -7,7 +7,7 @@
 import type { PausedEvent } from '../../../proxy/model/events.js';
 import type { BreakpointMatch, BreakpointRule, PausedAction, PausedMessage } from '../../../proxy/breakpoints/breakpoint-types.js';
 import type { MessageEvent, Row } from './types.js';
-import { apiFetch } from './api.js';
+import { apiErrorText, apiFetch } from './api.js';
 
 export type { BreakpointMatch, BreakpointRule, PausedMessage };
 
@@ -110,14 +110,9 @@ export function sentByMcpscope(row: Row): boolean {
 
 // ---- API ------------------------------------------------------------------------------------
 
-async function errorOf(res: Response): Promise<string> {
-  const body = (await res.json().catch(() => ({}))) as { error?: unknown };
-  return typeof body.error === 'string' ? body.error : `mcpscope answered HTTP ${res.status}`;
-}
-
 async function json<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await apiFetch(path, init);
-  if (!res.ok) throw new Error(await errorOf(res));
+  if (!res.ok) throw new Error(await apiErrorText(res));
   return (await res.json()) as T;
 }
 
