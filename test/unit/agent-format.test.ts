@@ -51,7 +51,9 @@ describe('agent-format', () => {
     const out = formatSearch(searchMessages(store, { method: 'tools/call', limit: 2 }), redactor);
     const lines = out.text.split('\n');
     expect(lines[0]).toMatch(/^2 matches, newest first \(more: page on with before=\d+\)\. get_exchange with a #seq/);
-    expect(lines[1]).toMatch(/^#\d+ \d\d:\d\d:\d\d\.\d\d\d s1 s2c error tools\/call "nope" id=4 in 9.0 ms: error -32602 Unknown tool: nope$/);
+    expect(lines[1]).toMatch(
+      /^#\d+ \d\d:\d\d:\d\d\.\d\d\d s1 s2c error tools\/call "nope" id=4 in 9.0 ms: error -32602 Unknown tool: nope$/,
+    );
     expect(lines[lines.length - 1]).toBe(`(store at seq ${store.lastSeq}: since=${store.lastSeq} finds only what comes next)`);
     expect((out.structured as { hits: unknown[] }).hits).toHaveLength(2);
     expect(formatSearch(searchMessages(store, { text: 'nothing-like-this' }), redactor).text).toMatch(/^No matching messages\./);
