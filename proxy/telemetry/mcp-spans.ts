@@ -86,6 +86,8 @@ export interface McpSpanOptions {
   maxSessions?: number;
 }
 
+/** Initialize answers that may wait for their session's upsert at once (see initAnswers). */
+const MAX_WAITING_INIT = 1000;
 /** The name of the session span (no convention names one). */
 export const SESSION_SPAN_NAME = 'mcp.session';
 /** Session close reasons that mean the session ended with an error (`error.type` on its duration). */
@@ -167,31 +169,29 @@ export class McpSpanBuilder {
   }
 
   /**
-   * An initialize answer waits for the session upsert that follows it (the recorder learns the
-   * session id and protocol version from that answer), so that its span carries them too.
+   * Initialize answers waiting for their session's next upsert: the recorder learns the session
+   * id and protocol version from that answer and commits the session at the end of the same batch,
+   * after any other messages of that batch (of this session or others), so the span ends then and
+   * carries them too. Keyed by session; bounded (the oldest ends as it is).
    */
-  private initAnswer: { sessionId: string; finish: () => void } | undefined;
+  private readonly initAnswers = new Map<string, { span: OpenSpan; answer: MessageEvent }>();
 
   /** Appends to `out` the ops for one stored event. */
   feed(e: McpscopeEvent, out: SpanOp[]): void {
-    const waiting = this.initAnswer;
-    if (waiting && (e.type !== 'session' || e.session.id !== waiting.sessionId)) {
-      this.initAnswer = undefined;
-      waiting.finish();
-    }
-    if (e.type === 'session') this.session(e.session, out);
-    else if (e.type === 'message') this.message(e, out);
-    if (waiting && this.initAnswer === waiting) {
-      this.initAnswer = undefined;
-      waiting.finish();
-    }
+    if (e.type === 'session') {
+      this.session(e.session, out);
+      const waiting = this.initAnswers.get(e.session.id);
+      if (waiting) {
+        this.initAnswers.delete(e.session.id);
+        this.finish(waiting.span, waiting.answer, out);
+      }
+    } else if (e.type === 'message') this.message(e, out);
   }
 
   /** Ends every open span now (mcpscope stops): requests as unfinished, sessions without a close. */
   endAll(time: number, out: SpanOp[]): void {
-    const waiting = this.initAnswer;
-    this.initAnswer = undefined;
-    waiting?.finish();
+    for (const { span, answer } of this.initAnswers.values()) this.finish(span, answer, out);
+    this.initAnswers.clear();
     for (const [seq, span] of [...this.open]) this.endUnfinished(seq, span, time, 'mcpscope-stopped', out);
     for (const [id, s] of [...this.sessions]) this.endSession(id, s, time, { 'mcpscope.unfinished': 'mcpscope-stopped' }, out, false);
   }
@@ -248,6 +248,11 @@ export class McpSpanBuilder {
   }
 
   private endSession(id: string, s: SessionState, time: number, extra: Attrs, out: SpanOp[], closed: boolean): void {
+    const waiting = this.initAnswers.get(id);
+    if (waiting) {
+      this.initAnswers.delete(id);
+      this.finish(waiting.span, waiting.answer, out);
+    }
     for (const seq of [...s.open]) {
       const span = this.open.get(seq);
       if (span) this.endUnfinished(seq, span, time, 'session-ended', out);
@@ -385,7 +390,15 @@ export class McpSpanBuilder {
     const span = this.close(m.pair);
     if (!span) return;
     if (span.method === 'initialize' && m.kind === 'response') {
-      this.initAnswer = { sessionId: span.sessionId, finish: () => this.finish(span, m, out) };
+      const earlier = this.initAnswers.get(span.sessionId);
+      this.initAnswers.delete(span.sessionId);
+      if (earlier) this.finish(earlier.span, earlier.answer, out);
+      if (this.initAnswers.size >= MAX_WAITING_INIT) {
+        const [oldId, oldest] = this.initAnswers.entries().next().value as [string, { span: OpenSpan; answer: MessageEvent }];
+        this.initAnswers.delete(oldId);
+        this.finish(oldest.span, oldest.answer, out);
+      }
+      this.initAnswers.set(span.sessionId, { span, answer: m });
       return;
     }
     this.finish(span, m, out);

@@ -407,6 +407,39 @@ describe('McpSpanBuilder, case by case', () => {
     expect(endOf(ops, `r:${call.seq}`).attributes['gen_ai.tool.call.result']).toBe('{"content":[{"type":"text","text":"welcome ann"}]}');
   });
 
+  it('ends an initialize span at its session’s next upsert, whatever comes between, in whichever slice', () => {
+    const builder = new McpSpanBuilder();
+    const init = request('initialize', { protocolVersion: '2025-06-18' });
+    const first: SpanOp[] = [];
+    for (const e of [session(), init, msg({ kind: 'response', pair: init.seq, dir: 's2c' })]) builder.feed(e, first);
+    expect(ends(first)).toEqual([]);
+    // the exporter drains in slices: the rest arrives with a new ops array, other messages first
+    const second: SpanOp[] = [];
+    const other = [
+      session({ id: 's10' }),
+      request('ping', {}, { sessionId: 's10' }),
+      msg({ kind: 'notification', method: 'notifications/message', dir: 's2c' }),
+    ];
+    for (const e of other) builder.feed(e, second);
+    expect(ends(second)).toEqual([]);
+    builder.feed(session({ mcpSessionId: 'sid-7', protocolVersion: '2025-06-18' }), second);
+    const end = endOf(second, `r:${init.seq}`);
+    expect(end.attributes['mcp.session.id']).toBe('sid-7');
+    expect(end.attributes['mcp.protocol.version']).toBe('2025-06-18');
+  });
+
+  it('ends a waiting initialize span when its session closes or mcpscope stops', () => {
+    const builder = new McpSpanBuilder();
+    const init = request('initialize');
+    const ops = run(
+      [session(), init, msg({ kind: 'response', pair: init.seq, dir: 's2c' }), request('ping', {}, { sessionId: 's10' })],
+      builder,
+    );
+    builder.endAll(5000, ops);
+    expect(ends(ops).map((e) => e.key)[0]).toBe(`r:${init.seq}`);
+    expect(endOf(ops, `r:${init.seq}`).attributes['mcpscope.unfinished']).toBeUndefined();
+  });
+
   it('starts a session span for a message whose session upsert it never saw', () => {
     const ops = run([request('ping', {}, { sessionId: 's77' })]);
     expect(starts(ops).map((s) => s.key)).toEqual(['s:s77', `r:${seq}`]);
