@@ -32,6 +32,7 @@ import { sendRoutes } from './send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
 // Only the options' types: the OpenTelemetry SDK (telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
 import type { OtlpConfig, TelemetryStats } from './telemetry/otlp-options.js';
+import type { ApiStats } from './model/api-stats.js';
 
 export { packageVersion };
 
@@ -423,7 +424,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           }),
           // The store's size and what its cap evicted, for the UI.
           async (app) => {
-            app.get('/api/stats', async () => (otlp ? { ...store.stats(), telemetry: otlp.stats() } : store.stats()));
+            app.get('/api/stats', async (): Promise<ApiStats> => (otlp ? { ...store.stats(), telemetry: otlp.stats() } : store.stats()));
           },
         ],
         ingest: capture,

@@ -7,6 +7,7 @@
  * in a `log` event (and a process warning), later ones are not.
  */
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo, UnsequencedEvent } from '../model/events.js';
+import type { StoreStats } from '../model/api-stats.js';
 
 type Listener = (batch: readonly McpscopeEvent[]) => void;
 
@@ -19,14 +20,7 @@ export interface EventStoreOptions {
   evictFraction?: number;
 }
 
-export interface StoreStats {
-  events: number;
-  bytes: number;
-  evictedEvents: number;
-  evictedSessions: number;
-  maxEvents: number;
-  maxBytes: number;
-}
+export type { StoreStats };
 
 /** Fixed overhead counted per event on top of a message's size (object, index entries, hints). */
 export const EVENT_OVERHEAD_BYTES = 512;

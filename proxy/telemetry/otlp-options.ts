@@ -25,7 +25,9 @@
  *   OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES are read by the SDK itself.
  */
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+import type { OtlpProtocol } from '../model/api-stats.js';
+
+export type { OtlpProtocol, TelemetryStats } from '../model/api-stats.js';
 
 export interface OtlpConfig {
   /** Where spans go (`…/v1/traces`); undefined when traces are off (OTEL_TRACES_EXPORTER=none). */
@@ -48,24 +50,6 @@ export interface OtlpConfig {
   metricTimeoutMs: number;
   /** Things worth a line on stderr (an ignored exporter name…), in plain words. */
   warnings: string[];
-}
-
-/** `/api/stats`'s `telemetry` (only while OTLP export is on); proxy/telemetry/otlp-exporter.ts counts. */
-export interface TelemetryStats {
-  /** Where spans go (no credentials, no query). */
-  endpoint: string;
-  protocol: OtlpProtocol;
-  /** Spans the collector accepted. */
-  spansExported: number;
-  /** Spans lost: a queue was full (mcpscope's or the SDK's), or their batch's export failed (collector down, 5xx, too slow). */
-  spansDropped: number;
-  /** Request spans ended without an answer: their session ended, too many were open, or mcpscope stopped. */
-  spansUnfinished: number;
-  /** Metric exports the collector accepted, and those that failed (each a collection lost); only when metrics are exported. */
-  metricExports?: number;
-  metricExportsFailed?: number;
-  /** The last export failure, in the exporter's words. */
-  lastError?: string;
 }
 
 /** A configuration that cannot work: the CLI prints it and exits 2. */

@@ -1,16 +1,18 @@
 /**
- * Top bar: name, feed status, counts, pause/resume, clear, open a capture, fault injection, export.
+ * Top bar: name, feed status, counts (and a live store's evictions and OTLP export: LiveStats.tsx),
+ * pause/resume, clear, open a capture, fault injection, export.
  * A saved capture (`mcpscope open <file>`) shows what it is instead — its file name, "capture" —
  * and none of the live controls (there is no proxy: nothing to pause, clear, fault or evict).
  */
 import './Header.css';
-import { useEffect, useRef, useState } from 'react';
+import { useRef } from 'react';
 import { Vis } from './VisibleText.js';
 import type { FeedStatus } from '../state/types.js';
-import { apiFetch, type ServerInfo } from '../state/api.js';
+import type { ServerInfo } from '../state/api.js';
 import { noun } from '../state/format.js';
 import { ExportMenu } from './ExportMenu.js';
 import { FaultsPanel } from './FaultsPanel.js';
+import { LiveStats } from './LiveStats.js';
 
 /** What the page shows: a live mcpscope, a saved capture, or not known yet (the server has not said). */
 export type UiSource = ServerInfo | { mode: 'unknown' };
@@ -165,7 +167,7 @@ export function Header({
         <span>
           <b>{stats.events.toLocaleString()}</b> {noun(stats.events, 'event')}
         </span>
-        {live ? <EvictedNote /> : null}
+        {live ? <LiveStats /> : null}
         {stats.dropped > 0 ? (
           <span className="err-text" title="The UI fell behind the feed and these events were not delivered; reload to re-fetch them.">
             <b>{stats.dropped.toLocaleString()}</b> dropped
@@ -254,54 +256,5 @@ export function Header({
         <ExportMenu sessionId={exportSession} empty={stats.events === 0} />
       </div>
     </header>
-  );
-}
-
-interface StoreStats {
-  events: number;
-  evictedEvents: number;
-  evictedSessions: number;
-  maxEvents: number;
-  maxBytes: number;
-}
-
-/** A live mcpscope's store is bounded: when it has evicted old events, say so (polls api/stats). */
-function EvictedNote() {
-  const [stats, setStats] = useState<StoreStats | undefined>();
-  useEffect(() => {
-    let live = true;
-    const load = () =>
-      apiFetch('stats')
-        .then((r) => (r.ok ? (r.json() as Promise<Partial<StoreStats>>) : undefined))
-        .then((s) => {
-          // Only a well-formed answer counts (an older mcpscope may not have api/stats).
-          if (
-            live &&
-            s &&
-            typeof s.evictedEvents === 'number' &&
-            typeof s.evictedSessions === 'number' &&
-            typeof s.maxEvents === 'number' &&
-            typeof s.maxBytes === 'number'
-          ) {
-            setStats(s as StoreStats);
-          }
-        })
-        .catch(() => undefined);
-    void load();
-    const timer = setInterval(load, 5000);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, []);
-  if (!stats || stats.evictedEvents === 0) return null;
-  return (
-    <span
-      className="warn-text"
-      data-testid="evicted"
-      title={`mcpscope keeps at most ${stats.maxEvents.toLocaleString()} events (${Math.round(stats.maxBytes / 2 ** 20)} MiB); the oldest closed sessions were evicted first. Raise --max-events / --max-memory to keep more, or use --record to keep everything on disk.`}
-    >
-      <b>{stats.evictedEvents.toLocaleString()}</b> evicted ({stats.evictedSessions.toLocaleString()} sessions)
-    </span>
   );
 }
