@@ -110,6 +110,15 @@ export class SessionRegistry {
     this.eventExchanges.delete(session.id);
     return true;
   }
+
+  /** A closed session goes on after all (see RecorderContext.reopenSession). False if it was open. */
+  reopen(session: SessionInfo): boolean {
+    if (session.status !== 'closed') return false;
+    session.status = 'open';
+    delete session.endedAt;
+    delete session.closeReason;
+    return true;
+  }
 }
 
 /** The client an id-less request names: the client name a 2026-07-28 request carries in `_meta`, else one shared `anonymous` group. */

@@ -266,6 +266,13 @@ export class TextLog {
         ['plain', `client ${peer(s.clientInfo)}, server ${peer(s.serverInfo)}, protocol ${s.protocolVersion ?? '?'}`],
       ]);
     }
+    if (st.closed && s.status === 'open') {
+      st.closed = false;
+      lines.push([
+        ['session', `=== SESSION ${s.id} reopened`],
+        ['plain', ': the server served it again'],
+      ]);
+    }
     if (!st.closed && s.status === 'closed') {
       st.closed = true;
       const c = s.counts;

@@ -81,8 +81,17 @@ export class RecorderContext {
     if (!this.registry.close(session, ts, reason)) return;
     this.correlator.closeSession(session.id);
     this.kept.drop(session.id);
-    this.linter?.forget(session.id);
+    // An expired session may yet be served again (reopenSession): what the linter learnt of it
+    // (its tools, its version) stays, within the linter's own bound on sessions.
+    if (reason !== 'expired') this.linter?.forget(session.id);
     session.counts.pending = 0;
+    this.markSession(session);
+  }
+
+  /** A closed session turned out to go on (the server served it again): open again, and said so. */
+  reopenSession(session: SessionInfo, ts: number, why: string): void {
+    if (!this.registry.reopen(session)) return;
+    this.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: why });
     this.markSession(session);
   }
 

@@ -203,7 +203,12 @@ export class McpSpanBuilder {
   }
 
   private session(info: SessionInfo, out: SpanOp[]): void {
-    if (info.transport === 'http' || this.ended.has(info.id)) return; // plain HTTP buckets are not MCP
+    if (info.transport === 'http') return; // plain HTTP buckets are not MCP
+    if (this.ended.has(info.id)) {
+      // Ended, unless it was reopened (an expired session the server served again): then a new session span.
+      if (info.status !== 'open') return;
+      this.ended.delete(info.id);
+    }
     let s = this.sessions.get(info.id);
     if (!s) s = this.startSession(info, out);
     s.info = info;

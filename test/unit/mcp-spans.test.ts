@@ -373,6 +373,17 @@ describe('McpSpanBuilder, case by case', () => {
     ]);
   });
 
+  it('starts a new session span when an expired session is reopened, and spans its requests again', () => {
+    const ops = run([
+      session(),
+      session({ status: 'closed', closeReason: 'expired', endedAt: 4000 }),
+      request('ping'),
+      session({ startedAt: 1000 }),
+      request('tools/list'),
+    ]);
+    expect(starts(ops).map((s) => s.name)).toEqual(['mcp.session', 'mcp.session', 'tools/list']);
+  });
+
   it('adds no bodies unless asked; with bodies, redacted and bounded', () => {
     const secret = {
       name: 'login',

@@ -20,6 +20,7 @@ import {
   exchangeOf,
   codes,
   sse,
+  violations,
 } from '../support/recorder-harness.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -299,6 +300,59 @@ describe('Recorder: session lifecycle edge cases', () => {
     ]);
     expect(sessionOf(store, 's2')).toMatchObject({ status: 'open', mcpSessionId: 'new' });
     expect(exchangeOf(store, x3).sessionId).toBe('s2');
+  });
+
+  it('a session closed as expired by a 404 to its GET is reopened when the server serves it again, and still linted', () => {
+    const { store, w, feed } = setup();
+    const sh = { ...JSON_HEADERS, 'mcp-session-id': 'sid-9' };
+    const x1 = w.xid();
+    feed([
+      ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(x1, 200, { 'content-type': 'application/json', 'mcp-session-id': 'sid-9' }, json(INIT_RESULT)),
+    ]);
+    const add = { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] } };
+    const x2 = w.xid();
+    feed([
+      ...w.send(x2, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
+      ...w.reply(x2, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: { tools: [add] } })),
+    ]);
+    // a server with no GET route answers the client's GET stream with 404 (it should be 405)
+    const x3 = w.xid();
+    feed([
+      ...w.send(x3, 'GET', '/mcp', { accept: 'text/event-stream', 'mcp-session-id': 'sid-9' }),
+      ...w.reply(x3, 404, { 'content-type': 'text/plain' }, 'Cannot GET /mcp'),
+    ]);
+    expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'expired' });
+    // …and goes on serving the session
+    const x4 = w.xid();
+    feed([
+      ...w.send(
+        x4,
+        'POST',
+        '/mcp',
+        sh,
+        json({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 'one' } } }),
+      ),
+      ...w.reply(x4, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 2, result: { content: [] } })),
+    ]);
+    const session = sessionOf(store);
+    expect(session.status).toBe('open');
+    expect(session.closeReason).toBeUndefined();
+    expect(session.endedAt).toBeUndefined();
+    expect(logs(store).map((l) => (l as { text: string }).text)).toContainEqual(expect.stringContaining('mcpscope reopened it'));
+    const [call, answer] = messages(store).slice(-2);
+    expect(answer.pair).toBe(call.seq);
+    // the linter still knows the tools the session listed before the 404
+    expect(violations(store).map((p) => p.rule)).toContain('tools/arguments-schema');
+    // a session closed by its client's DELETE stays closed whatever follows
+    const x5 = w.xid();
+    feed([...w.send(x5, 'DELETE', '/mcp', { 'mcp-session-id': 'sid-9' }), ...w.reply(x5, 200, {})]);
+    const x6 = w.xid();
+    feed([
+      ...w.send(x6, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 3, method: 'ping' })),
+      ...w.reply(x6, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 3, result: {} })),
+    ]);
+    expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'deleted' });
   });
 
   it('a session id seen first mid-session opens a joined-mid-session session', () => {

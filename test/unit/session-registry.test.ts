@@ -199,3 +199,18 @@ describe('groupingKeyOf', () => {
     expect(r.headerlessFor(groupingKeyOf(undefined, 'https://b.test'))).toBeUndefined();
   });
 });
+
+describe('SessionRegistry: reopen', () => {
+  it('opens a closed session again, without its end, and says false for an open one', () => {
+    const r = new SessionRegistry();
+    const s = r.create('streamable-http', 't', 0, { mcpSessionId: 'abc' });
+    expect(r.reopen(s)).toBe(false);
+    r.close(s, 5, 'expired');
+    expect(r.reopen(s)).toBe(true);
+    expect(s).toMatchObject({ status: 'open' });
+    expect('endedAt' in s || 'closeReason' in s).toBe(false);
+    expect(r.byMcpId('abc')).toBe(s);
+    // it can close again
+    expect(r.close(s, 9, 'deleted')).toBe(true);
+  });
+});

@@ -236,3 +236,33 @@ describe('what a peer sent cannot drive the terminal', () => {
       expect(text.split('\n').some((l) => l.startsWith('09:30:00.000 s1   >>> REQUEST fake'))).toBe(false);
     });
 });
+
+describe('session transitions', () => {
+  it('says when an expired session is reopened, and closed again', () => {
+    const base = {
+      id: 's3',
+      transport: 'streamable-http',
+      target: 'http://upstream.test/mcp',
+      startedAt: 0,
+      counts: { messages: 2, requests: 1, pending: 0, errors: 0, exchanges: 3 },
+    };
+    const upsert = (seq: number, over: Record<string, unknown>) => ({ type: 'session', seq, ts: seq, session: { ...base, ...over } });
+    const events = [
+      upsert(1, { status: 'open' }),
+      upsert(2, { status: 'closed', closeReason: 'expired', endedAt: 2 }),
+      upsert(3, { status: 'open' }),
+      upsert(4, { status: 'closed', closeReason: 'deleted', endedAt: 4 }),
+    ] as McpscopeEvent[];
+    const text = new TextLog({ utc: true })
+      .push(events)
+      .map((e) => renderEntry(e, { colour: false, utc: true }))
+      .join('');
+    const said = text.split('\n').filter((l) => l.includes('=== SESSION s3'));
+    expect(said.map((l) => l.replace(/^.*=== SESSION s3 /, ''))).toEqual([
+      'streamable-http → http://upstream.test/mcp',
+      'closed (expired): 2 messages, 1 request, 0 errors',
+      'reopened: the server served it again',
+      'closed (deleted): 2 messages, 1 request, 0 errors',
+    ]);
+  });
+});
