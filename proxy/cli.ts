@@ -180,7 +180,19 @@ const OPTIONS = {
 } as const;
 
 /** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
-const WRAPPER_OPTIONS = new Set(['ui-port', 'token', 'show-secrets', 'max-body', 'hold-timeout', 'lint', 'log-format', 'help', 'version']);
+const WRAPPER_OPTIONS = new Set([
+  'ui-port',
+  'token',
+  'show-secrets',
+  'max-body',
+  'hold-timeout',
+  'lint',
+  'log-format',
+  'otlp',
+  'otlp-bodies',
+  'help',
+  'version',
+]);
 
 /** `--log` (taken out of the arguments: parseArgs has no optional values) with `--log-format`; `--log-format` alone means stdout. */
 function logOption(log: LogArgument | undefined, format: string | undefined): { to: string; format?: 'text' | 'json' } | undefined {
@@ -222,6 +234,23 @@ function parseOptions(args: string[]) {
   return v;
 }
 
+/** OTLP export (--otlp, --otlp-bodies, OTEL_EXPORTER_OTLP_*): resolved here (pure); the SDK loads only when it is on. */
+async function otlpOption(v: {
+  otlp?: string;
+  'otlp-bodies'?: boolean;
+}): Promise<import('./telemetry/otlp-options.js').OtlpConfig | undefined> {
+  const { resolveOtlpOptions } = await import('./telemetry/otlp-options.js');
+  let otlp: import('./telemetry/otlp-options.js').OtlpConfig | undefined;
+  try {
+    otlp = resolveOtlpOptions({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (v['otlp-bodies'] && !otlp) fail('--otlp-bodies needs an OTLP endpoint: give --otlp <url> (or set OTEL_EXPORTER_OTLP_ENDPOINT).');
+  for (const w of otlp?.warnings ?? []) process.stderr.write(`mcpscope: ${w}\n`);
+  return otlp;
+}
+
 /** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
 async function wrap(ownArgs: string[], command: string[]): Promise<void> {
   const { args: own, log: logArg } = withoutLog(ownArgs);
@@ -230,7 +259,7 @@ async function wrap(ownArgs: string[], command: string[]): Promise<void> {
   const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
   if (misplaced.length > 0)
     fail(
-      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body, --hold-timeout, --lint and --log <file> do).`,
+      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body, --hold-timeout, --lint, --log <file> and --otlp do).`,
     );
   const log = logOption(logArg, v['log-format']);
   if (log?.to === 'stdout')
@@ -246,6 +275,7 @@ async function wrap(ownArgs: string[], command: string[]): Promise<void> {
       fail((err as Error).message);
     }
   }
+  const otlp = await otlpOption(v);
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
@@ -261,6 +291,7 @@ async function wrap(ownArgs: string[], command: string[]): Promise<void> {
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     lint: lintOption(v.lint),
     log: log && logFd !== undefined ? { file: log.to, fd: logFd, format: log.format } : undefined,
+    otlp,
   });
   process.exit(code);
 }
@@ -279,16 +310,7 @@ async function main(): Promise<void> {
   const v = parseOptions(mainArgs);
   if (!v) return;
   const log = logOption(logArg, v['log-format']);
-  // OTLP export (--otlp, OTEL_EXPORTER_OTLP_*): resolved here (pure); the SDK loads only when it is on.
-  const { resolveOtlpOptions } = await import('./telemetry/otlp-options.js');
-  let otlp: import('./telemetry/otlp-options.js').OtlpConfig | undefined;
-  try {
-    otlp = resolveOtlpOptions({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
-  } catch (err) {
-    fail((err as Error).message);
-  }
-  if (v['otlp-bodies'] && !otlp) fail('--otlp-bodies needs an OTLP endpoint: give --otlp <url> (or set OTEL_EXPORTER_OTLP_ENDPOINT).');
-  for (const w of otlp?.warnings ?? []) process.stderr.write(`mcpscope: ${w}\n`);
+  const otlp = await otlpOption(v);
 
   const host = v.host ?? '127.0.0.1';
   const { isLoopbackHostname } = await import('./serve/guards.js');

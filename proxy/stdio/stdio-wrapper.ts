@@ -25,6 +25,7 @@ import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type WebSocket from 'ws';
 import type { McpscopeCore } from '../mcpscope.js';
+import type { OtlpConfig } from '../telemetry/otlp-options.js';
 import { readDiscovery } from '../serve/discovery.js';
 import { commandLine } from './command-line.js';
 import { redactArgs } from '../record/redact.js';
@@ -53,6 +54,12 @@ export interface StdioWrapperOptions {
    * records it ships (proxy/stdio/stdio-log.ts). Never stdout: that is the server's.
    */
   log?: { file: string; fd?: number; format?: 'text' | 'json' };
+  /**
+   * `--otlp` / OTEL_EXPORTER_OTLP_*: a UI this wrapper serves itself exports (what this process and
+   * the wrappers that join it record). A UI it reports to exports with its own `--otlp`; if that one
+   * does not, the wrapper says so once.
+   */
+  otlp?: OtlpConfig;
   /** Defaults: the process's own streams. */
   stdin?: Readable;
   stdout?: Writable;
@@ -201,7 +208,22 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
       holdMs: options.holdMs,
       lint: options.lint,
       discoveryFile: true,
+      otlp: options.otlp,
     });
+  };
+
+  /** With --otlp, linked to a UI that was started without it: say that nothing is exported. */
+  const checkSharedExport = async (token: string | undefined): Promise<void> => {
+    const res = await fetch(`http://${UI_HOST}:${options.uiPort}/api/stats`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(3_000),
+    });
+    if (!res.ok) return;
+    const stats = (await res.json()) as { telemetry?: { endpoint?: unknown } };
+    if (stats.telemetry) return;
+    say(
+      `the mcpscope UI on port ${options.uiPort} records ${shown} but exports no OpenTelemetry data: start that one with --otlp (a wrapper exports only when it serves the UI itself).`,
+    );
   };
 
   const link = async (): Promise<void> => {
@@ -225,7 +247,10 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
           if (!stopping) void relink();
         });
         client.attach(target);
-        if (!linkedOnce) say(`recording ${shown} in the mcpscope UI at http://${UI_HOST}:${options.uiPort}/`);
+        if (!linkedOnce) {
+          say(`recording ${shown} in the mcpscope UI at http://${UI_HOST}:${options.uiPort}/`);
+          if (options.otlp) void checkSharedExport(token).catch(() => undefined);
+        }
         linkedOnce = true;
         return;
       }
