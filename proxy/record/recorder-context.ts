@@ -125,12 +125,16 @@ export class RecorderContext {
     this.store.append({ type: 'exchange', ts: Date.now(), exchange: { ...ex.info, hints: [...ex.info.hints] } });
   }
 
+  /**
+   * The batch's changed exchanges, then its changed sessions: what an exchange's response did to
+   * its session (a DELETE's 200 closed it) comes after that response.
+   */
   flushDirty(): void {
     const ts = Date.now();
-    for (const s of this.dirtySessions) this.store.append({ type: 'session', ts, session: { ...s, counts: { ...s.counts } } });
-    this.dirtySessions.clear();
     for (const ex of this.dirtyExchanges) this.store.append({ type: 'exchange', ts, exchange: { ...ex.info, hints: [...ex.info.hints] } });
     this.dirtyExchanges.clear();
+    for (const s of this.dirtySessions) this.store.append({ type: 'session', ts, session: { ...s, counts: { ...s.counts } } });
+    this.dirtySessions.clear();
   }
 
   /** Hint texts quote values, URLs and headers: they are redacted like any free text. */
