@@ -4,64 +4,25 @@
  * session expired" — and goes on serving the session. mcpscope closes the session as expired at the
  * 404, then reopens it when the server answers it again (proxy/record/http-exchanges.ts,
  * RecorderContext.reopenSession): calls after it land in an open session, pair, and are linted.
- * Official SDK server and client, real sockets.
+ * Official SDK server (test/support/tls-peers.ts, `noGetRoute`) and client, real sockets.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
 import type { ExchangeInfo, LogEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startSdkServer, type SdkServer } from '../support/tls-peers.js';
 
+let upstream: SdkServer;
 let scope: Mcpscope;
-let http: ReturnType<typeof createServer>;
-const transports = new Map<string, StreamableHTTPServerTransport>();
 
 beforeAll(async () => {
-  http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET') {
-      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('Cannot GET /mcp');
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-      const sid = req.headers['mcp-session-id'];
-      let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
-      if (!transport && req.method === 'POST' && isInitializeRequest(body)) {
-        const t = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void transports.set(id, t),
-        });
-        const server = new McpServer({ name: 'no-get-route', version: '1.0.0' });
-        server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-          content: [{ type: 'text', text: String(a + b) }],
-        }));
-        await server.connect(t);
-        transport = t;
-      }
-      if (!transport) {
-        res.writeHead(404).end();
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  scope = await startMcpscope({ target: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, port: 0 });
+  upstream = await startSdkServer({ noGetRoute: true });
+  scope = await startMcpscope({ target: upstream.url, port: 0 });
 });
 afterAll(async () => {
   await scope?.close();
-  for (const t of transports.values()) await t.close().catch(() => undefined);
-  http?.closeAllConnections();
-  await new Promise((resolve) => http?.close(resolve));
+  await upstream?.close();
 });
 
 it('reopens the session the GET 404 closed as expired once the server answers it again', async () => {

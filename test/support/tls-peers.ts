@@ -104,7 +104,14 @@ export function nextEvent<T>(emitter: EventEmitter, name: string, accept: (value
  * progressToken), then the answer after `ms`; `progress-then-wait`: sends one progress
  * notification, then waits for `release()`; `hang`: never answers.
  */
-export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean } = {}): Promise<SdkServer> {
+export async function startSdkServer(
+  options: {
+    tls?: CaMaterial;
+    json?: boolean;
+    /** Answer every GET with 404 "Cannot GET /mcp", as an app with only a POST route does (the spec wants 405). */
+    noGetRoute?: boolean;
+  } = {},
+): Promise<SdkServer> {
   const events = new EventEmitter();
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Map<string, McpServer>();
@@ -156,6 +163,10 @@ export async function startSdkServer(options: { tls?: CaMaterial; json?: boolean
 
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '' });
+    if (options.noGetRoute && req.method === 'GET') {
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('Cannot GET /mcp');
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
