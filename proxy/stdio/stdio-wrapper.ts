@@ -208,7 +208,8 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
       holdMs: options.holdMs,
       lint: options.lint,
       discoveryFile: true,
-      otlp: options.otlp,
+      // The export's notices (collector unreachable, back again) go where the wrapper's words go.
+      ...(options.otlp ? { otlp: options.otlp, onNotice: (line: string) => void stderr.write(`${line}\n`) } : {}),
     });
   };
 

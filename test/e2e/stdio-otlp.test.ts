@@ -74,3 +74,13 @@ it('a wrapper joining a UI that does not export says so once, and the calls go o
   expect(stderr().match(/exports no OpenTelemetry/g)).toHaveLength(1);
   expect(receiver.spans).toEqual([]);
 });
+
+it('a wrapper serving the UI says once on stderr when the collector cannot be reached, and the calls go on', async () => {
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const uiPort = await freePort();
+  const { client, stderr } = await wrapped(['--ui-port', String(uiPort), '--otlp', dead], { OTEL_EXPORTER_OTLP_TIMEOUT: '300' });
+  for (let i = 0; i < 3; i++) await client.callTool({ name: 'echo', arguments: { text: `lost ${i}` } });
+  await expect.poll(stderr, { timeout: 10_000 }).toContain(`mcpscope: cannot send OpenTelemetry data to ${dead}/v1/traces`);
+  await client.callTool({ name: 'echo', arguments: { text: 'still fine' } });
+  expect(stderr().match(/cannot send OpenTelemetry data/g)).toHaveLength(1);
+});
