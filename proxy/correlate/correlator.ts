@@ -147,6 +147,23 @@ function setBounded<K, V>(m: Map<K, V>, k: K, v: V, max: number): void {
   while (m.size > max) m.delete(m.keys().next().value as K);
 }
 
+function newState(): SessionState {
+  return {
+    requests: new Map(),
+    byExchange: new Map(),
+    progress: new Map(),
+    sseEvents: new Map(),
+    chains: new Map(),
+    tasks: new Map(),
+    taskOfRequest: new Map(),
+    pendingBySeq: new Map(),
+    pending: 0,
+  };
+}
+
+/** SessionState's maps (reopenSession merges them). */
+const STATE_MAPS = ['requests', 'byExchange', 'progress', 'sseEvents', 'chains', 'tasks', 'taskOfRequest', 'pendingBySeq'] as const;
+
 const other = (dir: Direction): Direction => (dir === 'c2s' ? 's2c' : 'c2s');
 
 const hint = (level: Hint['level'], code: string, text: string): Hint => ({ level, code, text });
@@ -157,7 +174,7 @@ export class Correlator {
    * Sessions closed while requests were in flight (a 404 on another request said the session
    * expired; a DELETE crossed a call): a response that comes back on the exchange that carried its
    * request still pairs with it — that pairing is unambiguous whatever the session's state. The
-   * newest MAX_CLOSED, only their `byExchange` entries are looked at.
+   * newest MAX_CLOSED (closeSession); an expired one's whole state, which reopenSession brings back.
    */
   private closed = new Map<string, SessionState>();
   /** exchange id → seq of the (single) request its POST body carried. */
@@ -166,17 +183,7 @@ export class Correlator {
   private state(sessionId: string): SessionState {
     let s = this.sessions.get(sessionId);
     if (!s) {
-      s = {
-        requests: new Map(),
-        byExchange: new Map(),
-        progress: new Map(),
-        sseEvents: new Map(),
-        chains: new Map(),
-        tasks: new Map(),
-        taskOfRequest: new Map(),
-        pendingBySeq: new Map(),
-        pending: 0,
-      };
+      s = newState();
       this.sessions.set(sessionId, s);
     }
     return s;
@@ -243,16 +250,36 @@ export class Correlator {
     return this.sessions.get(sessionId)?.pendingBySeq.has(seq) ?? false;
   }
 
-  /** Drops a session's state (its requests can no longer be answered). Returns how many were left pending. */
-  closeSession(sessionId: string): number {
+  /**
+   * Drops a session's state (its requests can no longer be answered). Returns how many were left
+   * pending. What answers to its requests in flight need (`byExchange`, `pendingBySeq`) is kept for
+   * the newest MAX_CLOSED closed sessions; with `mayReopen` (an expired session the server may serve
+   * again: reopenSession) the whole state is.
+   */
+  closeSession(sessionId: string, mayReopen = false): number {
     const s = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
-    if (s && s.byExchange.size > 0) {
-      this.closed.delete(sessionId);
-      this.closed.set(sessionId, s);
-      if (this.closed.size > MAX_CLOSED) this.closed.delete(this.closed.keys().next().value as string);
+    if (s && (mayReopen || s.byExchange.size > 0)) {
+      const kept = mayReopen ? s : { ...newState(), byExchange: s.byExchange, pendingBySeq: s.pendingBySeq, pending: s.pending };
+      setBounded(this.closed, sessionId, kept, MAX_CLOSED);
     }
     return s?.pending ?? 0;
+  }
+
+  /**
+   * A closed session goes on after all: its state comes back (its progress tokens, requests in
+   * flight, SSE event ids), with what was observed in it since the close on top.
+   */
+  reopenSession(sessionId: string): void {
+    const old = this.closed.get(sessionId);
+    if (!old) return;
+    this.closed.delete(sessionId);
+    const since = this.sessions.get(sessionId);
+    if (since) {
+      for (const key of STATE_MAPS) for (const [k, v] of since[key] as Map<unknown, unknown>) (old[key] as Map<unknown, unknown>).set(k, v);
+      old.pending += since.pending;
+    }
+    this.sessions.set(sessionId, old);
   }
 
   /** Correlates one message, whose seq the caller has already assigned. */

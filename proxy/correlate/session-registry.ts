@@ -111,7 +111,7 @@ export class SessionRegistry {
     return true;
   }
 
-  /** A closed session goes on after all (see RecorderContext.reopenSession). False if it was open. */
+  /** A closed session goes on after all (see RecorderContext.servedAgain). False if it was open. */
   reopen(session: SessionInfo): boolean {
     if (session.status !== 'closed') return false;
     session.status = 'open';

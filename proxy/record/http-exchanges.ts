@@ -34,10 +34,6 @@ import { annotatePlain, decide, plainRequestBody, plainResponseBody, toPlain } f
 import { META_VERSION, cancelByClose, noteStatelessMeta, onListenEnd, statelessSession } from './http-stateless.js';
 import { sentByHint, sentByOf } from './kept-requests.js';
 
-/** Said when a session closed as expired is served again (RecorderContext.reopenSession). */
-const REOPENED_TEXT =
-  'The server answered this session again after a 404 had said it expired: mcpscope reopened it. A 404 tells the client its session is gone (it must start a new one); a GET the server does not serve should get 405 Method Not Allowed.';
-
 export interface ExchangeState {
   info: ExchangeInfo;
   /** Forward mode: a tunnel relayed blind (or a CONNECT that failed), and why (the request record's `tunnel`). */
@@ -367,10 +363,7 @@ export class HttpExchanges {
     }
     const session = ex.session;
     if (session?.transport === 'streamable-http' && info.method === 'POST' && status < 300) this.streamEndpoints.notePost(ex.endpoint);
-    // A 404 said the session had expired, yet the server serves its id again (a server that answers
-    // a GET it does not serve with 404 instead of 405 does that): the session goes on.
-    if (session?.status === 'closed' && session.closeReason === 'expired' && sentSessionId !== undefined && status < 300)
-      this.ctx.reopenSession(session, ts, REOPENED_TEXT);
+    if (session && sentSessionId !== undefined && status < 300) this.ctx.servedAgain(session, info.startedAt, ts);
 
     if (session && assigned && !session.mcpSessionId) {
       this.ctx.registry.assignMcpId(session, assigned);

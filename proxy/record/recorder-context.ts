@@ -46,6 +46,10 @@ interface ExchangeUpsert {
   info: ExchangeInfo;
 }
 
+/** Said when an expired session is served again (RecorderContext.servedAgain). */
+const REOPENED_TEXT =
+  'The server answered this session again after a 404 had said it expired: mcpscope reopened it. A 404 tells the client its session is gone (it must start a new one); a GET the server does not serve should get 405 Method Not Allowed.';
+
 export class RecorderContext {
   readonly store: EventStore;
   readonly redactor: Redactor;
@@ -79,19 +83,28 @@ export class RecorderContext {
 
   closeSession(session: SessionInfo, ts: number, reason: string): void {
     if (!this.registry.close(session, ts, reason)) return;
-    this.correlator.closeSession(session.id);
+    // An expired session may yet be served again (servedAgain): what the correlator and the
+    // linter know of it (requests in flight, progress tokens, its tools) stays, within their bounds.
+    const mayReopen = reason === 'expired';
+    this.correlator.closeSession(session.id, mayReopen);
     this.kept.drop(session.id);
-    // An expired session may yet be served again (reopenSession): what the linter learnt of it
-    // (its tools, its version) stays, within the linter's own bound on sessions.
-    if (reason !== 'expired') this.linter?.forget(session.id);
+    if (!mayReopen) this.linter?.forget(session.id);
     session.counts.pending = 0;
     this.markSession(session);
   }
 
-  /** A closed session turned out to go on (the server served it again): open again, and said so. */
-  reopenSession(session: SessionInfo, ts: number, why: string): void {
-    if (!this.registry.reopen(session)) return;
-    this.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: why });
+  /**
+   * The server answered a request carrying this session's id with a 2xx (`requestStartedAt`: when
+   * that request was sent). A session a 404 said had expired goes on if the request was sent after
+   * the 404 (a server that answers a GET it does not serve with 404 instead of 405 does that): it is
+   * opened again, with what the correlator knew of it, and said so. A late answer to a request sent
+   * before the 404 proves nothing.
+   */
+  servedAgain(session: SessionInfo, requestStartedAt: number, ts: number): void {
+    if (session.status !== 'closed' || session.closeReason !== 'expired' || !(requestStartedAt > (session.endedAt ?? Infinity))) return;
+    this.registry.reopen(session);
+    this.correlator.reopenSession(session.id);
+    this.store.append({ type: 'log', ts, sessionId: session.id, source: 'mcpscope', text: REOPENED_TEXT });
     this.markSession(session);
   }
 

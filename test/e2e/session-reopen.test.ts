@@ -3,7 +3,7 @@
  * is) answers the SDK client's standalone GET stream with 404 — which on the wire says "this
  * session expired" — and goes on serving the session. mcpscope closes the session as expired at the
  * 404, then reopens it when the server answers it again (proxy/record/http-exchanges.ts,
- * RecorderContext.reopenSession): calls after it land in an open session, pair, and are linted.
+ * RecorderContext.servedAgain): calls after it land in an open session, pair, and are linted.
  * Official SDK server (test/support/tls-peers.ts, `noGetRoute`) and client, real sockets.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

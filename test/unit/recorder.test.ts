@@ -355,6 +355,69 @@ describe('Recorder: session lifecycle edge cases', () => {
     expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'deleted' });
   });
 
+  it('a late answer to a request sent before the 404 does not reopen the expired session', () => {
+    const { store, w, feed } = setup();
+    const sh = { ...JSON_HEADERS, 'mcp-session-id': 'sid-8' };
+    const x1 = w.xid();
+    feed([
+      ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(x1, 200, { 'content-type': 'application/json', 'mcp-session-id': 'sid-8' }, json(INIT_RESULT)),
+    ]);
+    const x2 = w.xid();
+    feed(w.send(x2, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } })));
+    const x3 = w.xid();
+    feed([
+      ...w.send(x3, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 2, method: 'ping' })),
+      ...w.reply(
+        x3,
+        404,
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }),
+      ),
+    ]);
+    expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'expired' });
+    feed(w.reply(x2, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 1, result: { content: [] } })));
+    expect(sessionOf(store)).toMatchObject({ status: 'closed', closeReason: 'expired' });
+    const answer = messages(store).at(-1)!;
+    expect(answer.pair).toBe(messages(store).find((m) => m.method === 'tools/call')!.seq);
+  });
+
+  it('a reopened session keeps what was in flight at the 404: progress on a call’s stream still pairs', () => {
+    const { store, w, feed } = setup();
+    const sh = { ...JSON_HEADERS, 'mcp-session-id': 'sid-7' };
+    const x1 = w.xid();
+    feed([
+      ...w.send(x1, 'POST', '/mcp', JSON_HEADERS, json(INIT)),
+      ...w.reply(x1, 200, { 'content-type': 'application/json', 'mcp-session-id': 'sid-7' }, json(INIT_RESULT)),
+    ]);
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: 'tok' } } };
+    const x2 = w.xid();
+    feed([...w.send(x2, 'POST', '/mcp', sh, json(call)), w.head(x2, 200, { 'content-type': 'text/event-stream' })]);
+    const x3 = w.xid();
+    feed([
+      ...w.send(x3, 'GET', '/mcp', { accept: 'text/event-stream', 'mcp-session-id': 'sid-7' }),
+      ...w.reply(x3, 404, { 'content-type': 'text/plain' }, 'Cannot GET /mcp'),
+    ]);
+    const x4 = w.xid();
+    feed([
+      ...w.send(x4, 'POST', '/mcp', sh, json({ jsonrpc: '2.0', id: 2, method: 'ping' })),
+      ...w.reply(x4, 200, { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 2, result: {} })),
+    ]);
+    expect(sessionOf(store).status).toBe('open');
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 2 } };
+    feed([
+      ...w.chunks(x2, sse(`data: ${json(progress)}`)),
+      ...w.chunks(x2, sse(`data: ${json({ jsonrpc: '2.0', id: 1, result: { content: [] } })}`)),
+      w.end(x2),
+    ]);
+    const callSeq = messages(store).find((m) => m.method === 'tools/call')!.seq;
+    const [p, answer] = messages(store).slice(-2);
+    expect(p.pair).toBe(callSeq);
+    expect(codes(p.hints)).not.toContain('unknown-progress-token');
+    expect(answer.pair).toBe(callSeq);
+    expect(sessionOf(store).counts.pending).toBe(0);
+  });
+
   it('a session id seen first mid-session opens a joined-mid-session session', () => {
     const { store, w, feed } = setup();
     const x1 = w.xid();
