@@ -25,7 +25,6 @@ import type { EventStore } from '../store/event-store.js';
 import { exportRedactor, redactEvent } from './export-common.js';
 import { openLogFile } from '../log-option.js';
 
-export { openLogFile };
 import { TextLog } from './text-log.js';
 import { renderEntry, renderJsonEntry, type LogEntry } from './text-log-render.js';
 

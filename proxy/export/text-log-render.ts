@@ -60,7 +60,7 @@ export interface LogEntry {
 
 /** Time column + session column: continuation lines are indented past it. */
 const PREFIX_WIDTH = 12 + 1 + 5;
-export const INDENT = ' '.repeat(PREFIX_WIDTH + 2);
+const INDENT = ' '.repeat(PREFIX_WIDTH + 2);
 
 export function idText(id: JsonRpcId | undefined): string {
   return id === undefined ? '' : JSON.stringify(id);
@@ -193,8 +193,13 @@ export function renderJsonEntry(entry: LogEntry, options: Pick<TextLogOptions, '
     if ((entry.size ?? 0) <= MAX_JSON_MESSAGE) o.message = entry.message;
     else o.messageOmitted = `${formatBytes(entry.size!)}: larger than the log keeps (the UI and the exports have it)`;
   }
-  return `${JSON.stringify(o)}\n`;
+  // JSON.stringify escapes C0 controls, not DEL, C1 or bidi overrides: those are escaped too (the
+  // line parses to the same values, and cannot drive a terminal it is printed on).
+  return `${JSON.stringify(o).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }
+
+/** What JSON.stringify leaves as it is and a terminal would act on (UNSAFE's non-C0 part, and the JS line separators). */
+const JSON_UNSAFE = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 /** Messages larger than this are not copied into a JSON log line whole. */
 const MAX_JSON_MESSAGE = 256 * 1024;

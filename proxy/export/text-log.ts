@@ -10,8 +10,8 @@
  *   09:30:00.013 s1   #4 S→C response to #3 initialize (id 0), 8.0 ms
  *   09:30:00.063 s1   SSE << id: e0
  *
- * PURE: no Node builtin, no import but the model (eslint.config.js keeps it so), so the UI or any
- * other consumer can format events too. The live log (`--log`, proxy/export/log-writer.ts) and the
+ * PURE: no Node builtin (eslint.config.js keeps it so): it imports only the model, its renderer and
+ * the hints' word helpers, so the UI or any other consumer can format events too. The live log (`--log`, proxy/export/log-writer.ts) and the
  * text export (`format=text`) are the same code path: a `TextLog` fed the store's events in seq
  * order, superseded session/exchange upserts included (`EventStore.history()`), so a session's
  * export is exactly the live log's lines for that session.
@@ -26,6 +26,7 @@
  */
 import type { ExchangeInfo, Hint, JsonRpcId, McpscopeEvent, MessageEvent, SessionInfo } from '../model/events.js';
 import { formatBytes, formatMs } from '../model/units.js';
+import { plural } from '../annotate/hint-text.js';
 import { idText, prettyJsonLines, renderEntry, wrap, type LogEntry, type Segment, type TextLogOptions } from './text-log-render.js';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -76,6 +77,8 @@ interface ExchangeState {
 }
 
 interface SessionState {
+  /** The latest wire time seen in this session: the time shown for its changes (its upserts are stamped when recorded, not on the wire). */
+  lastTs: number;
   shownMcpId?: string;
   shownEndpoint?: string;
   initialized: boolean;
@@ -88,8 +91,6 @@ export class TextLog {
   private readonly sessions = new Map<string, SessionState>();
   /** seq of a request → what it was (for its response, progress, cancellation). */
   private readonly requests = new Map<number, { method?: string; name?: string; id?: JsonRpcId }>();
-  /** The latest wire time seen: the time shown for a session's changes (its upserts are stamped when recorded, not on the wire). */
-  private lastTs = 0;
   private readonly width: number;
   private readonly maxJsonLines: number;
   private readonly maxLineChars: number;
@@ -119,8 +120,11 @@ export class TextLog {
   }
 
   private one(e: McpscopeEvent, nextInfo: ExchangeInfo | undefined, out: LogEntry[]): void {
-    if (e.type === 'exchange') this.lastTs = Math.max(this.lastTs, e.exchange.endedAt ?? e.exchange.respondedAt ?? e.exchange.startedAt);
-    else if (e.type !== 'session') this.lastTs = Math.max(this.lastTs, e.ts);
+    if (e.type !== 'session') {
+      const st = this.sessions.get((e.type === 'exchange' ? e.exchange.sessionId : e.sessionId) ?? '');
+      const ts = e.type === 'exchange' ? (e.exchange.endedAt ?? e.exchange.respondedAt ?? e.exchange.startedAt) : e.ts;
+      if (st && ts > st.lastTs) st.lastTs = ts;
+    }
     switch (e.type) {
       case 'session':
         return this.session(e.seq, e.session, out);
@@ -232,7 +236,7 @@ export class TextLog {
     const lines: Segment[][] = [];
     if (!st) {
       if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
-      st = { initialized: false, closed: false };
+      st = { lastTs: s.startedAt, initialized: false, closed: false };
       this.sessions.set(s.id, st);
       const what =
         s.transport === 'http'
@@ -242,7 +246,6 @@ export class TextLog {
         ['session', `=== SESSION ${s.id} `],
         ['plain', what],
       ]);
-      this.lastTs = Math.max(this.lastTs, s.startedAt);
     }
     if (s.mcpSessionId !== undefined && st.shownMcpId !== s.mcpSessionId) {
       st.shownMcpId = s.mcpSessionId;
@@ -276,7 +279,6 @@ export class TextLog {
     if (!st.closed && s.status === 'closed') {
       st.closed = true;
       const c = s.counts;
-      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
       const tally =
         s.transport === 'http'
           ? plural(c.exchanges, 'exchange')
@@ -289,7 +291,7 @@ export class TextLog {
     if (lines.length === 0) return;
     out.push({
       seq,
-      ts: s.status === 'closed' && s.endedAt !== undefined ? s.endedAt : this.lastTs || s.startedAt,
+      ts: s.status === 'closed' && s.endedAt !== undefined ? s.endedAt : st.lastTs,
       session: s.id,
       kind: 'session',
       correlation: s.status,

@@ -20,8 +20,6 @@ export interface EventStoreOptions {
   evictFraction?: number;
 }
 
-export type { StoreStats };
-
 /** Fixed overhead counted per event on top of a message's size (object, index entries, hints). */
 export const EVENT_OVERHEAD_BYTES = 512;
 

@@ -21,6 +21,7 @@ import { TextLog } from '../../proxy/export/text-log.js';
 import { prettyJsonLines, renderEntry, renderJsonEntry, type LogEntry } from '../../proxy/export/text-log-render.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
 import { recordScriptedCapture, SCRIPTED_SECRETS, SCRIPTED_TOKEN } from '../support/scripted-session.js';
+import { json, setup } from '../support/recorder-harness.js';
 
 const golden = (name: string) => fileURLToPath(new URL(`../fixtures/golden/${name}`, import.meta.url));
 
@@ -235,6 +236,69 @@ describe('what a peer sent cannot drive the terminal', () => {
       expect(text).toContain('\\u202eevil');
       expect(text.split('\n').some((l) => l.startsWith('09:30:00.000 s1   >>> REQUEST fake'))).toBe(false);
     });
+});
+
+describe('what a peer sent cannot drive the terminal through the JSON log either', () => {
+  it('escapes DEL, C1 and bidi overrides that JSON.stringify leaves, and parses back to the same values', () => {
+    const evil = 'gnp\u202eexe\x9b31m\x7f\u2028';
+    const entry: LogEntry = {
+      seq: 1,
+      ts: 0,
+      session: 's1',
+      kind: 'message',
+      method: 'tools/call',
+      name: evil,
+      correlation: `request tools/call ${evil}`,
+      hints: [{ level: 'info', code: 'x', text: `tool ${evil}` }],
+      message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: evil } },
+      size: 60,
+      lines: [[['plain', evil]]],
+    };
+    const line = renderJsonEntry(entry);
+    expect(line.slice(0, -1)).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e\u2028]/);
+    const parsed = JSON.parse(line) as {
+      name: string;
+      correlation: string;
+      hints: { text: string }[];
+      message: { params: { name: string } };
+    };
+    expect(parsed.name).toBe(evil);
+    expect(parsed.correlation).toBe(`request tools/call ${evil}`);
+    expect(parsed.hints[0].text).toBe(`tool ${evil}`);
+    expect(parsed.message.params.name).toBe(evil);
+  });
+});
+
+describe('two sessions in one batch', () => {
+  it('a session’s lines carry its own times, so its export is exactly its lines of the live log', () => {
+    const { store, w, feed, committed } = setup();
+    const init = (id: number) =>
+      json({
+        jsonrpc: '2.0',
+        id,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: `c${id}`, version: '1' } },
+      });
+    const result = (id: number) =>
+      json({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    const [a, b] = [w.xid(), w.xid()];
+    // Both initialize answers (which give each session its id) land in one recorder batch, b's later on the wire.
+    feed([
+      ...w.send(a, 'POST', '/mcp', { 'content-type': 'application/json' }, init(1)),
+      ...w.send(b, 'POST', '/mcp', { 'content-type': 'application/json' }, init(2)),
+      ...w.reply(a, 200, { 'content-type': 'application/json', 'mcp-session-id': 'A' }, result(1)),
+      ...w.reply(b, 200, { 'content-type': 'application/json', 'mcp-session-id': 'B' }, result(2)),
+    ]);
+    const log = new TextLog({ utc: true });
+    const live = committed.flatMap((batch) => log.push(batch));
+    for (const id of ['s1', 's2']) {
+      const lines = live
+        .filter((e) => e.session === id)
+        .map((e) => renderEntry(e, { utc: true }))
+        .join('');
+      expect(exportTextLog(store, id, { utc: true })).toBe(lines);
+    }
+  });
 });
 
 describe('session transitions', () => {
