@@ -9,7 +9,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
 import { mountPoint } from './dom';
 import { ExportMenu, exportHref } from '../../ui/src/components/ExportMenu';
-import { annotatedLogPath, copyAnnotatedLog } from '../../ui/src/state/annotated-log';
+import { copyAnnotatedLog } from '../../ui/src/state/annotated-log';
+import { exportPath } from '../../ui/src/state/api';
 
 const dom = mountPoint();
 const LOG =
@@ -37,8 +38,8 @@ describe('copyAnnotatedLog', () => {
     expect(init.credentials).toBe('same-origin');
     expect(writeText).toHaveBeenCalledWith(LOG);
     expect(download).not.toHaveBeenCalled();
-    expect(annotatedLogPath('')).toBe('export?format=text');
-    expect(annotatedLogPath('a b')).toBe('sessions/a%20b/export?format=text');
+    expect(exportPath('', 'text')).toBe('export?format=text');
+    expect(exportPath('a b', 'text')).toBe('sessions/a%20b/export?format=text');
   });
 
   it('downloads the .log file when the clipboard refuses', async () => {

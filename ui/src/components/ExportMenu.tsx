@@ -8,7 +8,7 @@
  */
 import './ExportMenu.css';
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
-import { apiPath } from '../state/api.js';
+import { apiPath, exportPath } from '../state/api.js';
 import { copyAnnotatedLog, type CopyDeps } from '../state/annotated-log.js';
 
 export type ExportFormat = 'fixture' | 'har' | 'ndjson' | 'text';
@@ -29,8 +29,8 @@ const EXPORT_FORMATS: readonly FormatInfo[] = [
 
 /** Where a format is downloaded from: one session (`sessionId`), or everything (''). Undefined: not offered. */
 export function exportHref(sessionId: string, format: ExportFormat): string | undefined {
-  if (sessionId !== '') return apiPath(`sessions/${encodeURIComponent(sessionId)}/export?format=${format}`);
-  return format === 'fixture' ? undefined : apiPath(`export?format=${format}`);
+  // A fixture is one session's.
+  return sessionId === '' && format === 'fixture' ? undefined : apiPath(exportPath(sessionId, format));
 }
 
 export interface ExportMenuProps {

@@ -25,7 +25,14 @@ function storeStats(s: unknown): ApiStats | undefined {
   }
   const t = o.telemetry;
   const telemetry =
-    t && typeof t.endpoint === 'string' && typeof t.spansExported === 'number' && typeof t.spansDropped === 'number' ? t : undefined;
+    t &&
+    typeof t.endpoint === 'string' &&
+    typeof t.protocol === 'string' &&
+    typeof t.spansExported === 'number' &&
+    typeof t.spansDropped === 'number' &&
+    typeof t.spansUnfinished === 'number'
+      ? t
+      : undefined;
   return { ...(o as ApiStats), telemetry };
 }
 

@@ -5,7 +5,7 @@
  * clipboard cannot be written (no permission, an insecure origin, an old browser) the text is
  * downloaded as the `.log` file instead, and the caller says which happened.
  */
-import { apiErrorText, apiFetch } from './api.js';
+import { apiErrorText, apiFetch, exportPath } from './api.js';
 
 export type CopyOutcome = { ok: true; how: 'copied' | 'downloaded'; lines: number; fileName: string } | { ok: false; error: string };
 
@@ -15,11 +15,6 @@ export interface CopyDeps {
   clipboard?: Pick<Clipboard, 'writeText'>;
   /** Saves the text as a file (default: a download through an object URL). */
   download?: (text: string, fileName: string) => void;
-}
-
-/** The export's path: one session, or all of them (''). */
-export function annotatedLogPath(sessionId: string): string {
-  return sessionId === '' ? 'export?format=text' : `sessions/${encodeURIComponent(sessionId)}/export?format=text`;
 }
 
 function downloadText(text: string, fileName: string): void {
@@ -36,7 +31,7 @@ function downloadText(text: string, fileName: string): void {
 export async function copyAnnotatedLog(sessionId: string, deps: CopyDeps = {}): Promise<CopyOutcome> {
   let res: Response;
   try {
-    res = await apiFetch(annotatedLogPath(sessionId), {}, deps.fetchImpl);
+    res = await apiFetch(exportPath(sessionId, 'text'), {}, deps.fetchImpl);
   } catch (err) {
     return { ok: false, error: `Could not reach mcpscope: ${(err as Error).message}.` };
   }

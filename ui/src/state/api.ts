@@ -17,6 +17,11 @@ export function apiPath(path: string): string {
   return API_BASE + path.replace(/^\/+/, '').replace(/^api\//, '');
 }
 
+/** A session's export in a format (`''`: every session's), as an API path: downloads and "Copy as annotated log" use it. */
+export function exportPath(sessionId: string, format: string): string {
+  return sessionId === '' ? `export?format=${format}` : `sessions/${encodeURIComponent(sessionId)}/export?format=${format}`;
+}
+
 /** fetch() for an API URL, with the page's cookie. `fetch` is looked up at call time (tests stub it), unless `fetchImpl` is given. */
 export function apiRequest(url: string, init: RequestInit = {}, fetchImpl?: typeof fetch): Promise<Response> {
   return (fetchImpl ?? fetch)(url, { credentials: 'same-origin', ...init });
