@@ -139,7 +139,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
     stdout,
     childStdin: child.stdin!,
     childStdout: child.stdout!,
-    push: (r) => record(r),
+    push: record,
     holdMs: options.holdMs,
   });
   child.stderr!.on('data', (chunk: Buffer) => record({ t: 'stdio-stderr', xid: XID, ts: Date.now(), chunk }));
