@@ -31,7 +31,7 @@ export interface TelemetryStats {
   /** Metric exports the collector accepted, and those that failed (each a collection lost); only when metrics are exported. */
   metricExports?: number;
   metricExportsFailed?: number;
-  /** The last export failure, in the exporter's words. */
+  /** The last export failure of either signal, in the exporter's words after the signal's name (`traces: …`, `metrics: Not Found`). */
   lastError?: string;
 }
 

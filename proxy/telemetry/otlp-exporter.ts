@@ -14,7 +14,8 @@
  * here before the SDK would drop it silently (a processor wrapper that knows how many spans the
  * exporter has taken), and a batch whose export fails (collector down, answering 5xx, too slow)
  * counts its spans as dropped (an exporter wrapper reading each export's result). A plain-words
- * notice says once that the collector cannot be reached, and once that it is back.
+ * notice says once that a signal's endpoint cannot be reached, and once that it is back (traces and
+ * metrics each: a collector may take one and refuse the other).
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, TraceState, type ExportResult } from '@opentelemetry/core';
@@ -33,9 +34,7 @@ import type { Redactor } from '../record/redact.js';
 import type { EventStore } from '../store/event-store.js';
 import { packageVersion } from '../version.js';
 import { MCP_DURATION_BUCKETS, McpSpanBuilder, type McpMetricName, type RemoteContext, type SpanOp } from './mcp-spans.js';
-import { displayUrl, type OtlpConfig, type TelemetryStats } from './otlp-options.js';
-
-export type { TelemetryStats };
+import { displayUrl, otlpDisplay, type OtlpConfig, type OtlpProtocol, type TelemetryStats } from './otlp-options.js';
 
 export interface OtlpExport {
   stats(): TelemetryStats;
@@ -85,52 +84,88 @@ class CountingProcessor implements SpanProcessor {
   }
 }
 
-/** The OTLP exporter, counting each batch by its result. */
-class CountingExporter implements SpanExporter {
-  handed = 0;
-  exported = 0;
-  failed = 0;
-  constructor(
-    private readonly inner: SpanExporter,
-    private readonly onResult: (ok: boolean, error?: Error) => void,
-  ) {}
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    this.handed += spans.length;
-    this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.exported += spans.length;
-      else this.failed += spans.length;
-      this.onResult(result.code === ExportResultCode.SUCCESS, result.error);
-      done(result);
-    });
-  }
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
+/** What went through an exporter: items handed to it, and those of exports that succeeded or failed. */
+interface ExportCounts {
+  handed: number;
+  exported: number;
+  failed: number;
 }
 
 /**
- * The OTLP metric exporter, counting each export by its result (a failed one is a collection
- * lost: the periodic reader does not retry it). Everything else is the exporter's own — the
- * temporality and aggregation it selects included.
+ * The OTLP exporter, counting each export by its result (`size` items: a batch's spans, or 1 for a
+ * metric collection, which the periodic reader does not retry when it fails). Everything else is
+ * the exporter's own, reached through the prototype: shutdown, flush, and the metric exporter's
+ * temporality and aggregation selection.
  */
-function countingMetrics(
-  inner: PushMetricExporter,
-  counts: { exported: number; failed: number },
+function counting<B, E extends { export(batch: B, done: (result: ExportResult) => void): void }>(
+  inner: E,
+  size: (batch: B) => number,
+  counts: ExportCounts,
   onResult: (ok: boolean, error?: Error) => void,
-): PushMetricExporter {
-  return Object.assign(Object.create(inner) as PushMetricExporter, {
-    export(metrics: Parameters<PushMetricExporter['export']>[0], done: (result: ExportResult) => void): void {
-      inner.export(metrics, (result) => {
-        if (result.code === ExportResultCode.SUCCESS) counts.exported += 1;
-        else counts.failed += 1;
-        onResult(result.code === ExportResultCode.SUCCESS, result.error);
+): E {
+  return Object.assign(Object.create(inner) as E, {
+    export(batch: B, done: (result: ExportResult) => void): void {
+      const n = size(batch);
+      counts.handed += n;
+      inner.export(batch, (result) => {
+        const ok = result.code === ExportResultCode.SUCCESS;
+        if (ok) counts.exported += n;
+        else counts.failed += n;
+        onResult(ok, result.error);
         done(result);
       });
     },
   });
+}
+
+/** One signal's OTLP/HTTP exporter, JSON or protobuf, loaded when asked for. */
+async function otlpExporter(signal: 'traces', url: string, protocol: OtlpProtocol, timeoutMs?: number): Promise<SpanExporter>;
+async function otlpExporter(signal: 'metrics', url: string, protocol: OtlpProtocol, timeoutMs?: number): Promise<PushMetricExporter>;
+async function otlpExporter(
+  signal: 'traces' | 'metrics',
+  url: string,
+  protocol: OtlpProtocol,
+  timeoutMs?: number,
+): Promise<SpanExporter | PushMetricExporter> {
+  const config = { url, ...(timeoutMs !== undefined ? { timeoutMillis: timeoutMs } : {}) };
+  const json = protocol === 'http/json';
+  if (signal === 'traces')
+    return json
+      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(config)
+      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(config);
+  return json
+    ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config)
+    : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config);
+}
+
+/**
+ * The notices of one signal's endpoint: once when it cannot be reached (naming the URL and what is
+ * lost), once when it answers again. Each signal has its own: a collector may take spans and
+ * answer 404 for metrics, and one signal's success says nothing of the other.
+ */
+function notifier(
+  signal: 'traces' | 'metrics',
+  url: string,
+  onNotice: ((line: string) => void) | undefined,
+  onError: (message: string) => void,
+) {
+  const shown = displayUrl(url);
+  const lost = signal === 'traces' ? 'spans are' : 'metric data is';
+  let reachable: boolean | undefined;
+  return (ok: boolean, error?: Error): void => {
+    if (ok) {
+      if (reachable === false) onNotice?.(`mcpscope: OpenTelemetry export to ${shown} works again.`);
+      reachable = true;
+      return;
+    }
+    const message = error?.message || 'export failed';
+    onError(`${signal}: ${message}`);
+    if (reachable !== false)
+      onNotice?.(
+        `mcpscope: cannot send OpenTelemetry data to ${shown} (${message}); ${lost} dropped and counted (/api/stats) until it answers. The traffic is not affected.`,
+      );
+    reachable = false;
+  };
 }
 
 function remoteContext(r: RemoteContext): SpanContext {
@@ -148,59 +183,45 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
     .merge(resourceFromAttributes({ 'service.name': 'mcpscope', 'service.version': packageVersion() }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, as every SDK reads them.
     .merge(detectResources({ detectors: [envDetector] }));
-  const endpoint = displayUrl(config.tracesUrl ?? config.metricsUrl ?? '');
-  const protocol = config.tracesUrl ? config.tracesProtocol : config.metricsProtocol;
+  const { endpoint, protocol } = otlpDisplay(config);
+  /** The last export failure of either signal, after its name (`metrics: Not Found`). */
   let lastError: string | undefined;
-  let reachable: boolean | undefined;
-  const onResult = (ok: boolean, error?: Error) => {
-    if (ok) {
-      if (reachable === false) options.onNotice?.(`mcpscope: OpenTelemetry export to ${endpoint} works again.`);
-      reachable = true;
-      return;
-    }
-    lastError = error?.message || 'export failed';
-    if (reachable !== false)
-      options.onNotice?.(
-        `mcpscope: cannot send OpenTelemetry data to ${endpoint} (${lastError}); spans are dropped and counted (/api/stats) until it answers. The traffic is not affected.`,
-      );
-    reachable = false;
-  };
+  const setError = (message: string) => (lastError = message);
 
   // ---------------------------------------------------------------- traces
   let provider: BasicTracerProvider | undefined;
   let processor: CountingProcessor | undefined;
-  let exporter: CountingExporter | undefined;
+  const spanCounts: ExportCounts = { handed: 0, exported: 0, failed: 0 };
   if (config.tracesUrl) {
-    const exporterConfig = { url: config.tracesUrl, ...(config.timeoutMs !== undefined ? { timeoutMillis: config.timeoutMs } : {}) };
-    const otlp: SpanExporter =
-      config.tracesProtocol === 'http/json'
-        ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(exporterConfig)
-        : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(exporterConfig);
-    const counting = new CountingExporter(otlp, onResult);
-    exporter = counting;
-    const batch = new BatchSpanProcessor(counting, {
+    const exporter = counting(
+      await otlpExporter('traces', config.tracesUrl, config.tracesProtocol, config.tracesTimeoutMs),
+      (spans: ReadableSpan[]) => spans.length,
+      spanCounts,
+      notifier('traces', config.tracesUrl, options.onNotice, setError),
+    );
+    const batch = new BatchSpanProcessor(exporter, {
       maxQueueSize: config.maxQueueSize,
       maxExportBatchSize: config.maxExportBatchSize,
       scheduledDelayMillis: config.scheduledDelayMs,
       exportTimeoutMillis: config.exportTimeoutMs,
     });
-    processor = new CountingProcessor(batch, config.maxQueueSize, () => counting.handed);
+    processor = new CountingProcessor(batch, config.maxQueueSize, () => spanCounts.handed);
     provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   }
   const tracer = provider?.getTracer('mcpscope', packageVersion());
 
   // ---------------------------------------------------------------- metrics
-  const metricCounts = { exported: 0, failed: 0 };
+  const metricCounts: ExportCounts = { handed: 0, exported: 0, failed: 0 };
   let meterProvider: MeterProvider | undefined;
   const histograms = new Map<McpMetricName, Histogram>();
   if (config.metricsUrl) {
-    const exporterConfig = { url: config.metricsUrl, ...(config.timeoutMs !== undefined ? { timeoutMillis: config.timeoutMs } : {}) };
-    const metricExporter: PushMetricExporter =
-      config.metricsProtocol === 'http/json'
-        ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(exporterConfig)
-        : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(exporterConfig);
     const reader = new PeriodicExportingMetricReader({
-      exporter: countingMetrics(metricExporter, metricCounts, onResult),
+      exporter: counting(
+        await otlpExporter('metrics', config.metricsUrl, config.metricsProtocol, config.metricsTimeoutMs),
+        () => 1,
+        metricCounts,
+        notifier('metrics', config.metricsUrl, options.onNotice, setError),
+      ),
       exportIntervalMillis: config.metricIntervalMs,
       exportTimeoutMillis: Math.min(config.metricTimeoutMs, config.metricIntervalMs),
     });
@@ -296,15 +317,15 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
     }
     if (pending.length > 0 && !scheduled) scheduled = setImmediate(drain);
   };
-  // What was recorded before this started (it is loaded after the proxy ports open), then every batch.
+  // What the store holds already (proxy/mcpscope.ts starts this before anything listens; a later start misses nothing), then every batch.
   listener(store.snapshot());
   const unsubscribe = store.subscribe(listener, 'the OpenTelemetry export');
 
   const stats = (): TelemetryStats => ({
     endpoint,
     protocol,
-    spansExported: exporter?.exported ?? 0,
-    spansDropped: queueDropped + (processor?.dropped ?? 0) + (exporter?.failed ?? 0),
+    spansExported: spanCounts.exported,
+    spansDropped: queueDropped + (processor?.dropped ?? 0) + spanCounts.failed,
     spansUnfinished: builder.unfinished,
     ...(config.metricsUrl ? { metricExports: metricCounts.exported, metricExportsFailed: metricCounts.failed } : {}),
     ...(lastError !== undefined ? { lastError } : {}),

@@ -18,14 +18,14 @@
  * - OTEL_SDK_DISABLED=true turns off what the environment configured (an explicit --otlp still
  *   exports: it is asked for on the command line). OTEL_TRACES_EXPORTER=none / OTEL_METRICS_EXPORTER=none
  *   turn off that signal.
- * - OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT, OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE,
+ * - OTEL_EXPORTER_OTLP_TIMEOUT (and its _TRACES_/_METRICS_ variants), OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE,
  *   OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_EXPORT_TIMEOUT, OTEL_METRIC_EXPORT_INTERVAL and
  *   OTEL_METRIC_EXPORT_TIMEOUT are read here, so that mcpscope's own drop counting knows the queue
  *   size the SDK uses. OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_COMPRESSION,
  *   OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES are read by the SDK itself.
  */
 
-import type { OtlpProtocol } from '../model/api-stats.js';
+import type { OtlpProtocol, TelemetryStats } from '../model/api-stats.js';
 
 export type { OtlpProtocol, TelemetryStats } from '../model/api-stats.js';
 
@@ -38,8 +38,13 @@ export interface OtlpConfig {
   metricsProtocol: OtlpProtocol;
   /** `--otlp-bodies`: redacted, bounded request/response bodies on the spans. Default false. */
   bodies: boolean;
-  /** Per export request, ms (OTEL_EXPORTER_OTLP_TIMEOUT; the SDK's default, 10 s, when unset). */
-  timeoutMs?: number;
+  /**
+   * Per export request, ms: OTEL_EXPORTER_OTLP_TRACES_TIMEOUT / _METRICS_TIMEOUT, else
+   * OTEL_EXPORTER_OTLP_TIMEOUT (the SDK's default, 10 s, when unset). Given to each exporter, whose
+   * own configuration wins over the environment: so each signal gets its own here.
+   */
+  tracesTimeoutMs?: number;
+  metricsTimeoutMs?: number;
   /** The batch span processor (OTEL_BSP_*): delay between exports, queue size, batch size, export timeout. */
   scheduledDelayMs: number;
   maxQueueSize: number;
@@ -125,7 +130,9 @@ function numberOf(env: Env, names: string[], fallback: number | undefined, warni
     if (raw === undefined) continue;
     const n = Number(raw);
     if (Number.isFinite(n) && n > 0) return Math.floor(n);
-    warnings.push(`${name}=${JSON.stringify(raw)} is not a positive number; using ${fallback === undefined ? 'the default' : fallback}.`);
+    const line = `${name}=${JSON.stringify(raw)} is not a positive number; using ${fallback === undefined ? 'the default' : fallback}.`;
+    // (OTEL_EXPORTER_OTLP_TIMEOUT is read for each signal: said once.)
+    if (!warnings.includes(line)) warnings.push(line);
     return fallback;
   }
   return fallback;
@@ -148,7 +155,23 @@ function exporterOn(env: Env, name: string, warnings: string[]): boolean {
  * cannot work.
  */
 export function resolveOtlpOptions(flags: { url?: string; bodies?: boolean }, env: Env): OtlpConfig | undefined {
+  return resolve(flags, env, []);
+}
+
+/**
+ * What the command lines (proxy/cli.ts, proxy/commands/run.ts) do with `--otlp`, `--otlp-bodies`
+ * and OTEL_*: the configuration (undefined: no export) and the warnings to print. Throws
+ * OtlpOptionsError on a value that cannot work, and for `--otlp-bodies` with no endpoint.
+ */
+export function resolveOtlpForCli(flags: { url?: string; bodies?: boolean }, env: Env): { config?: OtlpConfig; warnings: string[] } {
   const warnings: string[] = [];
+  const config = resolve(flags, env, warnings);
+  if (flags.bodies && !config)
+    throw new OtlpOptionsError('--otlp-bodies needs an OTLP endpoint: give --otlp <url> (or set OTEL_EXPORTER_OTLP_ENDPOINT).');
+  return { config, warnings };
+}
+
+function resolve(flags: { url?: string; bodies?: boolean }, env: Env, warnings: string[]): OtlpConfig | undefined {
   let traces: string | undefined;
   let metrics: string | undefined;
   if (flags.url !== undefined) {
@@ -174,7 +197,8 @@ export function resolveOtlpOptions(flags: { url?: string; bodies?: boolean }, en
     tracesProtocol: protocolOf(env, 'TRACES'),
     metricsProtocol: protocolOf(env, 'METRICS'),
     bodies: flags.bodies ?? false,
-    timeoutMs: numberOf(env, ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'], undefined, warnings),
+    tracesTimeoutMs: numberOf(env, ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'], undefined, warnings),
+    metricsTimeoutMs: numberOf(env, ['OTEL_EXPORTER_OTLP_METRICS_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'], undefined, warnings),
     scheduledDelayMs: numberOf(env, ['OTEL_BSP_SCHEDULE_DELAY'], DEFAULTS.scheduledDelayMs, warnings),
     maxQueueSize,
     maxExportBatchSize: Math.min(maxQueueSize, numberOf(env, ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], DEFAULTS.maxExportBatchSize, warnings)),
@@ -196,4 +220,11 @@ export function displayUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** Where and how export goes, as the banner and /api/stats show it: the traces endpoint (else the metrics one), without credentials. */
+export function otlpDisplay(config: OtlpConfig): Pick<TelemetryStats, 'endpoint' | 'protocol'> {
+  return config.tracesUrl
+    ? { endpoint: displayUrl(config.tracesUrl), protocol: config.tracesProtocol }
+    : { endpoint: displayUrl(config.metricsUrl ?? ''), protocol: config.metricsProtocol };
 }

@@ -5,7 +5,8 @@
  * hex ids, camelCase fields), gzip accepted. It listens on 127.0.0.1, on a port the OS picks.
  *
  * It can be told to misbehave: `unavailable` answers 503 (a collector shedding load), `slow` holds
- * every answer until told otherwise (a collector that does not keep up).
+ * every answer until told otherwise (a collector that does not keep up), and `notFound` answers 404
+ * on a signal's path (a collector whose pipelines take only the other signal).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +67,8 @@ export interface OtlpReceiver {
   /** `ok` (200), `unavailable` (503), `slow` (answers only when the mode changes or the receiver closes). */
   mode: 'ok' | 'unavailable' | 'slow';
   setMode(mode: 'ok' | 'unavailable' | 'slow'): void;
+  /** Paths answered 404 whatever the mode (`/v1/metrics`: a collector with a traces pipeline only). */
+  notFound: Set<string>;
   /** Resolves once `predicate` holds over what was received (polled as requests arrive), or rejects after `timeoutMs`. */
   until<T>(predicate: (r: OtlpReceiver) => T | undefined | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -171,6 +174,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     metrics: [],
     requests: [],
     mode: 'ok',
+    notFound: new Set(),
     setMode(mode) {
       receiver.mode = mode;
       if (mode !== 'slow') for (const release of held.splice(0)) release();
@@ -209,8 +213,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       .split(';')[0]
       .trim();
     receiver.requests.push({ path, contentType, headers: req.headers });
-    if (req.method !== 'POST' || (path !== '/v1/traces' && path !== '/v1/metrics')) {
+    if (req.method !== 'POST' || (path !== '/v1/traces' && path !== '/v1/metrics') || receiver.notFound.has(path)) {
       res.writeHead(404).end();
+      notify();
       return;
     }
     const answer = () => {

@@ -1,6 +1,13 @@
 /** proxy/telemetry/otlp-options.ts: --otlp, --otlp-bodies and the OTEL_* variables → one configuration. */
 import { describe, expect, it } from 'vitest';
-import { OtlpOptionsError, displayUrl, resolveOtlpOptions, signalUrl } from '../../proxy/telemetry/otlp-options.js';
+import {
+  OtlpOptionsError,
+  displayUrl,
+  otlpDisplay,
+  resolveOtlpForCli,
+  resolveOtlpOptions,
+  signalUrl,
+} from '../../proxy/telemetry/otlp-options.js';
 
 const resolve = (flags: { url?: string; bodies?: boolean }, env: Record<string, string> = {}) => resolveOtlpOptions(flags, env);
 
@@ -117,7 +124,8 @@ describe('resolveOtlpOptions', () => {
       maxExportBatchSize: 512,
       exportTimeoutMs: 30000,
       metricIntervalMs: 60000,
-      timeoutMs: undefined,
+      tracesTimeoutMs: undefined,
+      metricsTimeoutMs: undefined,
       warnings: [],
     });
     const c = resolve(
@@ -138,12 +146,36 @@ describe('resolveOtlpOptions', () => {
       maxQueueSize: 64,
       maxExportBatchSize: 64, // never above the queue size
       exportTimeoutMs: 900,
-      timeoutMs: 1500,
+      tracesTimeoutMs: 1500,
+      metricsTimeoutMs: 2000, // OTEL_EXPORTER_OTLP_TIMEOUT: the traces' own is not the metrics'
       metricIntervalMs: 10000,
     });
+    expect(resolve({ url: 'http://c' }, { OTEL_EXPORTER_OTLP_TIMEOUT: '2000', OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: '700' })).toMatchObject({
+      tracesTimeoutMs: 2000,
+      metricsTimeoutMs: 700,
+    });
+    // Read for each signal, said once.
+    expect(resolve({ url: 'http://c' }, { OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' })?.warnings).toEqual([
+      'OTEL_EXPORTER_OTLP_TIMEOUT="soon" is not a positive number; using the default.',
+    ]);
     const bad = resolve({ url: 'http://c' }, { OTEL_BSP_MAX_QUEUE_SIZE: 'lots' });
     expect(bad?.maxQueueSize).toBe(2048);
     expect(bad?.warnings[0]).toMatch(/OTEL_BSP_MAX_QUEUE_SIZE="lots" is not a positive number/);
+  });
+});
+
+describe('resolveOtlpForCli (mcpscope, a stdio wrapper, mcpscope run)', () => {
+  it('gives the configuration and the warnings to print', () => {
+    const on = resolveOtlpForCli({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_TRACES_EXPORTER: 'zipkin' });
+    expect(on.config?.tracesUrl).toBe('http://c/v1/traces');
+    expect(on.warnings).toEqual(['OTEL_TRACES_EXPORTER=zipkin: mcpscope exports OTLP only; zipkin ignored.']);
+    expect(resolveOtlpForCli({}, {})).toEqual({ config: undefined, warnings: [] });
+  });
+
+  it('refuses --otlp-bodies with no endpoint', () => {
+    expect(() => resolveOtlpForCli({ bodies: true }, {})).toThrow(OtlpOptionsError);
+    expect(() => resolveOtlpForCli({ bodies: true }, {})).toThrow('--otlp-bodies needs an OTLP endpoint');
+    expect(resolveOtlpForCli({ bodies: true }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c' }).config?.bodies).toBe(true);
   });
 });
 
@@ -156,5 +188,17 @@ describe('signalUrl and displayUrl', () => {
 
   it('shows no credentials', () => {
     expect(displayUrl('https://user:secret@otel.example.com/v1/traces?api-key=abc')).toBe('https://otel.example.com/v1/traces');
+  });
+
+  it('shows the traces endpoint and protocol, else the metrics ones (otlpDisplay)', () => {
+    const env = { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' };
+    expect(otlpDisplay(resolve({ url: 'https://k:s@c/?key=1' }, env)!)).toEqual({
+      endpoint: 'https://c/v1/traces',
+      protocol: 'http/protobuf',
+    });
+    expect(otlpDisplay(resolve({ url: 'https://c' }, { ...env, OTEL_TRACES_EXPORTER: 'none' })!)).toEqual({
+      endpoint: 'https://c/v1/metrics',
+      protocol: 'http/json',
+    });
   });
 });
