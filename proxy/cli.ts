@@ -239,16 +239,15 @@ async function otlpOption(v: {
   otlp?: string;
   'otlp-bodies'?: boolean;
 }): Promise<import('./telemetry/otlp-options.js').OtlpConfig | undefined> {
-  const { resolveOtlpOptions } = await import('./telemetry/otlp-options.js');
-  let otlp: import('./telemetry/otlp-options.js').OtlpConfig | undefined;
+  const { resolveOtlpForCli } = await import('./telemetry/otlp-options.js');
+  let resolved: ReturnType<typeof resolveOtlpForCli>;
   try {
-    otlp = resolveOtlpOptions({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
+    resolved = resolveOtlpForCli({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
   } catch (err) {
     fail((err as Error).message);
   }
-  if (v['otlp-bodies'] && !otlp) fail('--otlp-bodies needs an OTLP endpoint: give --otlp <url> (or set OTEL_EXPORTER_OTLP_ENDPOINT).');
-  for (const w of otlp?.warnings ?? []) process.stderr.write(`mcpscope: ${w}\n`);
-  return otlp;
+  for (const w of resolved.warnings) process.stderr.write(`mcpscope: ${w}\n`);
+  return resolved.config;
 }
 
 /** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
@@ -468,8 +467,8 @@ async function main(): Promise<void> {
   banner += `  UI     ${scope.ui!.url}\n`;
   if (v.record !== undefined) banner += `  record ${resolve(v.record)}  (every event, as NDJSON; reopen it with \`mcpscope open\`)\n`;
   if (otlp) {
-    const { displayUrl } = await import('./telemetry/otlp-options.js');
-    banner += `  otlp   ${displayUrl(otlp.tracesUrl ?? otlp.metricsUrl!)}  (${otlp.tracesUrl ? otlp.tracesProtocol : otlp.metricsProtocol}${otlp.bodies ? ', with bodies' : ''})\n`;
+    const { endpoint, protocol } = (await import('./telemetry/otlp-options.js')).otlpDisplay(otlp);
+    banner += `  otlp   ${endpoint}  (${protocol}${otlp.bodies ? ', with bodies' : ''})\n`;
   }
   if (log)
     banner += `  log    ${log.to === 'stdout' ? 'stdout' : resolve(log.to)}  (the annotated log${log.format === 'json' ? ', JSON lines' : ''})\n`;

@@ -58,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
   let v;
   let log: { to: string; format?: 'text' | 'json' } | undefined;
   let otlp: import('../telemetry/otlp-options.js').OtlpConfig | undefined;
+  let otlpWarnings: string[] = [];
   try {
     // --log takes an optional value (proxy/log-option.ts); here only a file: stdout is the client's.
     const taken = takeLogOption(dashes >= 0 ? argv.slice(0, dashes) : argv);
@@ -78,7 +79,11 @@ export async function main(argv: string[]): Promise<number> {
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
-    otlp = (await import('../telemetry/otlp-options.js')).resolveOtlpOptions({ url: v.otlp, bodies: v['otlp-bodies'] }, process.env);
+    // As mcpscope itself resolves them (proxy/cli.ts): --otlp-bodies needs an endpoint, warnings printed.
+    ({ config: otlp, warnings: otlpWarnings } = (await import('../telemetry/otlp-options.js')).resolveOtlpForCli(
+      { url: v.otlp, bodies: v['otlp-bodies'] },
+      process.env,
+    ));
     const format = logFormatOption(v['log-format']);
     if (taken.log || format) log = { to: taken.log?.to ?? 'stdout', format };
     if (log?.to === 'stdout')
@@ -93,6 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  for (const w of otlpWarnings) say(w);
   if (command.length === 0 || command[0] === '') {
     process.stderr.write(
       `mcpscope run: nothing to run after "--": give the client's command, e.g. mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`,
@@ -136,7 +142,8 @@ export async function main(argv: string[]): Promise<number> {
     proxyUrl = running.proxyUrl;
     if (v.intercept || upstreamCa || v.port || v.lint)
       say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port/--lint apply, not these.`);
-    if (v.otlp)
+    // (Export asked for here, by --otlp or OTEL_EXPORTER_OTLP_ENDPOINT alike.)
+    if (otlp)
       say(`joining the mcpscope already running on UI port ${uiPort}: it exports to OpenTelemetry only if it was started with --otlp.`);
     if (log)
       say(
