@@ -30,8 +30,9 @@ import { PausedRegistry } from './breakpoints/paused-registry.js';
 import { breakpointRoutes } from './breakpoints/routes.js';
 import { sendRoutes } from './send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
-// Only the options' types: the OpenTelemetry SDK (telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
+// Only types: the OpenTelemetry SDK (telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
 import type { OtlpConfig, TelemetryStats } from './telemetry/otlp-options.js';
+import type { OtlpExport } from './telemetry/otlp-exporter.js';
 import type { ApiStats } from './model/api-stats.js';
 
 export { packageVersion };
@@ -279,8 +280,11 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   // It is redacted like every export, whatever --show-secrets says for the UI.
   let stopRecording: (() => void) | undefined;
   if (options.recordFile) {
-    const { recordToFile } = await import('./export/ndjson-recorder.js');
-    stopRecording = recordToFile(store, options.recordFile, { redactor: createRedactor({ extraSecrets: [token] }) });
+    const [{ recordToFile }, { exportRedactor }] = await Promise.all([
+      import('./export/ndjson-recorder.js'),
+      import('./export/export-common.js'),
+    ]);
+    stopRecording = recordToFile(store, options.recordFile, { redactor: exportRedactor({ token }) });
   }
   // The annotated log likewise (a log file that cannot be opened fails the launch).
   let logWriter: { close(): Promise<void> } | undefined;
@@ -301,6 +305,28 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   }
   const stopLog = () => logWriter?.close();
 
+  // OTLP export (issue 20): a store subscriber on this thread, loaded only when configured. Loaded
+  // while the proxy thread starts, and running before the UI listens: /api/stats has `telemetry`
+  // from its first answer (a stdio wrapper linking then asks whether this UI exports).
+  const otlpStarted: Promise<OtlpExport | undefined> = options.otlp
+    ? (async (config: OtlpConfig) => {
+        const [{ startOtlpExport }, { exportRedactor }] = await Promise.all([
+          import('./telemetry/otlp-exporter.js'),
+          import('./export/export-common.js'),
+        ]);
+        return startOtlpExport(store, config, { redactor: exportRedactor({ token }), onNotice: options.onNotice });
+      })(options.otlp).catch((err: unknown) => {
+        process.emitWarning(`mcpscope: OpenTelemetry export could not start, nothing is exported: ${(err as Error).message}`);
+        return undefined;
+      })
+    : Promise.resolve(undefined);
+  /** What a launch that fails leaves open: the record, the log, the export. */
+  const stopOutputs = async () => {
+    stopRecording?.();
+    await stopLog();
+    await (await otlpStarted)?.close(0);
+  };
+
   const upstreams = [
     ...(options.target !== undefined ? [{ name: options.targetName, target: options.target, port: options.port }] : []),
     ...(options.moreTargets ?? []),
@@ -314,8 +340,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     try {
       ca = await loadOrCreateCa({ warn: (text) => process.emitWarning(`mcpscope: ${text}`) });
     } catch (err) {
-      stopRecording?.();
-      await stopLog();
+      await stopOutputs();
       throw err;
     }
   }
@@ -364,8 +389,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         },
       );
     } catch (err) {
-      stopRecording?.();
-      await stopLog();
+      await stopOutputs();
       throw err;
     }
   }
@@ -373,6 +397,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const forwardProxy = thread?.ports.find((p) => p.forward);
   const proxy: ProxyPort | undefined = proxies[0];
 
+  const otlp = await otlpStarted;
   let ui: UiServer | undefined;
   if (options.uiPort !== false) {
     try {
@@ -434,8 +459,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       // (e.g. the UI port is taken): leave nothing listening or open behind.
       await thread?.close().catch(() => undefined);
       queue.close();
-      stopRecording?.();
-      await stopLog();
+      await stopOutputs();
       throw err;
     }
   }
@@ -446,21 +470,6 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       removeDiscovery = writeDiscovery(ui.port, { token, url: `${ui.origin}/`, forwardProxy: forwardProxy?.origin });
     } catch (err) {
       process.emitWarning(`mcpscope could not write its discovery file (stdio wrappers will need --token): ${(err as Error).message}`);
-    }
-  }
-
-  // OTLP export (issue 20): a store subscriber on this thread, loaded only when configured. It
-  // starts with what the store holds already, so nothing recorded since launch is missed.
-  let otlp: { stats(): TelemetryStats; close(timeoutMs?: number): Promise<void> } | undefined;
-  if (options.otlp) {
-    try {
-      const { startOtlpExport } = await import('./telemetry/otlp-exporter.js');
-      otlp = await startOtlpExport(store, options.otlp, {
-        redactor: createRedactor({ extraSecrets: [token] }),
-        onNotice: options.onNotice,
-      });
-    } catch (err) {
-      process.emitWarning(`mcpscope: OpenTelemetry export could not start, nothing is exported: ${(err as Error).message}`);
     }
   }
 

@@ -45,10 +45,10 @@ export function startStdioLog(options: StdioLogOptions): StdioLog {
   let failed = false;
 
   const ready = (async () => {
-    const [{ EventStore }, { Recorder }, { createRedactor }, { CaptureQueue }, { startLogWriter }] = await Promise.all([
+    const [{ EventStore }, { Recorder }, { exportRedactor }, { CaptureQueue }, { startLogWriter }] = await Promise.all([
       import('../store/event-store.js'),
       import('../record/recorder.js'),
-      import('../record/redact.js'),
+      import('../export/export-common.js'),
       import('../capture/capture-queue.js'),
       import('../export/log-writer.js'),
     ]);
@@ -56,7 +56,8 @@ export function startStdioLog(options: StdioLogOptions): StdioLog {
     const store = new EventStore({ maxEvents: 20_000, maxBytes: 64 * 1024 * 1024 });
     const recorder = new Recorder({
       store,
-      redactor: createRedactor({ extraSecrets: options.token ? [options.token] : [] }),
+      // Redacted as every export is, whatever --show-secrets says for the UI.
+      redactor: exportRedactor({ token: options.token }),
       maxBodyBytes: options.maxBodyBytes,
       lint: options.lint,
     });

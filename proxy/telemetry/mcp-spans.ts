@@ -89,7 +89,7 @@ export interface McpSpanOptions {
 /** Initialize answers that may wait for their session's upsert at once (see initAnswers). */
 const MAX_WAITING_INIT = 1000;
 /** The name of the session span (no convention names one). */
-export const SESSION_SPAN_NAME = 'mcp.session';
+const SESSION_SPAN_NAME = 'mcp.session';
 /** Session close reasons that mean the session ended with an error (`error.type` on its duration). */
 const FAILED_CLOSE = new Set(['expired', 'wrapper-disconnected']);
 
@@ -409,13 +409,18 @@ export class McpSpanBuilder {
     this.finish(span, m, out);
   }
 
-  private finish(span: OpenSpan, m: MessageEvent, out: SpanOp[]): void {
+  /** Ends a request span with `m`: its response or error, or (`cancelled`) the notifications/cancelled that gave it up. */
+  private finish(span: OpenSpan, m: MessageEvent, out: SpanOp[], cancelled = false): void {
     // What the session learnt meanwhile (initialize: the session id and version come with its answer).
     const s = this.sessions.get(span.sessionId);
     const attributes: Attrs = { ...s?.common };
     const metric: Attrs = { ...s?.metricCommon, ...span.metricAttrs };
     let error: { message?: string } | undefined;
-    if (m.kind === 'error' && m.error) {
+    if (cancelled) {
+      attributes['error.type'] = metric['error.type'] = 'cancelled';
+      const reason = paramsOf(m)?.reason;
+      error = { message: typeof reason === 'string' ? this.text(reason) : 'cancelled' };
+    } else if (m.kind === 'error' && m.error) {
       const code = String(m.error.code);
       attributes['error.type'] = metric['error.type'] = code;
       attributes['rpc.response.status_code'] = metric['rpc.response.status_code'] = code;
@@ -427,7 +432,7 @@ export class McpSpanBuilder {
       attributes['error.type'] = metric['error.type'] = 'tool_error';
       error = {};
     }
-    if (this.options.bodies) {
+    if (this.options.bodies && !cancelled) {
       const result = (m.jsonrpc as { result?: unknown } | null)?.result;
       if (span.method === 'tools/call' && m.kind === 'response' && !m.isError) {
         const text = this.body(result);
@@ -464,17 +469,7 @@ export class McpSpanBuilder {
     }
     if (method === 'notifications/cancelled' && m.pair !== undefined) {
       const span = this.close(m.pair);
-      if (!span) return;
-      const metric: Attrs = { ...span.metricAttrs, 'error.type': 'cancelled' };
-      const reason = (paramsOf(m)?.reason as unknown) ?? undefined;
-      out.push({
-        op: 'end',
-        key: span.key,
-        time: Math.max(m.ts, span.time),
-        attributes: { 'error.type': 'cancelled' },
-        error: { message: typeof reason === 'string' ? this.text(reason) : 'cancelled' },
-      });
-      this.durations(span, m.ts, metric, out);
+      if (span) this.finish(span, m, out, true);
       return;
     }
     // Another notification on a call's stream (a log line, a resource update…): an event on that call.

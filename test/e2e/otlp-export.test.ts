@@ -5,11 +5,12 @@
  *
  * Checked: span names, kinds and attributes per the OpenTelemetry MCP semantic conventions; the
  * nested sampling request as a child of the tool call whose stream carried it; progress as span
- * events; JSON-RPC error and `isError` status; a `params._meta.traceparent` joined; the session span;
- * the duration metrics; bodies only with `bodies` (redacted). Then a collector that refuses
- * connections, one that answers 503 and one that does not answer: calls through the proxy go on
- * as usual, drops are counted in /api/stats, a notice says it once (and once when it is back), and
- * close() does not hang.
+ * events; JSON-RPC error and `isError` status; a `params._meta.traceparent` joined, and one not
+ * sampled (flags 00) not exported; the session span; the duration metrics; bodies only with `bodies`
+ * (redacted). Then a collector that refuses connections, one that answers 503, one that does not
+ * answer (a full queue drops, counting) and one that takes spans but answers 404 for metrics: calls
+ * through the proxy go on as usual, drops are counted in /api/stats, a notice says it once per
+ * signal (and once when it is back), and close() takes 2 s at most.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +45,8 @@ import { freePort } from '../support/free-port.js';
 const TOKEN = 'otlp-export-test-token-0123456789abcdef';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN = '00f067aa0ba902b7';
+/** A caller's trace that is not sampled (traceparent flags 00). */
+const UNSAMPLED_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 
 // ------------------------------------------------------------------ an SDK server with the cases
 
@@ -171,6 +174,36 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
+// ------------------------------------------------------------------ started before the UI answers
+
+// First in this file: the SDK is not loaded yet, as in a fresh process.
+describe('start order', () => {
+  it('has telemetry in /api/stats from the UI’s first answer (a stdio wrapper linking asks then)', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const uiPort = await freePort();
+    let starting = true;
+    const first = (async () => {
+      while (starting) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${uiPort}/api/stats`, { headers: { authorization: `Bearer ${TOKEN}` } });
+          if (res.ok) return (await res.json()) as { telemetry?: TelemetryStats };
+        } catch {
+          /* not listening yet */
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return undefined;
+    })();
+    const scope = await startMcpscope({ uiPort, token: TOKEN, otlp: config(receiver.url) });
+    cleanups.push(() => scope.close());
+    const stats = await Promise.race([first, new Promise<undefined>((resolve) => setTimeout(resolve, 5_000))]);
+    starting = false;
+    expect(stats, 'an answer from /api/stats').toBeDefined();
+    expect(stats!.telemetry?.endpoint).toBe(`${receiver.url}/v1/traces`);
+  });
+});
+
 // ------------------------------------------------------------------ the spans of a session
 
 describe.each(['http/protobuf', 'http/json'] as const)('OTLP export over %s', (protocol) => {
@@ -203,6 +236,11 @@ describe.each(['http/protobuf', 'http/json'] as const)('OTLP export over %s', (p
       name: 'echo',
       arguments: { text: 'joined' },
       _meta: { traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-01`, tracestate: 'congo=t61rcWkgMzE' },
+    });
+    await client.callTool({
+      name: 'echo',
+      arguments: { text: 'not sampled' },
+      _meta: { traceparent: `00-${UNSAMPLED_TRACE_ID}-${PARENT_SPAN}-00` },
     });
     mcpSessionId = transport.sessionId!;
     protocolVersion = transport.protocolVersion;
@@ -319,6 +357,18 @@ describe.each(['http/protobuf', 'http/json'] as const)('OTLP export over %s', (p
     // The others start traces of their own.
     expect(one('tools/call work').traceId).not.toBe(TRACE_ID);
     expect(one('tools/call work').parentSpanId).toBe('');
+  });
+
+  it('exports no span for a call whose traceparent is not sampled (flags 00), nor counts it as dropped', () => {
+    // Batches go out in the order spans end, one at a time: it would have arrived before the session span.
+    expect(spans.filter((s) => s.traceId === UNSAMPLED_TRACE_ID)).toEqual([]);
+    const recorded = scope.store
+      .snapshot()
+      .filter(
+        (e): e is MessageEvent => e.type === 'message' && e.kind === 'request' && JSON.stringify(e.jsonrpc).includes(UNSAMPLED_TRACE_ID),
+      );
+    expect(recorded).toHaveLength(1);
+    expect(stats?.spansDropped).toBe(0);
   });
 
   it('exports a span per session, which every request span links to', () => {
@@ -441,14 +491,15 @@ describe('export never holds the traffic', () => {
       return s && s.spansDropped >= 10 ? s : undefined;
     });
     expect(t.spansExported).toBe(0);
-    expect(t.lastError).toBeTruthy();
+    expect(t.lastError).toMatch(/^traces: ./);
     expect(t.endpoint).toBe(`${dead}/v1/traces`);
     const down = notices.filter((n) => n.includes('cannot send OpenTelemetry data'));
     expect(down).toHaveLength(1);
     expect(down[0]).toContain(dead);
     const started = Date.now();
     await scope.close();
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // "2 seconds at most" (docs/team-setup.md), with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(3_000);
     // The last collection, sent on close, was lost too: counted.
     expect(scope.telemetry!.stats()).toMatchObject({ metricExports: 0 });
     expect(scope.telemetry!.stats().metricExportsFailed).toBeGreaterThanOrEqual(1);
@@ -492,7 +543,64 @@ describe('export never holds the traffic', () => {
     expect((await telemetryOf(scope))!.spansExported).toBe(0);
     const started = Date.now();
     await scope.close();
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('with a receiver that does not answer and a small queue: what does not fit is dropped and counted, the calls complete', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    receiver.setMode('slow');
+    const scope = await startMcpscope({
+      target: upstream.url,
+      port: 0,
+      uiPort: 0,
+      token: TOKEN,
+      otlp: config(receiver.url, { OTEL_BSP_MAX_QUEUE_SIZE: '4', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2' }),
+    });
+    cleanups.push(() => scope.close());
+    // One batch (2 spans) is held by the receiver, 4 wait in the queue: the rest of 12 calls' spans cannot.
+    await callMany(scope, 'queue-full', 12);
+    // At least 12 calls + initialize − 2 held − 4 queued (they are counted as the builder catches up).
+    const t = await until('spans dropped', async () => {
+      const s = await telemetryOf(scope);
+      return s && s.spansDropped >= 12 + 1 - 2 - 4 ? s : undefined;
+    });
+    expect(t.spansExported).toBe(0);
+    const started = Date.now();
+    await scope.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('with a collector that takes spans but answers 404 for metrics: one notice, for the metrics, and none flipping', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    receiver.notFound.add('/v1/metrics');
+    const notices: string[] = [];
+    const scope = await startMcpscope({
+      target: upstream.url,
+      port: 0,
+      uiPort: 0,
+      token: TOKEN,
+      otlp: config(receiver.url, { OTEL_METRIC_EXPORT_INTERVAL: '100' }),
+      onNotice: (line) => notices.push(line),
+    });
+    cleanups.push(() => scope.close());
+    // Rounds in which spans are taken after a metric export failed (and the other way round).
+    for (let round = 0; round < 3; round++) {
+      const before = scope.telemetry!.stats();
+      await callMany(scope, `metrics-404-${round}`, 2);
+      await until('spans taken and a metric export refused', () => {
+        const now = scope.telemetry!.stats();
+        return now.spansExported > before.spansExported && now.metricExportsFailed! > before.metricExportsFailed!;
+      });
+    }
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain(`cannot send OpenTelemetry data to ${receiver.url}/v1/metrics`);
+    expect(notices[0]).toContain('metric data is dropped');
+    const t = (await telemetryOf(scope))!;
+    expect(t).toMatchObject({ spansDropped: 0, metricExports: 0 });
+    expect(t.spansExported).toBeGreaterThanOrEqual(6);
+    expect(t.lastError).toBe('metrics: Not Found');
   });
 });
 

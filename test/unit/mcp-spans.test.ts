@@ -331,6 +331,32 @@ describe('McpSpanBuilder, case by case', () => {
     expect(end.error).toEqual({ message: 'user got bored' });
   });
 
+  it('ends a cancelled request with what its session learnt meanwhile, as an answered one', () => {
+    const init = request('initialize', { protocolVersion: '2025-06-18' });
+    const ops = run([
+      session(),
+      init,
+      session({ mcpSessionId: 'sess-7', protocolVersion: '2025-06-18' }),
+      msg({
+        kind: 'notification',
+        method: 'notifications/cancelled',
+        pair: init.seq,
+        jsonrpc: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: init.id } },
+      }),
+    ]);
+    const end = endOf(ops, `r:${init.seq}`);
+    expect(end.attributes).toMatchObject({ 'error.type': 'cancelled', 'mcp.session.id': 'sess-7', 'mcp.protocol.version': '2025-06-18' });
+    expect(end.error).toEqual({ message: 'cancelled' });
+    const metrics = ops.filter((o): o is Metric => o.op === 'metric');
+    expect(metrics.map((m) => m.name)).toEqual(['mcp.client.operation.duration', 'mcp.server.operation.duration']);
+    expect(metrics[0].attributes).toMatchObject({
+      'mcp.method.name': 'initialize',
+      'error.type': 'cancelled',
+      'mcp.protocol.version': '2025-06-18',
+    });
+    expect(metrics[0].attributes['mcp.session.id']).toBeUndefined();
+  });
+
   it('bounds the open spans: past maxOpen the oldest is ended as unfinished and counted', () => {
     const builder = new McpSpanBuilder({ maxOpen: 3 });
     const reqs = [1, 2, 3, 4, 5].map(() => request('ping'));
