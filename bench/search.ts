@@ -4,8 +4,8 @@
  *   tsx bench/search.ts [--exchanges N] [--runs R]
  * Fills a store with N tools/call exchanges (2N message events; the tool name every 50th call is
  * `rare`) and times, median of R runs each: a search by method, by tool, unfiltered (newest 20),
- * errors only, a free text found nowhere (every message's JSON text is looked at), and the call
- * view of the oldest call. Prints ms per query. For docs/performance.md; not part of `npm run bench`.
+ * errors only, a free text found nowhere (every message's JSON text is looked at), an agent's poll
+ * for what is new (since = the last seq: nothing is), and the call views of the oldest and the newest call. Prints ms per query. For docs/performance.md; not part of `npm run bench`.
  */
 import type { MessageEvent } from '../proxy/model/events.js';
 import { EventStore } from '../proxy/store/event-store.js';
@@ -34,6 +34,7 @@ store.append({
   },
 });
 let firstRequest = 0;
+let lastRequest = 0;
 for (let i = 0; i < EXCHANGES; i++) {
   const name = i % 50 === 0 ? 'rare' : 'echo';
   const base = { type: 'message' as const, sessionId: 's1', size: 100, hints: [], name, id: i };
@@ -47,6 +48,7 @@ for (let i = 0; i < EXCHANGES; i++) {
     jsonrpc: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: { text: `hello ${i}` } } },
   } as Omit<MessageEvent, 'seq'>) as MessageEvent;
   if (i === 0) firstRequest = req.seq;
+  lastRequest = req.seq;
   store.append({
     ...base,
     ts: i + 0.4,
@@ -78,7 +80,10 @@ const queries: [string, SearchQuery][] = [
   ['unfiltered (newest 20)', {}],
   ['errors only (there are none: the whole store)', { errorsOnly: true }],
   ['free text found nowhere (the whole store)', { text: 'no-such-text-anywhere' }],
+  ['poll: since=lastSeq (nothing new, newest first)', { since: store.lastSeq }],
+  ['poll: since=lastSeq (nothing new, oldest first)', { since: store.lastSeq, order: 'oldest' }],
 ];
 console.log(`${EXCHANGES} exchanges (${EXCHANGES * 2} messages) kept; median of ${RUNS} runs`);
 for (const [what, q] of queries) console.log(`  search ${what}: ${median(() => searchMessages(store, q)).toFixed(2)} ms`);
 console.log(`  call view of the oldest call: ${median(() => callView(store, String(firstRequest))).toFixed(2)} ms`);
+console.log(`  call view of the newest call: ${median(() => callView(store, String(lastRequest))).toFixed(2)} ms`);

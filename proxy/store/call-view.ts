@@ -8,12 +8,15 @@
  * Pure: reads an EventStore, changes nothing. `ref` is any message seq of the call (the request,
  * its response, a progress notification…) or an HTTP exchange id (`x12`: the first request it carried).
  */
-import type { ExchangeInfo, MessageEvent, ProblemEvent } from '../model/events.js';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent } from '../model/events.js';
 import type { EventStore } from './event-store.js';
 
 /** Progress notifications kept in a view: the first and the last ones past this many. */
 export const CALL_VIEW_MAX_PROGRESS = 50;
+/** Nested server messages, spec violations and other problems kept in a view, the same way. */
 export const CALL_VIEW_MAX_NESTED = 50;
+export const CALL_VIEW_MAX_VIOLATIONS = 50;
+export const CALL_VIEW_MAX_PROBLEMS = 50;
 
 export interface NestedCall {
   request: MessageEvent;
@@ -42,8 +45,10 @@ export interface CallView {
   exchanges: ExchangeInfo[];
   /** `spec-violation` problems naming one of the call's messages. */
   violations: ProblemEvent[];
+  violationsOmitted: number;
   /** Other problems of its exchanges (unparseable frames, cut streams, upstream failures). */
   problems: ProblemEvent[];
+  problemsOmitted: number;
   /** The request that carried this one on its stream, when this is itself a nested server→client request. */
   parent?: number;
 }
@@ -56,6 +61,30 @@ export class CallViewError extends Error {
     super(message);
   }
 }
+
+/** The HTTP exchange failed (status 400 or more, an upstream error, aborted): its status, or `failed`; else undefined. */
+export function exchangeFailure(x: ExchangeInfo | undefined): number | 'failed' | undefined {
+  if (!x) return undefined;
+  if (x.status !== undefined && x.status >= 400) return x.status;
+  if (x.error !== undefined || x.aborted !== undefined) return 'failed';
+  return undefined;
+}
+
+/** The index of the first item with seq > `seq` in a list in seq order (the store's history, a session's messages). */
+export function firstAfterSeq(list: readonly { seq: number }[], seq: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].seq <= seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The exchange an event belongs to, if any. */
+const exchangeOf = (e: McpscopeEvent): string | undefined =>
+  e.type === 'exchange' ? e.exchange.id : e.type === 'message' || e.type === 'problem' ? e.exchangeId : undefined;
 
 const isProgress = (m: MessageEvent) => m.method === 'notifications/progress';
 const isCancel = (m: MessageEvent) => m.method === 'notifications/cancelled';
@@ -108,8 +137,8 @@ export function callView(store: EventStore, ref: string): CallView {
   const cancellation: MessageEvent[] = [];
   const nestedReq = new Map<number, NestedCall>();
   const nestedOrder: NestedCall[] = [];
-  for (const m of messages) {
-    if (m.seq <= seq) continue;
+  for (let i = firstAfterSeq(messages, seq); i < messages.length; i++) {
+    const m = messages[i];
     if (m.pair === seq) {
       if (m.kind === 'response' || m.kind === 'error') response ??= m;
       else if (isProgress(m)) progress.push(m);
@@ -147,19 +176,25 @@ export function callView(store: EventStore, ref: string): CallView {
   const violations: ProblemEvent[] = [];
   const problems: ProblemEvent[] = [];
   // The store's own array (no copies); seqs and exchange ids are unique, so no session filter is needed.
-  for (const e of store.history()) {
+  // From the request on: violations come after the message they name, and a problem of the request's
+  // own frame (too deep) just before it, among its exchange's events; what a long-lived stream
+  // reported before the request is not about this call.
+  const history = store.history();
+  let from = firstAfterSeq(history, seq - 1);
+  if (request.exchangeId !== undefined) while (from > 0 && exchangeOf(history[from - 1]) === request.exchangeId) from -= 1;
+  for (let i = from; i < history.length; i++) {
+    const e = history[i];
     if (e.type !== 'problem') continue;
     if (e.code === 'spec-violation') {
       if (e.message !== undefined && seqs.has(e.message)) violations.push(e);
     } else if (e.exchangeId !== undefined && exchangeSet.has(e.exchangeId)) problems.push(e);
   }
 
-  const carrier = request.exchangeId !== undefined ? store.exchanges.get(request.exchangeId) : undefined;
-  const httpFailed =
-    carrier !== undefined &&
-    ((carrier.status !== undefined && carrier.status >= 400) || carrier.error !== undefined || carrier.aborted !== undefined);
+  const httpFailed = request.exchangeId !== undefined && exchangeFailure(store.exchanges.get(request.exchangeId)) !== undefined;
   const p = bounded(progress, CALL_VIEW_MAX_PROGRESS);
   const n = bounded(nestedOrder, CALL_VIEW_MAX_NESTED);
+  const v = bounded(violations, CALL_VIEW_MAX_VIOLATIONS);
+  const pr = bounded(problems, CALL_VIEW_MAX_PROBLEMS);
   const status: CallView['status'] =
     request.kind !== 'request'
       ? 'notification'
@@ -181,8 +216,10 @@ export function callView(store: EventStore, ref: string): CallView {
     nested: n.kept,
     nestedOmitted: n.omitted,
     exchanges: exchangeIds.map((id) => store.exchanges.get(id)).filter((x): x is ExchangeInfo => x !== undefined),
-    violations,
-    problems,
+    violations: v.kept,
+    violationsOmitted: v.omitted,
+    problems: pr.kept,
+    problemsOmitted: pr.omitted,
   };
   if (response) view.response = response;
   if (response?.latencyMs !== undefined) view.latencyMs = response.latencyMs;

@@ -9,7 +9,8 @@
  */
 import type { Direction, McpscopeEvent, MessageEvent, MessageKind, ProblemEvent } from '../model/events.js';
 import { eventSession, type EventStore } from './event-store.js';
-import { clip } from '../annotate/hint-text.js';
+import { clip, plural } from '../annotate/hint-text.js';
+import { exchangeFailure, firstAfterSeq } from './call-view.js';
 import { formatMs } from '../model/units.js';
 import { boundedJsonText } from '../parse/json-depth.js';
 
@@ -109,7 +110,6 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
   };
   const known = new Set([
     'text',
-    'q',
     'session',
     'method',
     'tool',
@@ -128,7 +128,7 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
         `Unknown search parameter ${JSON.stringify(key)}: use text, session, method, tool, dir, errorsOnly, minLatencyMs, since, before, order, limit.`,
       );
   }
-  const text = str('text') ?? str('q');
+  const text = str('text');
   if (text !== undefined && text !== '') {
     if (text.length > SEARCH_MAX_TEXT) throw new SearchQueryError(`text is at most ${SEARCH_MAX_TEXT} characters.`);
     q.text = text;
@@ -224,7 +224,7 @@ function messageHit(m: MessageEvent, violations: string[] | undefined): SearchHi
   if (m.isError) hit.isError = true;
   if (violations && violations.length > 0) {
     hit.violations = violations;
-    hit.summary += ` — ${violations.length} spec violation${violations.length === 1 ? '' : 's'}`;
+    hit.summary += ` — ${plural(violations.length, 'spec violation')}`;
   }
   const preview = previewOf(m);
   if (preview !== undefined) hit.preview = preview;
@@ -243,23 +243,14 @@ function problemHit(p: ProblemEvent): SearchHit {
   return hit;
 }
 
-/** The request's HTTP exchange failed (status ≥ 400, an upstream error, aborted): its status, or `failed`. */
-function httpFailure(store: EventStore, m: MessageEvent): number | 'failed' | undefined {
-  if (m.exchangeId === undefined) return undefined;
-  const x = store.exchanges.get(m.exchangeId);
-  if (!x) return undefined;
-  if (x.status !== undefined && x.status >= 400) return x.status;
-  if (x.error !== undefined || x.aborted !== undefined) return 'failed';
-  return undefined;
-}
-
 function isFailure(m: MessageEvent, violations: string[] | undefined): boolean {
   return m.kind === 'error' || m.isError === true || m.hints.some((h) => h.level === 'error') || (violations?.length ?? 0) > 0;
 }
 
 /**
- * Searches the store. Cost: one pass over the kept events (and a JSON text per message when free
- * text is given), never more than the store holds; the hits are bounded by `limit`.
+ * Searches the store. Cost: one pass over the kept events after `since` (and a JSON text per
+ * message when free text is given), never more than the store holds; the hits are bounded by
+ * `limit`. A poll with since = the previous result's lastSeq reads only what came since.
  */
 export function searchMessages(store: EventStore, query: SearchQuery = {}): SearchResult {
   const limit = Math.max(1, Math.min(SEARCH_MAX_LIMIT, Math.floor(query.limit ?? SEARCH_DEFAULT_LIMIT)));
@@ -290,8 +281,10 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
   };
   // Oldest first needs what comes after each message before reaching it: one pass ahead. Newest
   // first (the default) has always seen it — answers and violations come after their message — so
-  // it notes them on its way and stops at `limit`.
-  if (order === 'oldest') for (const e of events) note(e);
+  // it notes them on its way and stops at `limit`. Either way the events up to `since` are never
+  // read: what they note concerns messages before them, which `since` leaves out anyway.
+  const start = since > 0 ? firstAfterSeq(events, since) : 0;
+  if (order === 'oldest') for (let i = start; i < events.length; i++) note(events[i]);
 
   const matches = (e: McpscopeEvent): SearchHit | undefined => {
     if (e.seq <= since || e.seq >= before) return undefined;
@@ -310,7 +303,10 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
     if (query.tool !== undefined && e.name !== query.tool) return undefined;
     if (query.minLatencyMs !== undefined && (e.latencyMs === undefined || e.latencyMs < query.minLatencyMs)) return undefined;
     const v = violations.get(e.seq);
-    const http = e.kind === 'request' && !answered.has(e.seq) ? httpFailure(store, e) : undefined;
+    const http =
+      e.kind === 'request' && !answered.has(e.seq) && e.exchangeId !== undefined
+        ? exchangeFailure(store.exchanges.get(e.exchangeId))
+        : undefined;
     if (query.errorsOnly && !isFailure(e, v) && http === undefined) return undefined;
     if (needle !== undefined) {
       const inFields = (e.method ?? '').toLowerCase().includes(needle) || (e.name ?? '').toLowerCase().includes(needle);
@@ -327,7 +323,7 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
   const hits: SearchHit[] = [];
   let more = false;
   const step = order === 'oldest' ? 1 : -1;
-  for (let i = order === 'oldest' ? 0 : events.length - 1; i >= 0 && i < events.length; i += step) {
+  for (let i = order === 'oldest' ? start : events.length - 1; i >= start && i < events.length; i += step) {
     if (order === 'newest') note(events[i]);
     const hit = matches(events[i]);
     if (!hit) continue;

@@ -4,8 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { recordScriptedCapture } from '../support/scripted-session.js';
 import { recordViolatingSession, VIOLATION_RULE } from '../support/violating-session.js';
-import { json, setup } from '../support/recorder-harness.js';
-import { callView, CallViewError } from '../../proxy/store/call-view.js';
+import { json, messages, setup, sse } from '../support/recorder-harness.js';
+import {
+  callView,
+  CallViewError,
+  CALL_VIEW_MAX_PROBLEMS,
+  CALL_VIEW_MAX_PROGRESS,
+  CALL_VIEW_MAX_VIOLATIONS,
+} from '../../proxy/store/call-view.js';
 import type { MessageEvent } from '../../proxy/model/events.js';
 
 describe('callView', () => {
@@ -109,6 +115,60 @@ describe('callView', () => {
     const v = callView(h.store, 'x1');
     expect(v.status).toBe('http-error');
     expect(v.exchanges.map((e) => [e.status, e.responsePreview])).toEqual([[503, 'upstream is down']]);
+  });
+
+  it('keeps at most 50 progress notifications, violations and problems (the first and last ones), saying how many it left out', () => {
+    const h = setup();
+    // Two earlier calls: their problems are not this call's.
+    for (const id of [1, 2]) {
+      const x = h.w.xid();
+      h.feed([
+        ...h.w.send(x, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id, method: 'ping' })),
+        h.w.head(x, 200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'sid-1' }),
+        ...h.w.chunks(x, 'data: {not json}\n\n'),
+        h.w.end(x),
+      ]);
+    }
+    // A request nested deeper than mcpscope keeps: its own `too-deep` problem comes just before it.
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 140; i++) deep = { d: deep };
+    const x = h.w.xid();
+    const request = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'long', arguments: { deep }, _meta: { progressToken: 't' } },
+    };
+    // 60 progress notifications that never increase (59 spec violations), 60 frames that are not JSON.
+    const frames = Array.from(
+      { length: 60 },
+      (_, i) =>
+        sse(
+          `data: ${json({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1, message: `step ${i}` } })}`,
+        ) + sse('data: {not json}'),
+    ).join('');
+    h.feed([
+      ...h.w.send(x, 'POST', '/mcp', { 'content-type': 'application/json', 'mcp-session-id': 'sid-1' }, json(request)),
+      h.w.head(x, 200, { 'content-type': 'text/event-stream' }),
+      ...h.w.chunks(x, frames + sse(`data: ${json({ jsonrpc: '2.0', id: 7, result: { content: [] } })}`)),
+      h.w.end(x),
+    ]);
+    const req = messages(h.store).find((m) => m.kind === 'request' && m.method === 'tools/call')!;
+    const v = callView(h.store, String(req.seq));
+    expect(v.status).toBe('answered');
+    expect(v.progress).toHaveLength(CALL_VIEW_MAX_PROGRESS);
+    expect(v.progressOmitted).toBe(10);
+    expect(v.progress.map((m) => m.progress?.message)).toEqual([
+      ...Array.from({ length: 25 }, (_, i) => `step ${i}`),
+      ...Array.from({ length: 25 }, (_, i) => `step ${35 + i}`),
+    ]);
+    expect(v.violations).toHaveLength(CALL_VIEW_MAX_VIOLATIONS);
+    expect(v.violationsOmitted).toBe(9);
+    expect(new Set(v.violations.map((p) => p.rule))).toEqual(new Set(['progress/not-increasing']));
+    expect(v.problems).toHaveLength(CALL_VIEW_MAX_PROBLEMS);
+    expect(v.problemsOmitted).toBe(11);
+    expect(v.problems[0].code).toBe('too-deep');
+    expect(v.problems.slice(1).every((p) => p.code === 'invalid-json' && p.exchangeId === x)).toBe(true);
   });
 
   it('refuses refs it cannot resolve, in plain words', () => {

@@ -137,6 +137,35 @@ describe('searchMessages', () => {
     expect(searchMessages(v.store, { errorsOnly: true }).hits.map((m) => m.violations ?? [])).toEqual([[], [VIOLATION_RULE]]);
   });
 
+  it('reads only the events after since: a poll costs what came since, not the whole store', () => {
+    const big = pings(100);
+    const history = big.history();
+    const reads = { n: 0 };
+    // The store's array seen through a proxy that counts the events read.
+    const counting = new Proxy(history, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads.n += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const spied = Object.assign(Object.create(big) as typeof big, { history: () => counting });
+    const since = history[history.length - 8].seq;
+    for (const order of ['newest', 'oldest'] as const) {
+      for (const q of [{}, { errorsOnly: true }, { method: 'ping' }]) {
+        reads.n = 0;
+        const r = searchMessages(spied, { ...q, since, order, limit: 200 });
+        // A binary search (a few reads) and the 7 events after `since`, once each way (twice oldest first: read ahead).
+        expect(reads.n).toBeLessThan(40);
+        expect(r).toEqual(searchMessages(big, { ...q, since, order, limit: 200 }));
+        expect(r.hits.every((h) => h.seq > since)).toBe(true);
+      }
+    }
+    // Nothing new: an empty answer, at once.
+    reads.n = 0;
+    expect(searchMessages(spied, { since: big.lastSeq }).hits).toEqual([]);
+    expect(reads.n).toBeLessThan(20);
+  });
+
   it('caps the limit', () => {
     const big = pings(120);
     const r = searchMessages(big, { limit: 1e9 });
@@ -185,7 +214,7 @@ describe('parseSearchQuery', () => {
       order: 'oldest',
       limit: 5,
     });
-    expect(parseSearchQuery({ q: 'x', errorsOnly: '0', text: '' })).toEqual({ errorsOnly: false });
+    expect(parseSearchQuery({ errorsOnly: '0', text: '' })).toEqual({ errorsOnly: false });
     expect(parseSearchQuery({})).toEqual({});
   });
 
@@ -201,6 +230,7 @@ describe('parseSearchQuery', () => {
       [{ method: ['a', 'b'] }, /method must be given once/],
       [{ text: 'x'.repeat(501) }, /at most 500/],
       [{ regex: '.*' }, /Unknown search parameter "regex"/],
+      [{ q: 'x' }, /Unknown search parameter "q"/],
     ];
     for (const [params, message] of bad) {
       expect(() => parseSearchQuery(params)).toThrow(SearchQueryError);
