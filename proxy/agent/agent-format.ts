@@ -8,14 +8,14 @@ import type { ExchangeInfo, Hint, MessageEvent, ProblemEvent, SessionInfo } from
 import type { CallView } from '../store/call-view.js';
 import type { SearchHit, SearchResult } from '../store/search.js';
 import type { Redactor } from '../record/redact.js';
-import { plural } from '../annotate/hint-text.js';
-import { formatMs } from '../model/units.js';
+import { clip, plural } from '../annotate/hint-text.js';
+import { formatClock, formatMs } from '../model/units.js';
 import { boundedJsonText } from '../parse/json-depth.js';
 
 /** Largest text handed to an agent in one result. */
 export const MAX_RESULT_TEXT = 32 * 1024;
 /** Largest payload (JSON text) of one message shown in a call view. */
-export const MAX_PAYLOAD_TEXT = 6 * 1024;
+const MAX_PAYLOAD_TEXT = 6 * 1024;
 
 export interface ToolOutput {
   text: string;
@@ -123,8 +123,8 @@ export function formatSessions(sessions: readonly SessionInfo[], redactor: Redac
 
 // ─── search ──────────────────────────────────────────────────────────────────────────────────────
 
-export function hitLine(h: SearchHit): string {
-  const when = iso(h.ts)?.slice(11, 23) ?? '';
+function hitLine(h: SearchHit): string {
+  const when = formatClock(h.ts, true);
   return `#${h.seq} ${when} ${h.session ?? '-'} ${h.summary}${h.preview ? `\n    ${h.preview}` : ''}`;
 }
 
@@ -206,7 +206,7 @@ export interface CompactExchange {
   hints?: Hint[];
 }
 
-export function compactExchange(x: ExchangeInfo, redactor?: Redactor): CompactExchange {
+function compactExchange(x: ExchangeInfo, redactor: Redactor): CompactExchange {
   const out: CompactExchange = { id: x.id, method: x.method, url: x.url, requestBytes: x.requestBytes, responseBytes: x.responseBytes };
   if (x.status !== undefined) out.status = x.status;
   if (x.carrier) out.carrier = x.carrier;
@@ -219,10 +219,8 @@ export function compactExchange(x: ExchangeInfo, redactor?: Redactor): CompactEx
   if (x.error) out.error = x.error;
   if (x.requestPreview) out.requestPreview = cut(x.requestPreview, 1024);
   if (x.responsePreview) out.responsePreview = cut(x.responsePreview, 1024);
-  if (redactor) {
-    out.requestHeaders = redactor.headers(x.requestHeaders);
-    if (x.responseHeaders) out.responseHeaders = redactor.headers(x.responseHeaders);
-  }
+  out.requestHeaders = redactor.headers(x.requestHeaders);
+  if (x.responseHeaders) out.responseHeaders = redactor.headers(x.responseHeaders);
   if (x.hints.length > 0) out.hints = x.hints;
   return out;
 }
@@ -301,17 +299,19 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
     lines.push(
       `HTTP ${x.id}: ${x.method} ${cut(x.url, 200)} → ${x.status ?? 'no status'}${x.responseType ? ` ${x.responseType}` : ''}${x.headMs !== undefined ? `, head after ${formatMs(x.headMs)}` : ''}${x.durationMs !== undefined ? `, ${formatMs(x.durationMs)} in all` : ', still open'}${x.aborted ? `, aborted by ${x.aborted}` : ''}${x.error ? `: ${x.error}` : ''}`,
     );
-    if (x.responsePreview) lines.push(`  response body: ${cut(x.responsePreview.replace(/\s+/g, ' '), 300)}`);
+    if (x.responsePreview) lines.push(`  response body: ${clip(x.responsePreview, 300)}`);
     lines.push(...hintLines(x.hints, '  hint '));
   }
   for (const p of violations)
     lines.push(
       `spec violation in #${String(p.message)}: ${String(p.rule ?? '')} ${String(p.text)}${p.specRef ? ` (spec ${String(p.specRef)})` : ''}`,
     );
+  if (v.violationsOmitted > 0) lines.push(`… and ${plural(v.violationsOmitted, 'more spec violation')} in the middle, not shown`);
   for (const p of problems)
     lines.push(
       `problem ${String(p.code)}: ${String(p.text)}${p.raw !== undefined ? ` Bytes: ${JSON.stringify(cut(String(p.raw), 200))}` : ''}`,
     );
+  if (v.problemsOmitted > 0) lines.push(`… and ${plural(v.problemsOmitted, 'more problem')} in the middle, not shown`);
 
   return {
     text: boundText(
@@ -330,9 +330,12 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
       ...(v.progressOmitted ? { progressOmitted: v.progressOmitted } : {}),
       cancellation,
       nested,
+      ...(v.nestedOmitted ? { nestedOmitted: v.nestedOmitted } : {}),
       exchanges,
       violations,
+      ...(v.violationsOmitted ? { violationsOmitted: v.violationsOmitted } : {}),
       problems,
+      ...(v.problemsOmitted ? { problemsOmitted: v.problemsOmitted } : {}),
     },
   };
 }

@@ -16,13 +16,14 @@ import type { SearchResult } from '../store/search.js';
 import type { BreakpointRule, PausedMessage } from '../breakpoints/breakpoint-types.js';
 import { packageVersion } from '../version.js';
 import { boundedJson, formatSearch, formatSessions, sessionLine, sessionSummary } from './agent-format.js';
-import { agentRedactor, registerAgentTools } from './agent-tools.js';
-import { UiApiError, UiClient } from './ui-client.js';
+import { agentErrorText, agentRedactor, registerAgentTools } from './agent-tools.js';
+import type { UiClient } from './ui-client.js';
+
+/** How often a connected server looks for breakpoints. */
+const BREAKPOINT_POLL_MS = 2000;
 
 export interface AgentServerOptions {
   client: UiClient;
-  /** How often a connected server checks for breakpoints (default 2000 ms; 0 = never, tests drive `refreshBreakpointTools`). */
-  pollMs?: number;
 }
 
 export interface AgentServer {
@@ -94,7 +95,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
 
   const text = (uri: string, body: string, mimeType = 'text/plain') => ({ contents: [{ uri, mimeType, text: body }] });
   const resourceError = (err: unknown) => {
-    throw new Error(err instanceof UiApiError ? agentRedactor(client).text(err.message) : String(err));
+    throw new Error(agentErrorText(client, err));
   };
 
   server.registerResource(
@@ -171,10 +172,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     server,
     refreshBreakpointTools,
     startPolling() {
-      const every = options.pollMs ?? 2000;
       void refreshBreakpointTools();
-      if (every > 0 && !timer) {
-        timer = setInterval(() => void refreshBreakpointTools(), every);
+      if (!timer) {
+        timer = setInterval(() => void refreshBreakpointTools(), BREAKPOINT_POLL_MS);
         timer.unref();
       }
     },

@@ -16,16 +16,21 @@ import type { CallView } from '../store/call-view.js';
 import type { SearchResult } from '../store/search.js';
 import type { FaultRule } from '../faults/fault-types.js';
 import type { BreakpointRule, PausedMessage } from '../breakpoints/breakpoint-types.js';
-import { createRedactor, type Redactor } from '../record/redact.js';
-import { boundText, formatCall, formatSearch, formatSessions, jsonPreview, type ToolOutput } from './agent-format.js';
+import type { Redactor } from '../record/redact.js';
+import { exportRedactor } from '../export/export-common.js';
+import { EXPORT_FORMATS, exportFileName } from '../export/export-formats.js';
+import { boundText, MAX_RESULT_TEXT, formatCall, formatSearch, formatSessions, jsonPreview, type ToolOutput } from './agent-format.js';
 import { UiApiError, type UiClient } from './ui-client.js';
 
-export const EXPORT_FORMATS = ['fixture', 'har', 'ndjson', 'text'] as const;
-const EXPORT_EXT: Record<(typeof EXPORT_FORMATS)[number], string> = { fixture: 'json', har: 'har', ndjson: 'ndjson', text: 'log' };
-
-/** The redactor for one result: credentials, and the token(s) this process knows. */
+/** The redactor for one result: credentials (always, as exports do), and the token(s) this process knows. */
 export function agentRedactor(client: UiClient): Redactor {
-  return createRedactor({ extraSecrets: client.secrets() });
+  return exportRedactor({ extraSecrets: client.secrets() });
+}
+
+/** A failure said to the agent: a UiApiError's own words, anything else prefixed; redacted either way. */
+export function agentErrorText(client: UiClient, err: unknown): string {
+  const message = err instanceof UiApiError ? err.message : `mcpscope mcp failed: ${err instanceof Error ? err.message : String(err)}`;
+  return agentRedactor(client).text(message);
 }
 
 function ok(out: ToolOutput): CallToolResult {
@@ -51,8 +56,7 @@ async function guarded(client: UiClient, run: () => Promise<CallToolResult>): Pr
       ...(result.structuredContent ? { structuredContent: redactor.json(result.structuredContent) } : {}),
     };
   } catch (err) {
-    const message = err instanceof UiApiError ? err.message : `mcpscope mcp failed: ${err instanceof Error ? err.message : String(err)}`;
-    return failure(agentRedactor(client).text(message));
+    return failure(agentErrorText(client, err));
   }
 }
 
@@ -133,7 +137,8 @@ export function registerAgentTools(server: McpServer, client: UiClient, hooks: {
     },
     async (args) =>
       guarded(client, async () => {
-        const result = await client.json<SearchResult>(`/api/search${qs({ ...args, limit: Math.min(200, args.limit ?? 20) })}`);
+        // The server fills in the default limit and caps it (SEARCH_MAX_LIMIT).
+        const result = await client.json<SearchResult>(`/api/search${qs(args)}`);
         return ok(formatSearch(result, agentRedactor(client)));
       }),
   );
@@ -156,7 +161,8 @@ export function registerAgentTools(server: McpServer, client: UiClient, hooks: {
     },
     async ({ ref }) =>
       guarded(client, async () => {
-        const view = await client.json<CallView>(`/api/calls/${encodeURIComponent(String(ref).trim().replace(/^#/, ''))}`);
+        // The server reads `#12` and spaces around the ref itself (resolveCallRef).
+        const view = await client.json<CallView>(`/api/calls/${encodeURIComponent(String(ref))}`);
         return ok(formatCall(view, agentRedactor(client)));
       }),
   );
@@ -177,16 +183,14 @@ export function registerAgentTools(server: McpServer, client: UiClient, hooks: {
         overwrite: z.boolean().optional().describe('Replace the file if it exists (default false).'),
       },
       outputSchema: z.looseObject({ path: z.string(), bytes: z.number(), format: z.string(), session: z.string() }),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      // It replaces a file when asked to (overwrite: true).
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async ({ session, format = 'fixture', path, overwrite }) =>
       guarded(client, async () => {
         const { body } = await client.text(`/api/sessions/${encodeURIComponent(session)}/export${qs({ format })}`);
         const text = agentRedactor(client).exact(body);
-        const safe = session.replace(/[^A-Za-z0-9._-]/g, '_');
-        const file = path
-          ? resolve(process.cwd(), path)
-          : join(tmpdir(), `mcpscope-${safe}-${new Date().toISOString().replace(/[:.]/g, '-')}.${EXPORT_EXT[format]}`);
+        const file = path ? resolve(process.cwd(), path) : join(tmpdir(), exportFileName(session, Date.now(), format, { ms: true }));
         const written = await writeExport(file, text, !!overwrite);
         const out = { path: file, bytes: written, format, session };
         return ok({
@@ -254,7 +258,11 @@ export function registerAgentTools(server: McpServer, client: UiClient, hooks: {
                 .join(', ')
             : 'every request';
         return ok({
-          text: `Fault rule ${rule.id} added: ${what} → ${JSON.stringify(rule.action)}${rule.once ? ', once' : ' until removed (remove_fault)'}. It applies to requests sent from now on.`,
+          text: boundText(
+            `Fault rule ${rule.id} added: ${what} → ${JSON.stringify(rule.action)}${rule.once ? ', once' : ' until removed (remove_fault)'}. It applies to requests sent from now on.`,
+            MAX_RESULT_TEXT,
+            'the structured result holds the whole rule',
+          ),
           structured: { rule },
         });
       }),
@@ -275,7 +283,13 @@ export function registerAgentTools(server: McpServer, client: UiClient, hooks: {
           text:
             rules.length === 0
               ? 'No fault rules: the proxy forwards everything unchanged.'
-              : rules.map((r) => `${r.id}: ${JSON.stringify(r.match)} → ${JSON.stringify(r.action)}${r.once ? ' (once)' : ''}`).join('\n'),
+              : boundText(
+                  rules
+                    .map((r) => `${r.id}: ${JSON.stringify(r.match)} → ${JSON.stringify(r.action)}${r.once ? ' (once)' : ''}`)
+                    .join('\n'),
+                  MAX_RESULT_TEXT,
+                  'the structured result holds every rule',
+                ),
           structured: { rules },
         });
       }),
@@ -434,7 +448,7 @@ export function registerAgentTools(server: McpServer, client: UiClient, hooks: {
 }
 
 /** Writes an export: 0600, never over an existing file unless `overwrite`. Returns the bytes written. */
-export async function writeExport(file: string, text: string, overwrite: boolean): Promise<number> {
+async function writeExport(file: string, text: string, overwrite: boolean): Promise<number> {
   if (!isAbsolute(file)) throw new Error('internal: export path must be absolute');
   const existing = await stat(file).catch(() => undefined);
   if (existing?.isDirectory()) throw new UiApiError(`${file} is a directory: give a file name in path.`);

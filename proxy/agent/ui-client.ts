@@ -7,7 +7,10 @@
  * token) after the agent's MCP server still works. Loopback only: the API is never reached
  * anywhere but 127.0.0.1. Every failure becomes a UiApiError that says what to do, in plain words.
  */
-import { readDiscovery } from '../serve/discovery.js';
+import { discoveryPath, readDiscovery } from '../serve/discovery.js';
+
+/** Per request: a resume at a breakpoint waits for its holder. */
+const REQUEST_TIMEOUT_MS = 15_000;
 
 export interface UiClientOptions {
   /** The UI port (default 6480). */
@@ -15,8 +18,6 @@ export interface UiClientOptions {
   /** --token; else $MCPSCOPE_TOKEN, else the discovery file. */
   token?: string;
   env?: NodeJS.ProcessEnv;
-  /** Per request (default 15 s; a resume at a breakpoint waits for its holder). */
-  timeoutMs?: number;
 }
 
 export class UiApiError extends Error {
@@ -33,13 +34,11 @@ export class UiClient {
   readonly uiPort: number;
   private readonly explicitToken?: string;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly timeoutMs: number;
 
   constructor(options: UiClientOptions) {
     this.uiPort = options.uiPort;
     this.env = options.env ?? process.env;
     this.explicitToken = options.token || this.env.MCPSCOPE_TOKEN || undefined;
-    this.timeoutMs = options.timeoutMs ?? 15_000;
   }
 
   get origin(): string {
@@ -75,9 +74,9 @@ export class UiClient {
     }
   }
 
-  async text(path: string): Promise<{ body: string; contentType: string }> {
+  async text(path: string): Promise<{ body: string }> {
     const res = await this.request(path, {});
-    return { body: await res.text(), contentType: res.headers.get('content-type') ?? '' };
+    return { body: await res.text() };
   }
 
   private async request(path: string, init: { method?: string; body?: unknown }): Promise<Response> {
@@ -90,7 +89,7 @@ export class UiClient {
       );
       if (!listening) throw this.notRunning();
       throw new UiApiError(
-        `Something listens on 127.0.0.1:${this.uiPort}, but mcpscope found no token for it: no --token, no $MCPSCOPE_TOKEN, and no discovery file ui-${this.uiPort}.json in ${this.env.MCPSCOPE_HOME || '~/.mcpscope'}. Pass the token mcpscope printed (the URL ends in ?token=…) with --token, or set MCPSCOPE_HOME to the one that mcpscope uses.`,
+        `Something listens on 127.0.0.1:${this.uiPort}, but mcpscope found no token for it: no --token, no $MCPSCOPE_TOKEN, and no discovery file ${discoveryPath(this.uiPort, this.env)}. Pass the token mcpscope printed (the URL ends in ?token=…) with --token, or set MCPSCOPE_HOME to the one that mcpscope uses.`,
       );
     }
     let res: Response;
@@ -102,13 +101,13 @@ export class UiClient {
           ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
         },
         body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code;
       if (cause === 'ECONNREFUSED' || cause === 'ECONNRESET') throw this.notRunning();
       if ((err as Error).name === 'TimeoutError')
-        throw new UiApiError(`mcpscope on 127.0.0.1:${this.uiPort} did not answer ${path} within ${Math.round(this.timeoutMs / 1000)} s.`);
+        throw new UiApiError(`mcpscope on 127.0.0.1:${this.uiPort} did not answer ${path} within ${REQUEST_TIMEOUT_MS / 1000} s.`);
       throw new UiApiError(`Could not reach mcpscope on 127.0.0.1:${this.uiPort}: ${(err as Error).message}`);
     }
     if (res.ok) return res;

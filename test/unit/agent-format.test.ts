@@ -69,11 +69,44 @@ describe('agent-format', () => {
     expect(out.text).toMatch(/ {4}→ #\d+ c2s response sampling\/createMessage id=0 in \d+(\.\d+)? ms \(x5\)/);
     expect(out.text).toMatch(/response #\d+ s2c response tools\/call "echo" id=3 in 30 ms \(x4\): \{"jsonrpc":"2\.0","id":3,"result"/);
     expect(out.text).toMatch(/HTTP x4: POST \/mcp → 200 text\/event-stream, head after \d+(\.\d+)? ms, \d+(\.\d+)? ms in all/);
-    expect(out.text).not.toContain('scripted-proxy-token');
     const s = out.structured as { status: string; request: { seq: number }; progress: unknown[]; nested: unknown[]; exchanges: unknown[] };
     expect(s.status).toBe('answered');
     expect(s.request.seq).toBe(echo.seq);
     expect([s.progress.length, s.nested.length, s.exchanges.length]).toEqual([1, 1, 2]);
+    expect(s).not.toHaveProperty('nestedOmitted');
+    // What a capped view left out is said in the text and the structured result alike.
+    const capped = formatCall(
+      { ...callView(store, String(echo.seq)), nestedOmitted: 3, violationsOmitted: 2, problemsOmitted: 1 },
+      redactor,
+    );
+    expect(capped.structured).toMatchObject({ nestedOmitted: 3, violationsOmitted: 2, problemsOmitted: 1 });
+    expect(capped.text).toContain('server messages inside this call (4):');
+    expect(capped.text).toContain('… and 2 more spec violations in the middle, not shown');
+    expect(capped.text).toContain('… and 1 more problem in the middle, not shown');
+  });
+
+  it("redacts a call it is handed again: the agent's token and credentials, in params and in headers", () => {
+    // What a UI run with --show-secrets (or a recorder bug) would hand on: the formatter must redact it itself.
+    const echo = store.snapshot().find((e): e is MessageEvent => e.type === 'message' && e.kind === 'request' && e.name === 'echo')!;
+    const view = callView(store, String(echo.seq));
+    const apiKey = `AIza${'Sy0x'.repeat(8)}abc`; // a Google API key, found by its format
+    const leaky = {
+      ...view,
+      request: {
+        ...view.request,
+        jsonrpc: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: `${AGENT_TOKEN} ${apiKey}` } } },
+      },
+      exchanges: view.exchanges.map((x) => ({
+        ...x,
+        requestHeaders: { ...x.requestHeaders, authorization: `Bearer ${AGENT_TOKEN}`, 'x-api-key': apiKey },
+      })),
+    };
+    const out = formatCall(leaky, redactor);
+    for (const where of [out.text, JSON.stringify(out.structured)]) {
+      expect(where).not.toContain(AGENT_TOKEN);
+      expect(where).not.toContain(apiKey);
+      expect(where).toContain(REDACTED);
+    }
   });
 
   it('cuts large payloads and large texts, and says so', () => {

@@ -91,10 +91,11 @@ describe('UiClient', () => {
     expect((await failure(new UiClient({ uiPort: refusing.port, env }).json('/api/sessions'))).message).toMatch(
       /refused the token from its discovery file \(a stale file, or another program on that port\)/,
     );
-    // Something listens, but there is no token to present at all.
-    expect((await failure(new UiClient({ uiPort: refusing.port, env: { MCPSCOPE_HOME: home() } }).json('/api/sessions'))).message).toMatch(
-      /^Something listens on 127\.0\.0\.1:\d+, but mcpscope found no token for it/,
-    );
+    // Something listens, but there is no token to present at all: the message names the file it looked for.
+    const empty = home();
+    const none = (await failure(new UiClient({ uiPort: refusing.port, env: { MCPSCOPE_HOME: empty } }).json('/api/sessions'))).message;
+    expect(none).toMatch(/^Something listens on 127\.0\.0\.1:\d+, but mcpscope found no token for it/);
+    expect(none).toContain(`no discovery file ${join(empty, `ui-${refusing.port}.json`)}.`);
 
     const other = await stub(404, 'not json');
     expect((await failure(new UiClient({ uiPort: other.port, token: 't', env: {} }).json('/api/search'))).message).toMatch(

@@ -9,22 +9,20 @@
 import './ExportMenu.css';
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { apiPath, exportPath } from '../state/api.js';
+import { EXPORT_FORMAT_INFO, type ExportFormat } from '../../../proxy/export/export-formats.js';
 import { copyAnnotatedLog, type CopyDeps } from '../state/annotated-log.js';
-
-export type ExportFormat = 'fixture' | 'har' | 'ndjson' | 'text';
 
 interface FormatInfo {
   format: ExportFormat;
   label: string;
-  ext: string;
   description: string;
 }
 
 const EXPORT_FORMATS: readonly FormatInfo[] = [
-  { format: 'fixture', label: 'Fixture', ext: '.json', description: 'Replay as a mock server, verify a live one, load in tests' },
-  { format: 'har', label: 'HAR', ext: '.har', description: 'Chrome DevTools, HTTP Toolkit and other HAR viewers' },
-  { format: 'ndjson', label: 'NDJSON', ext: '.ndjson', description: 'Every event, one per line (what mcpscope open reads)' },
-  { format: 'text', label: 'Annotated log', ext: '.log', description: 'What mcpscope --log prints, redacted: for bug reports' },
+  { format: 'fixture', label: 'Fixture', description: 'Replay as a mock server, verify a live one, load in tests' },
+  { format: 'har', label: 'HAR', description: 'Chrome DevTools, HTTP Toolkit and other HAR viewers' },
+  { format: 'ndjson', label: 'NDJSON', description: 'Every event, one per line (what mcpscope open reads)' },
+  { format: 'text', label: 'Annotated log', description: 'What mcpscope --log prints, redacted: for bug reports' },
 ];
 
 /** Where a format is downloaded from: one session (`sessionId`), or everything (''). Undefined: not offered. */
@@ -164,7 +162,7 @@ export function ExportMenu({ sessionId, empty = false, copyDeps }: ExportMenuPro
             const body = (
               <>
                 <span className="mi-label">
-                  {f.label} <span className="mi-ext">({f.ext})</span>
+                  {f.label} <span className="mi-ext">(.{EXPORT_FORMAT_INFO[f.format].ext})</span>
                 </span>
                 <span className="mi-desc">{href ? f.description : 'A fixture holds one session: pick one in the session list'}</span>
               </>
