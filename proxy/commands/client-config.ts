@@ -174,31 +174,38 @@ export interface WrappedEntry {
 }
 
 const baseName = (path: string) => path.split(/[\\/]/).pop()!;
+const isMcpscope = (s: string) => /^mcpscope(@[^/\s]+)?$/.test(s);
 
 /**
- * If the stdio entry already runs through mcpscope, in any form wrap wrote or a user would write:
- * `npx [-y] mcpscope[@version] … -- <command> …` (what wrap wrote before mcpscope was installable
- * from a clone), `mcpscope … -- …` (the command by name or by path), or `<node> [node flags]
- * <path>/mcpscope[.js] … -- …` (what wrap writes now) — its parts; otherwise undefined.
+ * How many of `args` belong to the launcher when `command args` runs mcpscope: none for `mcpscope …`
+ * (by name or path), up to mcpscope for `npx [-y] mcpscope[@version] …` (what wrap once wrote) and
+ * `<node> [node flags] <path>/mcpscope[.js] …` (what wrap writes now); undefined for anything else.
  */
-export function parseWrapped(entry: Entry): WrappedEntry | undefined {
-  const command = entry.command;
-  const args = entry.args === undefined ? [] : entry.args;
-  if (typeof command !== 'string' || !isStringArray(args)) return undefined;
-  const dashes = args.indexOf('--');
-  if (dashes < 0 || dashes === args.length - 1) return undefined;
-  const before = args.slice(0, dashes);
-  const isMcpscope = (s: string) => /^mcpscope(@[^/\s]+)?$/.test(s);
+function launcherLength(command: string, args: readonly string[]): number | undefined {
   const base = baseName(command).replace(/\.(cmd|exe)$/i, '');
-  let upTo: number; // how many of `before` belong to the launcher
-  if (isMcpscope(base)) upTo = 0;
-  else if (base === 'npx') upTo = before.findIndex(isMcpscope) + 1;
-  else if (/^node(js)?$/i.test(base)) {
-    const script = before.findIndex((a) => !a.startsWith('-'));
-    upTo = script >= 0 && /^mcpscope(\.[cm]?js)?$/.test(baseName(before[script])) ? script + 1 : 0;
-  } else return undefined;
-  if (upTo === 0 && !isMcpscope(base)) return undefined;
-  return { launcher: [command, ...before.slice(0, upTo)], options: before.slice(upTo), line: args.slice(dashes + 1) };
+  if (isMcpscope(base)) return 0;
+  if (base === 'npx') return args.findIndex(isMcpscope) + 1 || undefined;
+  if (!/^node(js)?$/i.test(base)) return undefined;
+  const script = args.findIndex((a) => !a.startsWith('-'));
+  return script >= 0 && /^mcpscope(\.[cm]?js)?$/.test(baseName(args[script])) ? script + 1 : undefined;
+}
+
+/** A stdio entry's command and args, when they are strings. */
+function commandOf(entry: Entry): { command: string; args: string[] } | undefined {
+  const args = entry.args === undefined ? [] : entry.args;
+  return typeof entry.command === 'string' && isStringArray(args) ? { command: entry.command, args } : undefined;
+}
+
+/** If the stdio entry already runs through mcpscope (see launcherLength) with a `-- <command> …`: its parts; otherwise undefined. */
+export function parseWrapped(entry: Entry): WrappedEntry | undefined {
+  const c = commandOf(entry);
+  if (!c) return undefined;
+  const dashes = c.args.indexOf('--');
+  if (dashes < 0 || dashes === c.args.length - 1) return undefined;
+  const before = c.args.slice(0, dashes);
+  const upTo = launcherLength(c.command, before);
+  if (upTo === undefined) return undefined;
+  return { launcher: [c.command, ...before.slice(0, upTo)], options: before.slice(upTo), line: c.args.slice(dashes + 1) };
 }
 
 /**
@@ -207,20 +214,9 @@ export function parseWrapped(entry: Entry): WrappedEntry | undefined {
  * record — wrapping it would record the agent's reading of the capture into the capture.
  */
 export function isAgentServer(entry: Entry): boolean {
-  const command = entry.command;
-  const args = entry.args === undefined ? [] : entry.args;
-  if (typeof command !== 'string' || !isStringArray(args)) return false;
-  const base = baseName(command).replace(/\.(cmd|exe)$/i, '');
-  const isMcpscope = (s: string) => /^mcpscope(@[^/\s]+)?$/.test(s);
-  let at: number; // index in args of the word after the mcpscope launcher
-  if (isMcpscope(base)) at = 0;
-  else if (base === 'npx') at = args.findIndex(isMcpscope) + 1;
-  else if (/^node(js)?$/i.test(base)) {
-    const script = args.findIndex((a) => !a.startsWith('-'));
-    at = script >= 0 && /^mcpscope(\.[cm]?js)?$/.test(baseName(args[script])) ? script + 1 : 0;
-  } else return false;
-  if (at === 0 && !isMcpscope(base)) return false;
-  return args[at] === 'mcp';
+  const c = commandOf(entry);
+  const at = c ? launcherLength(c.command, c.args) : undefined;
+  return at !== undefined && c?.args[at] === 'mcp';
 }
 
 /** The original command line of a stdio entry that runs through mcpscope (see parseWrapped); otherwise undefined. */
