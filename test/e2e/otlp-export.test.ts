@@ -174,6 +174,24 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
+/** A receiver (`prepare` sets its mode) and an mcpscope exporting to it with `env`; the notices it says. Both closed after the test. */
+async function exportingTo(env: Record<string, string> = {}, prepare?: (r: OtlpReceiver) => void) {
+  const receiver = await startOtlpReceiver();
+  cleanups.push(() => receiver.close());
+  prepare?.(receiver);
+  const notices: string[] = [];
+  const scope = await startMcpscope({
+    target: upstream.url,
+    port: 0,
+    uiPort: 0,
+    token: TOKEN,
+    otlp: config(receiver.url, env),
+    onNotice: (line) => notices.push(line),
+  });
+  cleanups.push(() => scope.close());
+  return { receiver, scope, notices };
+}
+
 // ------------------------------------------------------------------ started before the UI answers
 
 // First in this file: the SDK is not loaded yet, as in a fresh process.
@@ -506,19 +524,7 @@ describe('export never holds the traffic', () => {
   });
 
   it('with the receiver answering 503, then back: a notice each way', async () => {
-    const receiver = await startOtlpReceiver();
-    cleanups.push(() => receiver.close());
-    receiver.setMode('unavailable');
-    const notices: string[] = [];
-    const scope = await startMcpscope({
-      target: upstream.url,
-      port: 0,
-      uiPort: 0,
-      token: TOKEN,
-      otlp: config(receiver.url, { OTEL_EXPORTER_OTLP_TIMEOUT: '300' }),
-      onNotice: (line) => notices.push(line),
-    });
-    cleanups.push(() => scope.close());
+    const { receiver, scope, notices } = await exportingTo({ OTEL_EXPORTER_OTLP_TIMEOUT: '300' }, (r) => r.setMode('unavailable'));
     await callMany(scope, 'unavailable', 3);
     await until('the down notice', () => notices.some((n) => n.includes('cannot send OpenTelemetry data')));
     receiver.setMode('ok');
@@ -532,11 +538,7 @@ describe('export never holds the traffic', () => {
   });
 
   it('with a receiver that does not answer: calls complete at their usual pace and close() does not hang', async () => {
-    const receiver = await startOtlpReceiver();
-    cleanups.push(() => receiver.close());
-    receiver.setMode('slow');
-    const scope = await startMcpscope({ target: upstream.url, port: 0, uiPort: 0, token: TOKEN, otlp: config(receiver.url) });
-    cleanups.push(() => scope.close());
+    const { receiver, scope } = await exportingTo({}, (r) => r.setMode('slow'));
     await callMany(scope, 'slow', 20);
     // The exporter is waiting on the receiver: nothing was accepted, nothing counted as exported.
     await receiver.until((r) => r.requests.some((q) => q.path === '/v1/traces'));
@@ -547,17 +549,7 @@ describe('export never holds the traffic', () => {
   });
 
   it('with a receiver that does not answer and a small queue: what does not fit is dropped and counted, the calls complete', async () => {
-    const receiver = await startOtlpReceiver();
-    cleanups.push(() => receiver.close());
-    receiver.setMode('slow');
-    const scope = await startMcpscope({
-      target: upstream.url,
-      port: 0,
-      uiPort: 0,
-      token: TOKEN,
-      otlp: config(receiver.url, { OTEL_BSP_MAX_QUEUE_SIZE: '4', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2' }),
-    });
-    cleanups.push(() => scope.close());
+    const { scope } = await exportingTo({ OTEL_BSP_MAX_QUEUE_SIZE: '4', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2' }, (r) => r.setMode('slow'));
     // One batch (2 spans) is held by the receiver, 4 wait in the queue: the rest of 12 calls' spans cannot.
     await callMany(scope, 'queue-full', 12);
     // At least 12 calls + initialize − 2 held − 4 queued (they are counted as the builder catches up).
@@ -572,19 +564,7 @@ describe('export never holds the traffic', () => {
   });
 
   it('with a collector that takes spans but answers 404 for metrics: one notice, for the metrics, and none flipping', async () => {
-    const receiver = await startOtlpReceiver();
-    cleanups.push(() => receiver.close());
-    receiver.notFound.add('/v1/metrics');
-    const notices: string[] = [];
-    const scope = await startMcpscope({
-      target: upstream.url,
-      port: 0,
-      uiPort: 0,
-      token: TOKEN,
-      otlp: config(receiver.url, { OTEL_METRIC_EXPORT_INTERVAL: '100' }),
-      onNotice: (line) => notices.push(line),
-    });
-    cleanups.push(() => scope.close());
+    const { receiver, scope, notices } = await exportingTo({ OTEL_METRIC_EXPORT_INTERVAL: '100' }, (r) => r.notFound.add('/v1/metrics'));
     // Rounds in which spans are taken after a metric export failed (and the other way round).
     for (let round = 0; round < 3; round++) {
       const before = scope.telemetry!.stats();
