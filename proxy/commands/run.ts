@@ -137,7 +137,10 @@ export async function main(argv: string[]): Promise<number> {
   // Join a running forward proxy on that UI port, or start one for the command's lifetime.
   let scope: McpscopeCore | undefined;
   let proxyUrl: string;
-  const running = uiPort === 0 ? undefined : await findForwardProxy(uiPort);
+  const running =
+    uiPort === 0
+      ? undefined
+      : await findForwardProxy(uiPort, process.env, (why) => say(`not joining the mcpscope on UI port ${uiPort}: ${why}.`));
   if (running) {
     proxyUrl = running.proxyUrl;
     if (v.intercept || upstreamCa || v.port || v.lint)
