@@ -49,4 +49,15 @@ describe('engines', () => {
     expect(res.cookies).toEqual([{ name: 'back', value: 'yes', path: '/', httpOnly: true }]);
     await app.close();
   });
+
+  it("@fastify/static's download (the overridden content-disposition) names the file", async () => {
+    const { default: fastifyStatic } = await import('@fastify/static');
+    const app = Fastify();
+    await app.register(fastifyStatic, { root: import.meta.dirname, serve: false });
+    app.get('/file', (_req, reply) => reply.download('engines.test.ts', 'naïve name.ts'));
+    const res = await app.inject({ method: 'GET', url: '/file' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="na?ve name.ts"; filename*=UTF-8''na%C3%AFve%20name.ts`);
+    await app.close();
+  });
 });
