@@ -6,9 +6,12 @@
  * blind: their bytes pass, and only the tunnel (host, bytes, duration) is recorded.
  */
 
+import { compileGlob, globMatches, type Glob } from '../model/glob.js';
+
 export interface InterceptRule {
   pattern: string;
-  host: RegExp;
+  /** Matched in linear time (proxy/model/glob.ts): the host comes from the client's CONNECT or SNI. */
+  host: Glob;
   port?: number;
 }
 
@@ -30,11 +33,7 @@ export function parseInterceptPatterns(patterns: string[] | undefined): Intercep
     if (port !== undefined && (port < 1 || port > 65535))
       throw new Error(`--intercept ${JSON.stringify(pattern)}: port ${port} is out of range`);
     const host = unbracket(m[1]);
-    const source = host
-      .split('*')
-      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*');
-    return { pattern, host: new RegExp(`^${source}$`), port };
+    return { pattern, host: compileGlob(host), port };
   });
 }
 
@@ -42,5 +41,5 @@ export function parseInterceptPatterns(patterns: string[] | undefined): Intercep
 export function intercepts(rules: InterceptRule[], host: string, port: number): boolean {
   if (rules.length === 0) return true;
   const h = unbracket(host.toLowerCase());
-  return rules.some((r) => (r.port === undefined || r.port === port) && r.host.test(h));
+  return rules.some((r) => (r.port === undefined || r.port === port) && globMatches(r.host, h));
 }

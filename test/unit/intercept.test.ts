@@ -70,6 +70,13 @@ describe('parseInterceptPatterns / intercepts', () => {
     expect(decrypts(['  localhost  '], 'localhost')).toBe(true);
   });
 
+  it("answers at once for a pattern a backtracking RegExp would retry every split for (the host is the client's, on the proxy thread)", () => {
+    // Issue 26, finding 8: as ^.*a.*a…b$ this does not end for a 253-character host.
+    const p = ['*a*a*a*a*a*a*a*a*a*a*b.example'];
+    expect(decrypts(p, 'a'.repeat(253))).toBe(false);
+    expect(decrypts(p, `${'a'.repeat(200)}b.example`)).toBe(true);
+  });
+
   it('keeps the pattern as given, for messages', () => {
     expect(parseInterceptPatterns(['*.Example.com:443'])[0].pattern).toBe('*.Example.com:443');
   });
