@@ -20,7 +20,7 @@
  * and we exit with its exit code (128 + n when a signal n ended it; 127 when it cannot be started).
  */
 import type { LintMode } from '../lint/linter.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type WebSocket from 'ws';
@@ -28,6 +28,7 @@ import type { McpscopeCore } from '../mcpscope.js';
 import type { OtlpConfig } from '../telemetry/otlp-options.js';
 import { readDiscovery } from '../serve/discovery.js';
 import { commandLine } from './command-line.js';
+import { ServerProcess } from './server-process.js';
 import { redactArgs } from '../record/redact.js';
 import { IngestClient, connectIngest, type IngestTarget } from './ingest-client.js';
 import type { IngestRecord } from '../capture/wire-codec.js';
@@ -89,7 +90,9 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
 
   // ---------------------------------------------------------------- the server process
 
-  const child: ChildProcess = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env });
+  // Started first, before anything is loaded (server-process.ts: its own process group, never left behind).
+  const server = new ServerProcess({ command: options.command, args: options.args, env });
+  const child: ChildProcess = server.child;
   const cwd = process.cwd();
   const startedAt = Date.now();
   const client = new IngestClient({
@@ -146,6 +149,8 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   child.stderr!.pipe(stderr, { end: false });
   // Our reader went away: let the server find out the way it would directly (EPIPE on its next write).
   stdout.on('error', () => child.stdout!.destroy());
+  // The client went away without a signal: the server's stdin ends with ours (the relay), then the spec's SIGTERM, SIGKILL.
+  stdin.once('end', () => server.inputEnded());
 
   let exited = false;
   let finish!: (code: number) => void;
@@ -154,7 +159,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   const forward = (signal: NodeJS.Signals) => () => {
     // A signal after the server exited (its stdout held open by a grandchild): stop waiting.
     if (exited) finish(exitCodeOf(child.exitCode, child.signalCode));
-    else child.kill(signal);
+    else server.signal(signal);
   };
   const signals: [NodeJS.Signals, () => void][] = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => [s, forward(s)]);
   for (const [s, h] of signals) process.on(s, h);
@@ -320,6 +325,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   await client.drain(FINAL_DRAIN_MS);
   await stdioLog?.close();
   stopping = true;
+  server.dispose();
   for (const [s, h] of signals) process.off(s, h);
   stdin.unpipe(child.stdin!);
   if ('destroy' in stdin) stdin.destroy();

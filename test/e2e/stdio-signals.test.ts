@@ -1,0 +1,161 @@
+/**
+ * The stdio wrapper never leaves its server behind (issue 26, finding 13): the built CLI's
+ * wrapper around a server that is slow to exit — it ignores SIGINT, SIGTERM and the end of its
+ * stdin, and has a child of its own that does too — driven the way Claude Code stops a server
+ * (SIGINT, SIGTERM 100 ms later, SIGKILL to the wrapper 0.5 s after that), and by a client that
+ * just goes away (its end of the wrapper's stdin closes). Afterwards the server and its child are
+ * gone (kill(pid, 0) → ESRCH, polled with a deadline). Requires the built CLI (dist/).
+ */
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { discoveryPath, inspectDiscovery } from '../../proxy/serve/discovery.js';
+import { freePort } from '../support/free-port.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
+
+// Ignores SIGINT, SIGTERM and its stdin's end (saying so on stderr), starts a child that ignores
+// them too, and reports both pids: `pids <server> <child>`. Only SIGKILL ends either.
+const STUBBORN = `
+import { spawn } from 'node:child_process';
+for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => process.stderr.write('ignoring ' + s + '\\n'));
+const child = spawn(process.execPath, ['-e', "for (const s of ['SIGINT','SIGTERM','SIGHUP']) process.on(s, () => {}); setInterval(() => {}, 1000); process.stderr.write('child up\\\\n')"], { stdio: ['ignore', 'ignore', 'inherit'] });
+process.stdin.resume();
+process.stdin.on('end', () => process.stderr.write('stdin ended, staying\\n'));
+setInterval(() => {}, 1000);
+process.stderr.write('pids ' + process.pid + ' ' + child.pid + '\\n');
+`;
+
+let dir: string;
+let script: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mcpscope-stdio-signals-'));
+  script = join(dir, 'stubborn.mjs');
+  writeFileSync(script, STUBBORN);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const leftovers: number[] = [];
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone, as it should be */
+    }
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Polls until `pids` are all gone (ESRCH), or fails after `ms`. */
+async function gone(pids: number[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (pids.some(alive)) {
+    if (Date.now() > deadline) throw new Error(`still running after ${ms} ms: ${pids.filter(alive).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function wrapper(home: string, port: number) {
+  const child = spawn(process.execPath, [BIN, '--ui-port', String(port), '--', process.execPath, script], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, MCPSCOPE_HOME: home, MCPSCOPE_TOKEN: '' },
+  });
+  children.push(child);
+  let err = '';
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.resume();
+  const waiters: (() => void)[] = [];
+  child.stderr!.on('data', (c: string) => {
+    err += c;
+    for (const w of waiters.splice(0)) w();
+  });
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  const match = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stderr did not match ${re} within 15 s:\n${err}`)), 15_000);
+      const check = () => {
+        const m = re.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m);
+        } else waiters.push(check);
+      };
+      check();
+    });
+  return { child, closed, match, stderr: () => err };
+}
+
+describe('the stdio wrapper ends its server', () => {
+  it('stopped as Claude Code stops it (SIGINT, SIGTERM +100 ms, SIGKILL to the wrapper +500 ms): server and its child are gone', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const port = await freePort();
+    const w = wrapper(home, port);
+    const [, server, grandchild] = (await w.match(/pids (\d+) (\d+)/)).map(Number);
+    leftovers.push(server, grandchild);
+    await w.match(/child up/);
+    await w.match(/serves it while/);
+    expect(existsSync(discoveryPath(port, { MCPSCOPE_HOME: home }))).toBe(true);
+
+    w.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 100)); // the client's own timing, not a synchronisation
+    w.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    w.child.kill('SIGKILL');
+    await w.closed;
+    await gone([server, grandchild], 5_000);
+    expect(w.stderr()).toContain('ignoring SIGINT');
+    // Whether the wrapper got to remove its discovery file or was killed first, no reader uses it.
+    expect(inspectDiscovery(port, { MCPSCOPE_HOME: home }).ok).toBe(false);
+    expect(existsSync(discoveryPath(port, { MCPSCOPE_HOME: home }))).toBe(false);
+  });
+
+  it('when its stdin closes (the client went away): ends the server’s stdin, then SIGTERM, then SIGKILL, and exits', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const w = wrapper(home, await freePort());
+    const [, server, grandchild] = (await w.match(/pids (\d+) (\d+)/)).map(Number);
+    leftovers.push(server, grandchild);
+    await w.match(/child up/);
+    w.child.stdin!.end();
+    const { code } = await w.closed;
+    expect(code).toBe(128 + 9);
+    await gone([server, grandchild], 5_000);
+    const err = w.stderr();
+    expect(err.indexOf('stdin ended, staying')).toBeGreaterThan(-1);
+    expect(err.indexOf('ignoring SIGTERM')).toBeGreaterThan(err.indexOf('stdin ended, staying'));
+  });
+
+  it('SIGKILLed while it serves the UI: its discovery file is stale, and the next reader removes it', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const port = await freePort();
+    const w = wrapper(home, port);
+    const [, server, grandchild] = (await w.match(/pids (\d+) (\d+)/)).map(Number);
+    leftovers.push(server, grandchild);
+    await w.match(/serves it while/);
+    const file = discoveryPath(port, { MCPSCOPE_HOME: home });
+    expect(inspectDiscovery(port, { MCPSCOPE_HOME: home }).ok).toBe(true);
+    w.child.kill('SIGKILL');
+    await w.closed;
+    expect(existsSync(file)).toBe(true);
+    expect(inspectDiscovery(port, { MCPSCOPE_HOME: home })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/was stale .* and was removed$/),
+    });
+    expect(existsSync(file)).toBe(false);
+  });
+});
