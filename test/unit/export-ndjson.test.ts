@@ -3,7 +3,7 @@
  * `--record` file writer (every committed batch on disk as soon as it is committed).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportNdjson } from '../../proxy/export/export-ndjson.js';
@@ -127,8 +127,9 @@ describe('recordToFile', () => {
     const store = new EventStore();
     expect(() => recordToFile(store, join(tmpdir(), 'no-such-dir-mcpscope', 'x', 'rec.ndjson'))).toThrow(/cannot open the record file/);
     const errors: Error[] = [];
-    // /dev/full accepts the open and fails every write with ENOSPC (Linux).
-    const stop = recordToFile(store, '/dev/full', { onError: (e) => errors.push(e) });
+    // /dev/full accepts the open and fails every write with ENOSPC (Linux); mcpscope opens only regular files, so the test does.
+    expect(() => recordToFile(store, '/dev/full')).toThrow(/it is a character device — mcpscope records to regular files only/);
+    const stop = recordToFile(store, '/dev/full', { fd: openSync('/dev/full', 'a'), onError: (e) => errors.push(e) });
     store.append({ type: 'log', ts: 1, source: 'mcpscope', text: 'a' });
     store.commit();
     store.append({ type: 'log', ts: 2, source: 'mcpscope', text: 'b' });
