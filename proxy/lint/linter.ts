@@ -8,6 +8,7 @@ import { checkSchema } from './schema-check.js';
 import { SessionLint, type LintMessage, type LintSession } from './session-lint.js';
 import { specRefOf } from './rules.js';
 import type { Violation } from './violation.js';
+import type { ToolSchemas } from './tool-schemas.js';
 
 export type LintMode = 'off' | 'warn' | 'strict';
 export type { LintMessage, LintSession } from './session-lint.js';
@@ -19,8 +20,15 @@ export interface LintFinding extends Violation {
 /** Sessions whose state is kept at most (the oldest dropped first). */
 export const MAX_LINT_SESSIONS = 10_000;
 
+export interface LinterOptions {
+  /** The tool-schema checker (default: the one every Linter shares, tool-schemas.ts). */
+  schemas?: ToolSchemas;
+}
+
 export class Linter {
   private readonly sessions = new Map<string, SessionLint>();
+
+  constructor(private readonly options: LinterOptions = {}) {}
   /** Sessions whose linting threw once: not linted any more (lint-messages.ts says so once). */
   private readonly broken = new Set<string>();
 
@@ -28,7 +36,7 @@ export class Linter {
     if (this.broken.has(session.id)) return [];
     let state = this.sessions.get(session.id);
     if (!state) {
-      state = new SessionLint(m);
+      state = new SessionLint(m, this.options.schemas);
       this.sessions.set(session.id, state);
       if (this.sessions.size > MAX_LINT_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
     }

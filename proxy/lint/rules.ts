@@ -167,9 +167,46 @@ const table: LintRule[] = [
 
 export const RULES: ReadonlyMap<string, LintRule> = new Map(table.map((r) => [r.id, r]));
 
+/**
+ * Notes (issue 26): what the linter could not check, and why — `lint-not-checked` problems, never
+ * counted as violations. The section is the one of the check that was skipped.
+ */
+const notes: LintRule[] = [
+  {
+    id: 'lint/schema-too-large',
+    section: 'server/tools#output-schema',
+    summary: 'A tool schema over 256 KB of JSON or 10,000 JSON values: not compiled, values are not checked against it.',
+  },
+  {
+    id: 'lint/schema-too-slow',
+    section: 'server/tools#output-schema',
+    summary:
+      'Compiling a tool schema, or checking a value against it, took longer than 50 ms: stopped, and that schema is not checked again.',
+  },
+  {
+    id: 'lint/schema-not-compiled',
+    section: 'server/tools#output-schema',
+    summary: 'ajv cannot compile a tool schema (an unknown type, a reference it cannot resolve…): values are not checked against it.',
+  },
+  {
+    id: 'lint/compile-budget',
+    section: 'server/tools#output-schema',
+    summary:
+      'mcpscope spent its time for compiling schemas (1 s, back at 0.1 s a second): a new schema is compiled when a later message needs it.',
+  },
+  {
+    id: 'lint/pattern-not-checkable',
+    section: 'server/tools#output-schema',
+    summary:
+      'A pattern RE2 cannot run (lookaround, backreferences): the rest of the schema is checked, strings are not checked against that pattern.',
+  },
+];
+
+export const NOTES: ReadonlyMap<string, LintRule> = new Map(notes.map((r) => [r.id, r]));
+
 /** `2025-06-18 server/tools#calling-tools`: the version the session negotiated (or the latest), and the section. */
 export function specRefOf(ruleId: string, version: string | undefined, section?: string): string {
-  return `${version ?? LATEST_VERSION} ${section ?? RULES.get(ruleId)?.section ?? 'schema'}`;
+  return `${version ?? LATEST_VERSION} ${section ?? RULES.get(ruleId)?.section ?? NOTES.get(ruleId)?.section ?? 'schema'}`;
 }
 
 export { versionAtLeast } from '../model/protocol-version.js';

@@ -14,7 +14,7 @@ import type { Direction, JsonRpcId, MessageKind } from '../model/events.js';
 import type { HeaderMap } from '../model/headers.js';
 import { firstHeader } from '../model/headers.js';
 import { isKnownVersion, versionAtLeast } from './rules.js';
-import { schemaError } from './tool-schemas.js';
+import { toolSchemas, type SchemaOutcome, type ToolSchemas as SchemaChecker } from './tool-schemas.js';
 import type { Violation } from './violation.js';
 
 export interface LintSession {
@@ -57,6 +57,8 @@ export const CANCEL_RACE_MS = 1000;
 const MAX_TOKENS = 256;
 const MAX_TOOLS = 1000;
 const MAX_CURSORS = 64;
+/** Notes (what could not be checked) said per session: once per tool, schema and reason. */
+const MAX_NOTES = 256;
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'tasks/list']);
 
 interface RequestNote {
@@ -72,7 +74,7 @@ interface ToolSchemas {
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
-function trim<K, V>(map: Map<K, V>, max: number): void {
+function trim<K>(map: Map<K, unknown> | Set<K>, max: number): void {
   while (map.size > max) map.delete(map.keys().next().value as K);
 }
 
@@ -89,8 +91,12 @@ export class SessionLint {
   private readonly lastProgress = new Map<string, number>();
   private tools = new Map<string, ToolSchemas>();
   private readonly cursors = new Map<string, Set<string>>();
+  private readonly noted = new Set<string>();
 
-  constructor(first: { dir: Direction; kind: MessageKind; method?: string }) {
+  constructor(
+    first: { dir: Direction; kind: MessageKind; method?: string },
+    private readonly schemas: SchemaChecker = toolSchemas,
+  ) {
     this.fromStart = first.dir === 'c2s' && first.kind === 'request' && first.method === 'initialize';
   }
 
@@ -153,7 +159,15 @@ export class SessionLint {
         note.tool = params.name;
         const tool = this.tools.get(params.name);
         if (tool?.input !== undefined) {
-          const err = schemaError(tool.input, params.arguments ?? {}, '/params/arguments');
+          const checked = this.schemas.check(tool.input, params.arguments ?? {}, '/params/arguments');
+          this.notChecked(
+            checked,
+            `${params.name}|input`,
+            '/params/arguments',
+            `the arguments of tools/call ${JSON.stringify(params.name)} against the tool's inputSchema`,
+            out,
+          );
+          const err = checked.error;
           if (err) {
             out.push({
               rule: 'tools/arguments-schema',
@@ -292,7 +306,15 @@ export class SessionLint {
         });
         return;
       }
-      const err = schemaError(output, result.structuredContent, '/result/structuredContent');
+      const checked = this.schemas.check(output, result.structuredContent, '/result/structuredContent');
+      this.notChecked(
+        checked,
+        `${note.tool}|output`,
+        '/result/structuredContent',
+        `the structuredContent of tool ${JSON.stringify(note.tool)} against its outputSchema`,
+        out,
+      );
+      const err = checked.error;
       if (err) {
         out.push({
           rule: 'tools/structured-content-schema',
@@ -300,6 +322,35 @@ export class SessionLint {
           text: `The structuredContent of tool ${JSON.stringify(note.tool)} does not match its outputSchema: at ${err.path}, expected ${err.expected}. An SDK client validates it and turns the call into an error.`,
         });
       }
+    }
+  }
+
+  /**
+   * What a schema check could not do, as a note (never a violation): once per session, tool, schema
+   * and reason. `what` names the check: "the arguments of tools/call \"x\" against the tool's inputSchema".
+   */
+  private notChecked(checked: SchemaOutcome, key: string, path: string, what: string, out: Violation[]): void {
+    const say = (rule: string, text: string) => {
+      const k = `${key}|${rule}`;
+      if (this.noted.has(k)) return;
+      this.noted.add(k);
+      trim(this.noted, MAX_NOTES);
+      out.push({
+        rule,
+        note: true,
+        path,
+        section: path.startsWith('/params') ? 'server/tools#calling-tools' : 'server/tools#output-schema',
+        text,
+      });
+    };
+    if (checked.notChecked) say(checked.notChecked.rule, `mcpscope did not check ${what}: ${checked.notChecked.detail}.`);
+    if (checked.uncheckable?.length) {
+      const list = checked.uncheckable.slice(0, 5).map((p) => `/${p.length > 80 ? `${p.slice(0, 79)}…` : p}/`);
+      const more = checked.uncheckable.length > 5 ? ` and ${checked.uncheckable.length - 5} more` : '';
+      say(
+        'lint/pattern-not-checkable',
+        `mcpscope checked ${what} without the pattern${checked.uncheckable.length === 1 ? '' : 's'} ${list.join(', ')}${more}: RE2, the linear-time engine mcpscope runs a peer's patterns on, has no lookaround or backreferences, and mcpscope never falls back to a backtracking one. Strings are not checked against ${checked.uncheckable.length === 1 ? 'it' : 'them'}.`,
+      );
     }
   }
 

@@ -1,89 +1,288 @@
 /**
- * The JSON Schemas of tools (`inputSchema`, `outputSchema` from tools/list), compiled once with ajv
- * (strict mode off, formats from ajv-formats, as the SDK does) and kept in a bounded cache keyed by
- * the schema's text, shared by all sessions. A schema ajv cannot compile is remembered as such and
- * never checked against.
+ * Checking a value against a tool's JSON Schema (`inputSchema`, `outputSchema` from tools/list)
+ * with ajv — strict mode off, formats from ajv-formats, as the SDK does — without letting a peer's
+ * schema hold the thread (issue 26). A server chooses both the schema and the value, so:
+ *
+ * - `pattern` and `patternProperties` run on RE2 (schema-regexp.ts): linear, never backtracking.
+ *   A pattern RE2 cannot express (lookaround, backreferences) is skipped and said (`uncheckable`).
+ * - A schema over MAX_SCHEMA_BYTES of JSON or MAX_SCHEMA_NODES values is not compiled
+ *   (`lint/schema-too-large`): ajv's compile time grows faster than the schema.
+ * - A compile runs under the time guard (time-guard.ts, COMPILE_MS) and draws on a budget of
+ *   compile time that refills slowly (BUDGET_MS, REFILL_MS_PER_S): a server that sends new schemas
+ *   on every tools/list gets its schemas checked as the budget allows (`lint/compile-budget`), and
+ *   never more than a tenth of the thread's time once the budget is spent.
+ * - A check runs under the time guard too (CHECK_MS) unless its cost is bounded in advance: a
+ *   bounded schema (schema-size.ts) whose size times the value's stays under FAST_WORK. A check
+ *   stopped there gives `lint/schema-too-slow`, and that schema is not checked again.
+ * - The compiled schemas are kept in one cache keyed by the schema's text, least recently used
+ *   first out, bounded by count (MAX_COMPILED) and by text (MAX_CACHED_TEXT), shared by all sessions;
+ *   schemas that cannot be checked are remembered in it too.
+ *
+ * ajv never writes to stderr here (`logger: false`): a schema it cannot compile is a
+ * `lint/schema-not-compiled` note, not 1.7 MB of generated code on the terminal.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { collectUncheckable, forgetPatterns, re2Engine } from './schema-regexp.js';
+import { measureSchema, valueWork } from './schema-size.js';
+import { TIMED_OUT, bounded } from './time-guard.js';
 
-/** Compiled schemas kept at most (least recently used dropped, from ajv's own cache too). */
+/** Compiled (or uncheckable) schemas kept at most. */
 export const MAX_COMPILED = 256;
+/** Schema text kept in the cache at most, all entries together. */
+export const MAX_CACHED_TEXT = 16 * 1024 * 1024;
+/** The largest schema compiled: its JSON text, and its number of JSON values. */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
+export const MAX_SCHEMA_NODES = 10_000;
+/** How long one compile, and one check, may take before it is stopped (ms). */
+export const COMPILE_MS = 50;
+export const CHECK_MS = 50;
+/** Compile time that may be spent at once, and how fast that allowance comes back (ms, ms per second). */
+export const BUDGET_MS = 1_000;
+export const REFILL_MS_PER_S = 100;
+/** Below this (schema text length × value size) a check of a bounded schema runs without the guard. */
+export const FAST_WORK = 1 << 20;
 
-const options = { strict: false, validateFormats: true, validateSchema: false, allErrors: false, addUsedSchema: false } as const;
+/** Why a value was not checked against its schema: a `lint/…` note (rules.ts). */
+export type NotCheckedRule = 'lint/schema-too-large' | 'lint/schema-too-slow' | 'lint/schema-not-compiled' | 'lint/compile-budget';
+
+export interface SchemaOutcome {
+  /** The first error, when the value does not match: a pointer under the prefix, and what was expected. */
+  error?: { path: string; expected: string };
+  /** The value was not checked at all: why (`detail` in plain words, finishing the sentence "… because …"). */
+  notChecked?: { rule: NotCheckedRule; detail: string };
+  /** Patterns of the schema RE2 cannot check: the rest of the schema was checked. */
+  uncheckable?: readonly string[];
+}
+
+const options: Options = {
+  strict: false,
+  validateFormats: true,
+  validateSchema: false,
+  allErrors: false,
+  addUsedSchema: false,
+  logger: false,
+  // A reference is a call, never a copy: compile time stays proportional to the schema.
+  inlineRefs: false,
+  // ajv's optimizing pass triples the compile time and saves little when checking.
+  code: { regExp: re2Engine, optimize: false },
+};
 type AjvLike = Ajv | Ajv2020;
-let draft7: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
-
 const addFormats = addFormatsModule as unknown as (ajv: AjvLike) => void;
 
-function ajvFor(schema: Record<string, unknown>): AjvLike {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
-    if (!draft2020) addFormats((draft2020 = new Ajv2020(options)));
-    return draft2020;
-  }
-  if (!draft7) addFormats((draft7 = new Ajv(options)));
-  return draft7;
-}
-
-interface Compiled {
+interface Entry {
+  text: number;
   validate?: ValidateFunction;
   ajv?: AjvLike;
-  schema: object;
-}
-const cache = new Map<string, Compiled>();
-
-/** The compiled validator of a JSON Schema (undefined when ajv cannot compile it). */
-export function compiled(schema: unknown): ValidateFunction | undefined {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
-  const key = JSON.stringify(schema);
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit.validate;
-  }
-  const entry: Compiled = { schema };
-  try {
-    entry.ajv = ajvFor(schema as Record<string, unknown>);
-    entry.validate = entry.ajv.compile(schema);
-  } catch {
-    entry.validate = undefined;
-  }
-  cache.set(key, entry);
-  while (cache.size > MAX_COMPILED) {
-    const [oldKey, old] = cache.entries().next().value as [string, Compiled];
-    cache.delete(oldKey);
-    if (old.validate && old.ajv) old.ajv.removeSchema(old.schema);
-  }
-  return entry.validate;
+  schema?: object;
+  /** A bounded schema (schema-size.ts): checks below FAST_WORK need no guard. */
+  bounded?: boolean;
+  uncheckable?: readonly string[];
+  notChecked?: SchemaOutcome['notChecked'];
 }
 
-/** Compiled schemas in the cache now (for tests). */
-export function compiledCount(): number {
-  return cache.size;
+/** What a schema object is to the cache: its key, or why it is not compiled at all. */
+interface Identity {
+  key?: string;
+  bounded?: boolean;
+  notChecked?: SchemaOutcome['notChecked'];
 }
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** The clock the budget runs on (ms); tests give their own. */
+export type Clock = () => number;
+
+export class ToolSchemas {
+  private draft7: Ajv | undefined;
+  private draft2020: Ajv2020 | undefined;
+  private readonly cache = new Map<string, Entry>();
+  private readonly identities = new WeakMap<object, Identity>();
+  private cachedText = 0;
+  private budget = BUDGET_MS;
+  private budgetAt: number;
+  /** Checks and compiles stopped by the guard, for /api/stats and tests. */
+  stopped = 0;
+
+  constructor(private readonly clock: Clock = () => performance.now()) {
+    this.budgetAt = clock();
+  }
+
+  /** Checks `value` against `schema`; a schema that is not an object is not checked (nothing to say). */
+  check(schema: unknown, value: unknown, prefix: string): SchemaOutcome {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return {};
+    const seen = this.identify(schema);
+    if (seen.notChecked) return { notChecked: seen.notChecked };
+    const key = seen.key!;
+    let entry = this.cache.get(key);
+    if (entry) {
+      this.cache.delete(key);
+      this.cache.set(key, entry);
+    } else {
+      entry = this.compile(key, schema, seen.bounded === true);
+      if (!entry) return { notChecked: budgetSpent() };
+    }
+    if (entry.notChecked) return { notChecked: entry.notChecked };
+    const validate = entry.validate!;
+    const fast = entry.bounded === true && key.length * valueWork(value, Math.floor(FAST_WORK / key.length)) <= FAST_WORK;
+    const valid = fast ? validate(value) : bounded(() => validate(value), CHECK_MS);
+    if (valid === TIMED_OUT) {
+      this.stopped += 1;
+      this.startOver();
+      const notChecked = {
+        rule: 'lint/schema-too-slow' as const,
+        detail: `checking a value against it took longer than ${CHECK_MS} ms, so mcpscope stopped and checks nothing more against this schema`,
+      };
+      this.remember(key, { text: key.length, notChecked });
+      return { notChecked };
+    }
+    const out: SchemaOutcome = entry.uncheckable?.length ? { uncheckable: entry.uncheckable } : {};
+    if (!valid) {
+      const err = validate.errors?.[0];
+      if (err) out.error = describe(err, prefix);
+    }
+    return out;
+  }
+
+  /**
+   * A schema object's cache key (its JSON text) and shape, worked out once per object (a session
+   * keeps the objects of its last tools/list): the size limits are checked before any text is made.
+   */
+  private identify(schema: object): Identity {
+    let seen = this.identities.get(schema);
+    if (seen) return seen;
+    const tooLarge = (what: string): Identity => ({
+      notChecked: { rule: 'lint/schema-too-large', detail: `it is ${what}, more than mcpscope compiles` },
+    });
+    const size = measureSchema(schema, MAX_SCHEMA_NODES);
+    if (size.overLimit) seen = tooLarge(`over ${MAX_SCHEMA_NODES.toLocaleString('en-US')} JSON values`);
+    else {
+      const key = JSON.stringify(schema);
+      seen = key.length > MAX_SCHEMA_BYTES ? tooLarge(`${Math.round(key.length / 1024)} KB of JSON`) : { key, bounded: size.bounded };
+    }
+    this.identities.set(schema, seen);
+    return seen;
+  }
+
+  /** Compiled (and remembered) schemas in the cache now. */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** The entry for a schema not seen before, or undefined when the compile budget is spent. */
+  private compile(key: string, schema: object, isBounded: boolean): Entry | undefined {
+    if (!this.spend()) return undefined;
+    const ajv = this.ajvFor(schema as Record<string, unknown>);
+    const started = this.clock();
+    const run = bounded(
+      () =>
+        collectUncheckable(() => {
+          try {
+            return ajv.compile(schema);
+          } catch (err) {
+            return err instanceof Error ? err : new Error(String(err));
+          }
+        }),
+      COMPILE_MS,
+    );
+    this.budget -= this.clock() - started;
+    if (run === TIMED_OUT) {
+      this.stopped += 1;
+      this.startOver();
+      return this.remember(key, {
+        text: key.length,
+        notChecked: { rule: 'lint/schema-too-slow', detail: `compiling it took longer than ${COMPILE_MS} ms, so mcpscope stopped` },
+      });
+    }
+    if (run.result instanceof Error) {
+      return this.remember(key, {
+        text: key.length,
+        notChecked: { rule: 'lint/schema-not-compiled', detail: `ajv cannot compile it (${clip(run.result.message, 200)})` },
+      });
+    }
+    return this.remember(key, {
+      text: key.length,
+      validate: run.result,
+      ajv,
+      schema,
+      bounded: isBounded,
+      ...(run.uncheckable.length > 0 ? { uncheckable: run.uncheckable } : {}),
+    });
+  }
+
+  /**
+   * Whether compile time is left: the allowance comes back at REFILL_MS_PER_S, up to BUDGET_MS. A
+   * compile may overdraw it (by COMPILE_MS at most); the next waits until it is positive again.
+   */
+  private spend(): boolean {
+    const now = this.clock();
+    this.budget = Math.min(BUDGET_MS, this.budget + ((now - this.budgetAt) * REFILL_MS_PER_S) / 1000);
+    this.budgetAt = now;
+    return this.budget > 0;
+  }
+
+  private ajvFor(schema: Record<string, unknown>): AjvLike {
+    const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+    if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
+      if (!this.draft2020) addFormats((this.draft2020 = new Ajv2020(options)));
+      return this.draft2020;
+    }
+    if (!this.draft7) addFormats((this.draft7 = new Ajv(options)));
+    return this.draft7;
+  }
+
+  /** A compile or check was stopped mid-way: ajv's state and RE2's automata may be half-built. Start over. */
+  private startOver(): void {
+    this.draft7 = undefined;
+    this.draft2020 = undefined;
+    forgetPatterns();
+    for (const [key, entry] of [...this.cache]) if (entry.validate) this.drop(key, entry);
+  }
+
+  private remember(key: string, entry: Entry): Entry {
+    this.cache.set(key, entry);
+    this.cachedText += entry.text;
+    while (this.cache.size > MAX_COMPILED || (this.cachedText > MAX_CACHED_TEXT && this.cache.size > 1)) {
+      const [oldKey, old] = this.cache.entries().next().value as [string, Entry];
+      this.drop(oldKey, old);
+    }
+    return entry;
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.cache.delete(key);
+    this.cachedText -= entry.text;
+    if (entry.validate && entry.ajv && entry.schema) entry.ajv.removeSchema(entry.schema);
+  }
+}
+
+function budgetSpent(): NonNullable<SchemaOutcome['notChecked']> {
+  return {
+    rule: 'lint/compile-budget',
+    detail: `mcpscope has spent its time for compiling schemas for now (${BUDGET_MS} ms, back at ${REFILL_MS_PER_S} ms a second); it is compiled when a later message needs it`,
+  };
+}
+
+/** The checker the linter uses unless it is given another: one cache for every session. */
+export const toolSchemas = new ToolSchemas();
+
+const pointerPart = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * The first error of `value` against `schema` as a pointer under `prefix` and what was expected —
- * ajv's messages name keywords, types and the schema's own values, never the data.
+ * The first error as a pointer under `prefix` and what was expected — ajv's messages name keywords,
+ * types and the schema's own values, never the data.
  */
-export function schemaError(schema: unknown, value: unknown, prefix: string): { path: string; expected: string } | undefined {
-  const validate = compiled(schema);
-  if (!validate || validate(value)) return undefined;
-  const err: ErrorObject | undefined = validate.errors?.[0];
-  if (!err) return undefined;
+function describe(err: ErrorObject, prefix: string): { path: string; expected: string } {
   let path = prefix + err.instancePath;
   if (err.keyword === 'required') {
     const missing = (err.params as { missingProperty?: string }).missingProperty;
-    if (missing !== undefined) path += '/' + missing.replace(/~/g, '~0').replace(/\//g, '~1');
+    if (missing !== undefined) path += '/' + pointerPart(missing);
     return { path, expected: 'a value (required property is missing)' };
   }
   if (err.keyword === 'additionalProperties') {
     const extra = (err.params as { additionalProperty?: string }).additionalProperty;
-    if (extra !== undefined) path += '/' + extra.replace(/~/g, '~0').replace(/\//g, '~1');
+    if (extra !== undefined) path += '/' + pointerPart(extra);
     return { path, expected: 'no such property (additionalProperties is false)' };
   }
   if (err.keyword === 'type') {

@@ -2,7 +2,8 @@
  * The recorder's side of live spec linting (issue 19): after a message is stored, the linter
  * (proxy/lint/linter.ts) checks it against its method's schema and the session's state, and each
  * rule it breaks becomes a `problem` event with `code: "spec-violation"`, right after the message
- * and linked to it (`message`: its seq). Main thread only; with `--lint off` there is no Linter
+ * and linked to it (`message`: its seq); what it could not check (a `lint/…` note) becomes one with
+ * `code: "lint-not-checked"`, at warn level and not counted as a violation. Main thread only; with `--lint off` there is no Linter
  * and this is never called.
  */
 import type { Hint, MessageEvent, SessionInfo } from '../model/events.js';
@@ -25,6 +26,9 @@ export interface LintInput {
   /** HTTP: the POST carried an Mcp-Session-Id that the server, which assigns none, never gave out. */
   unassignedSessionId?: boolean;
 }
+
+/** The problem code of a linter note (what it could not check: a schema too large or too slow, a pattern RE2 cannot run). */
+export const LINT_NOT_CHECKED = 'lint-not-checked';
 
 /** Lints one stored message and stores what it broke. Never throws into the recorder. */
 export function lintMessage(ctx: RecorderContext, linter: Linter, mode: LintMode, session: SessionInfo, input: LintInput): void {
@@ -60,15 +64,18 @@ export function lintMessage(ctx: RecorderContext, linter: Linter, mode: LintMode
   }
   if (found.length === 0) return;
   const level = mode === 'strict' ? 'error' : 'warn';
+  let violations = 0;
   for (const v of found) {
+    if (!v.note) violations += 1;
     ctx.store.append(
       stripUndefined({
         type: 'problem' as const,
         ts: m.ts,
         sessionId: session.id,
         exchangeId: m.exchangeId,
-        level,
-        code: 'spec-violation',
+        // A note says what mcpscope could not check: never the peer's fault, whatever the mode.
+        level: v.note ? 'warn' : level,
+        code: v.note ? LINT_NOT_CHECKED : 'spec-violation',
         // Texts name methods, tools and header values the peer sent: redacted like any free text.
         text: ctx.redactor.text(v.text),
         rule: v.rule,
@@ -79,8 +86,9 @@ export function lintMessage(ctx: RecorderContext, linter: Linter, mode: LintMode
       }),
     );
   }
+  if (violations === 0) return;
   const c = session.counts;
-  c.violations = (c.violations ?? 0) + found.length;
+  c.violations = (c.violations ?? 0) + violations;
   // Strict: the message is an error (counted once, and not again if it already was one: countMessage's rule).
   if (level === 'error' && !(m.kind === 'error' || m.isError || m.hints.some((h) => h.level === 'error'))) c.errors += 1;
   ctx.markSession(session);

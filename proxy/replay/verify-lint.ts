@@ -32,6 +32,8 @@ export class VerifyLint {
   /** Requests in flight per requesting side: id → seq and method. */
   private readonly inFlight: Record<Direction, Map<string, { seq: number; method: string }>> = { c2s: new Map(), s2c: new Map() };
   readonly violations: VerifyViolation[] = [];
+  /** What the linter could not check (a schema too large or too slow, a pattern RE2 cannot run): said, never a failure. */
+  readonly notes: VerifyViolation[] = [];
   /** The call in progress, for the report. */
   currentCall: string | undefined;
 
@@ -77,9 +79,12 @@ export class VerifyLint {
         requestMethod: pair?.method,
         pair: pair?.seq,
       });
-      if (dir !== 's2c') continue;
-      for (const f of found)
-        this.violations.push({ ...f, ...(this.currentCall ? { call: this.currentCall } : {}), method: method ?? pair?.method });
+      for (const f of found) {
+        const v = { ...f, ...(this.currentCall ? { call: this.currentCall } : {}), method: method ?? pair?.method };
+        // What the linter could not check is said whichever side it was; only the server is judged.
+        if (f.note) this.notes.push(v);
+        else if (dir === 's2c') this.violations.push(v);
+      }
     }
   }
 
@@ -96,6 +101,17 @@ export class VerifyLint {
       if (result?.capabilities) this.session.serverCapabilities = result.capabilities;
     }
   }
+}
+
+/** The report's lines for what the linter could not check. */
+export function formatLintNotes(notes: readonly VerifyViolation[]): string[] {
+  if (notes.length === 0) return [];
+  const lines = [`  mcpscope could not check ${notes.length} thing${notes.length === 1 ? '' : 's'} (not a failure):`];
+  for (const v of notes) {
+    lines.push(`    ${v.rule}${v.call ? ` in ${v.call}` : ''}${v.path ? ` at ${v.path}` : ''}`);
+    lines.push(`      ${v.text}`);
+  }
+  return lines;
 }
 
 /** The report's lines for the server's violations. */

@@ -160,6 +160,33 @@ describe('lintMessage: modes and counts', () => {
   });
 });
 
+describe('lintMessage: notes (what the linter could not check, issue 26)', () => {
+  it('are lint-not-checked problems after their message, at warn level even in strict mode, never counted', () => {
+    for (const mode of ['warn', 'strict'] as const) {
+      const s = httpSession(mode);
+      const look = { name: 'look', inputSchema: { type: 'object', properties: { id: { type: 'string', pattern: '^(?!tmp).+$' } } } };
+      s.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 1, result: { tools: [look] } }, s.inSession);
+      const errorsBefore = s.session().counts.errors;
+      s.post(
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'look', arguments: { id: 'tmp1' } } },
+        { jsonrpc: '2.0', id: 2, result: { content: [] } },
+        s.inSession,
+      );
+      const events = s.store.snapshot();
+      const notes = events.filter((e): e is ProblemEvent => e.type === 'problem' && e.code === 'lint-not-checked');
+      expect(notes).toHaveLength(1);
+      const call = events.find((e): e is MessageEvent => isMessage(e) && e.method === 'tools/call')!;
+      expect(notes[0]).toMatchObject({ level: 'warn', rule: 'lint/pattern-not-checkable', message: call.seq, path: '/params/arguments' });
+      expect(notes[0].specRef).toBe(`${V} server/tools#calling-tools`);
+      // Right after its message.
+      expect(events.indexOf(notes[0])).toBe(events.indexOf(call) + 1);
+      expect(violations(s.store)).toEqual([]);
+      expect(s.session().counts.violations ?? 0).toBe(0);
+      expect(s.session().counts.errors).toBe(errorsBefore);
+    }
+  });
+});
+
 describe('lintMessage: redaction', () => {
   it('a bearer token in a tool name never appears in a violation', () => {
     const token = 'Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CANCEL_RACE_MS, SessionLint, type LintMessage, type LintSession } from '../../proxy/lint/session-lint.js';
-import { RULES } from '../../proxy/lint/rules.js';
+import { NOTES, RULES } from '../../proxy/lint/rules.js';
 import type { Violation } from '../../proxy/lint/violation.js';
 import type { Direction } from '../../proxy/model/events.js';
 
@@ -275,6 +275,48 @@ describe('tools', () => {
     expect(rules(d.answer('s2c', r2.seq, { isError: true }))).toEqual(['tools/missing-content']);
     const r3 = d.request('c2s', 'tools/call', { name: 'echo', arguments: {} });
     expect(d.answer('s2c', r3.seq, { content: [] })).toEqual([]);
+  });
+
+  it('what a schema check could not do is a note (not a violation), said once per session, tool and reason (issue 26)', () => {
+    const lookahead = {
+      name: 'look',
+      inputSchema: { type: 'object', properties: { id: { type: 'string', pattern: '^(?!tmp)[a-z]+$' }, n: { type: 'number' } } },
+    };
+    const huge: Record<string, unknown> = {};
+    for (let i = 0; i < 4_000; i++) huge[`p${i}`] = { type: 'string', description: 'x' };
+    const big = { name: 'big', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: huge } };
+    const d = started({ server: ALL_SERVER });
+    d.call('tools/list', {}, { tools: [lookahead, big] });
+    const first = d.request('c2s', 'tools/call', { name: 'look', arguments: { id: 'tmpx', n: 'one' } }).out;
+    // The rest of the schema is checked: n is still an error; the lookahead pattern is a note.
+    expect(first.map((v) => [v.rule, v.note === true])).toEqual([
+      ['lint/pattern-not-checkable', true],
+      ['tools/arguments-schema', false],
+    ]);
+    expect(first[0]).toMatchObject({ path: '/params/arguments', section: 'server/tools#calling-tools' });
+    expect(first[0].text).toContain(
+      'the arguments of tools/call "look" against the tool\'s inputSchema without the pattern /^(?!tmp)[a-z]+$/',
+    );
+    // Said once: the next call to that tool says nothing more about it.
+    expect(d.request('c2s', 'tools/call', { name: 'look', arguments: { id: 'ok', n: 1 } }).out).toEqual([]);
+    const r = d.request('c2s', 'tools/call', { name: 'big', arguments: {} });
+    const [note, ...rest] = d.answer('s2c', r.seq, { content: [], structuredContent: { p0: 1 } });
+    expect(rest).toEqual([]);
+    expect(note).toMatchObject({
+      rule: 'lint/schema-too-large',
+      note: true,
+      path: '/result/structuredContent',
+      section: 'server/tools#output-schema',
+    });
+    expect(note.text).toBe(
+      'mcpscope did not check the structuredContent of tool "big" against its outputSchema: it is over 10,000 JSON values, more than mcpscope compiles.',
+    );
+    const r2 = d.request('c2s', 'tools/call', { name: 'big', arguments: {} });
+    expect(d.answer('s2c', r2.seq, { content: [], structuredContent: { p0: 1 } })).toEqual([]);
+    // Another session says it again.
+    const other = started({ server: ALL_SERVER });
+    other.call('tools/list', {}, { tools: [lookahead] });
+    expect(rules(other.request('c2s', 'tools/call', { name: 'look', arguments: { id: 'a' } }).out)).toEqual(['lint/pattern-not-checkable']);
   });
 
   it('task-augmented and non-complete results and errors are not tool results', () => {
@@ -591,7 +633,7 @@ describe('coverage of rules.ts', () => {
     const semantic = [...RULES.keys()].filter((id) => !id.startsWith('schema/') && !id.startsWith('version/'));
     expect(semantic.filter((id) => !FIRED.has(id))).toEqual([]);
     // …and nothing fired that rules.ts does not know.
-    expect([...FIRED].filter((id) => !RULES.has(id))).toEqual([]);
+    expect([...FIRED].filter((id) => !RULES.has(id) && !NOTES.has(id))).toEqual([]);
   });
 });
 

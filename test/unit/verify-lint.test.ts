@@ -1,6 +1,6 @@
 /** verify's spec linter: the server's messages are judged (paired with the client's requests), the verify client's never. */
 import { describe, expect, it } from 'vitest';
-import { VerifyLint, formatViolations } from '../../proxy/replay/verify-lint.js';
+import { VerifyLint, formatLintNotes, formatViolations } from '../../proxy/replay/verify-lint.js';
 
 const init = (caps: Record<string, unknown>) => ({
   jsonrpc: '2.0',
@@ -23,6 +23,40 @@ function session(clientCaps: Record<string, unknown>, serverCaps: Record<string,
 }
 
 describe('VerifyLint', () => {
+  it('a hostile outputSchema neither hangs verify nor fails it: a pattern on RE2, a schema too slow as a note (issue 26)', () => {
+    const lint = session({}, { tools: {} });
+    const deep = {
+      $defs: {
+        n: { anyOf: [{ properties: { a: { $ref: '#/$defs/n' }, b: { type: 'number' } } }, { properties: { a: { $ref: '#/$defs/n' } } }] },
+      },
+      $ref: '#/$defs/n',
+      type: 'object',
+    };
+    const tools = [
+      {
+        name: 'redos',
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
+      },
+      { name: 'deep', inputSchema: { type: 'object' }, outputSchema: deep },
+    ];
+    lint.sent({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    lint.received({ jsonrpc: '2.0', id: 1, result: { tools } });
+    lint.currentCall = 'tools/call redos';
+    lint.sent({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'redos', arguments: {} } });
+    lint.received({ jsonrpc: '2.0', id: 2, result: { content: [], structuredContent: { s: `${'a'.repeat(40)}!` } } });
+    let value: Record<string, unknown> = { b: 'x' };
+    for (let i = 0; i < 30; i++) value = { a: value, b: 'x' };
+    lint.currentCall = 'tools/call deep';
+    lint.sent({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'deep', arguments: {} } });
+    lint.received({ jsonrpc: '2.0', id: 3, result: { content: [], structuredContent: value } });
+    expect(lint.violations.map((v) => [v.rule, v.call])).toEqual([['tools/structured-content-schema', 'tools/call redos']]);
+    expect(lint.notes.map((v) => [v.rule, v.call])).toEqual([['lint/schema-too-slow', 'tools/call deep']]);
+    const lines = formatLintNotes(lint.notes);
+    expect(lines[0]).toBe('  mcpscope could not check 1 thing (not a failure):');
+    expect(lines[1]).toBe('    lint/schema-too-slow in tools/call deep at /result/structuredContent');
+  });
+
   it('pairs a result with the request it answers and reports what breaks that method’s schema, with the call', () => {
     const lint = session({}, { tools: {} });
     lint.currentCall = 'tools/list';
