@@ -185,7 +185,7 @@ export class PausedRegistry {
       carrier: r.carrier as Carrier,
       kind: r.kind as MessageKind | 'batch',
       ...(r.method !== undefined ? { method: r.method } : {}),
-      ...(r.name !== undefined ? { name: r.name } : {}),
+      ...(r.name !== undefined ? { name: this.options.redact(r.name) } : {}),
       rule: r.rule,
       since: r.since,
       expiresAt: r.expiresAt,

@@ -107,6 +107,8 @@ export function emitFrame(
       batchIndex: cls.batch ? i : undefined,
     });
     const jsonrpc = ctx.redactor.json(m.value);
+    // What the event holds beside the message (its error, its progress text) is read off the redacted copy.
+    const kept = jsonrpc as typeof value;
     const single = !cls.batch;
     const rawText =
       single && !cls.tooDeep && frame.text.length <= MAX_RAW_BYTES && jsonrpc === m.value ? ctx.redactor.exact(frame.text) : undefined;
@@ -144,13 +146,13 @@ export function emitFrame(
       size: single ? byteLength(frame.text) : byteLength(JSON.stringify(m.value)),
       id: m.id,
       method: m.method ?? corr.requestMethod,
-      name: name ?? corr.name,
+      name: keptName(ctx, name ?? corr.name),
       pair: corr.pair,
       latencyMs: corr.latencyMs,
       parent: corr.parent,
       progressToken: corr.progressToken,
-      progress: progressOf(m.method, value.params),
-      error: m.kind === 'error' ? errorInfo(value.error) : undefined,
+      progress: progressOf(m.method, kept.params),
+      error: m.kind === 'error' ? errorInfo(kept.error) : undefined,
       isError,
       batch: cls.batch ? { index: m.index ?? i, size: batchSize } : undefined,
       location:
@@ -169,7 +171,6 @@ export function emitFrame(
     if (m.kind === 'request') requests.push(stored.seq);
     countMessage(ctx, session, stored);
     // The session keeps the redacted capabilities, client info and instructions.
-    const kept = jsonrpc as typeof value;
     if (m.method === 'initialize' && m.kind === 'request') onInitializeRequest(session, kept.params);
     if (corr.requestMethod === 'initialize' && m.kind === 'response') onInitializeResult(session, kept.result);
     if (ctx.linter) {
@@ -184,6 +185,16 @@ export function emitFrame(
     }
   }
   return { requests };
+}
+
+/**
+ * A message's name as kept: redacted like every string of its message (the same `text` the JSON
+ * walk gives `params.name` / `params.uri`), so a `resources/read` of `https://…?access_token=…` is
+ * `…access_token=[redacted]` in the store, the API, the feed and search. The correlator keeps the
+ * name as it came, in memory, to pair retries.
+ */
+function keptName(ctx: RecorderContext, name: string | undefined): string | undefined {
+  return name === undefined ? undefined : ctx.redactor.text(name);
 }
 
 function countMessage(ctx: RecorderContext, session: SessionInfo, m: MessageEvent): void {
