@@ -137,7 +137,7 @@ export default tseslint.config(
   {
     // The badge scanner matches single code units on purpose (a lone variation selector or
     // combining grapheme joiner is exactly what it must find), which this rule reports.
-    files: ['ui/src/state/visible-text.ts'],
+    files: ['proxy/model/visible-text.ts'],
     rules: { 'no-misleading-character-class': 'off' },
   },
 
