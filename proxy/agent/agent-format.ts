@@ -2,7 +2,8 @@
  * What `mcpscope mcp`'s tools hand an agent: a compact text it can read at a glance (`content`)
  * and the same facts as JSON (`structuredContent`). Everything goes through the redactor first
  * (credentials by name and by format, and the UI's token), and every text is bounded (32 KiB) with
- * a note saying how to get the rest.
+ * a note saying how to get the rest. What came from the wire is only ever inside the captured-
+ * traffic frame of agent-frame.ts, escaped; mcpscope's own words are outside it.
  */
 import type { ExchangeInfo, Hint, MessageEvent, ProblemEvent, SessionInfo } from '../model/events.js';
 import type { CallView } from '../store/call-view.js';
@@ -11,6 +12,7 @@ import type { Redactor } from '../record/redact.js';
 import { clip, plural } from '../annotate/hint-text.js';
 import { formatClock, formatMs } from '../model/units.js';
 import { boundedJsonText } from '../parse/json-depth.js';
+import { agentText } from './agent-frame.js';
 
 /** Largest text handed to an agent in one result. */
 export const MAX_RESULT_TEXT = 32 * 1024;
@@ -109,38 +111,38 @@ export function formatSessions(sessions: readonly SessionInfo[], redactor: Redac
   // Newest first: an agent wants the session that is running now.
   all.reverse();
   const shown = all.slice(0, limit);
-  const lines = [
+  const head =
     sessions.length === 0
       ? 'No sessions recorded yet: no client has talked to a server through this mcpscope since it started (or since the capture was cleared).'
-      : `${plural(sessions.length, 'session')}, newest first${shown.length < all.length ? ` (${shown.length} shown)` : ''}:`,
-    ...shown.map(sessionLine),
-  ];
+      : `${plural(sessions.length, 'session')}, newest first${shown.length < all.length ? ` (${shown.length} shown)` : ''}:`;
   return {
-    text: boundText(lines.join('\n'), MAX_RESULT_TEXT, 'ask for fewer sessions with limit'),
+    text: agentText([head], shown.map(sessionLine), [], MAX_RESULT_TEXT, 'ask for fewer sessions with limit'),
     structured: { sessions: shown, total: all.length },
   };
 }
 
 // ─── search ──────────────────────────────────────────────────────────────────────────────────────
 
-function hitLine(h: SearchHit): string {
+function hitLines(h: SearchHit): string[] {
   const when = formatClock(h.ts, true);
-  return `#${h.seq} ${when} ${h.session ?? '-'} ${h.summary}${h.preview ? `\n    ${h.preview}` : ''}`;
+  return [`#${h.seq} ${when} ${h.session ?? '-'} ${h.summary}`, ...(h.preview ? [`    ${h.preview}`] : [])];
 }
 
 export function formatSearch(result: SearchResult, redactor: Redactor): ToolOutput {
   const r = redactor.json(result);
   const q = r.query;
-  const lines: string[] = [];
-  if (r.hits.length === 0) lines.push('No matching messages.');
-  else
-    lines.push(
-      `${plural(r.hits.length, 'match', 'matches')}, ${q.order === 'oldest' ? 'oldest' : 'newest'} first${r.more ? ` (more: page on with ${q.order === 'oldest' ? `since=${r.hits[r.hits.length - 1].seq}` : `before=${r.hits[r.hits.length - 1].seq}`})` : ''}. get_exchange with a #seq shows the whole call:`,
-    );
-  for (const h of r.hits) lines.push(hitLine(h));
-  lines.push(`(store at seq ${r.lastSeq}: since=${r.lastSeq} finds only what comes next)`);
+  const head =
+    r.hits.length === 0
+      ? 'No matching messages.'
+      : `${plural(r.hits.length, 'match', 'matches')}, ${q.order === 'oldest' ? 'oldest' : 'newest'} first${r.more ? ` (more: page on with ${q.order === 'oldest' ? `since=${r.hits[r.hits.length - 1].seq}` : `before=${r.hits[r.hits.length - 1].seq}`})` : ''}. get_exchange with a #seq shows the whole call:`;
   return {
-    text: boundText(lines.join('\n'), MAX_RESULT_TEXT, 'lower limit or narrow the search'),
+    text: agentText(
+      [head],
+      r.hits.flatMap(hitLines),
+      [`(store at seq ${r.lastSeq}: since=${r.lastSeq} finds only what comes next)`],
+      MAX_RESULT_TEXT,
+      'lower limit or narrow the search',
+    ),
     structured: { hits: r.hits, more: r.more, lastSeq: r.lastSeq },
   };
 }
@@ -265,9 +267,7 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
           : v.status === 'http-error'
             ? `no JSON-RPC answer: its HTTP request failed (${exchanges.find((x) => x.id === v.request.exchangeId)?.status ?? 'see below'})`
             : v.status;
-  lines.push(
-    `${msgHead(request)} in session ${v.request.sessionId}: ${st}${v.parent !== undefined ? ` (a server request inside #${v.parent})` : ''}`,
-  );
+  lines.push(`${msgHead(request)} in session ${v.request.sessionId}: ${st}`);
   lines.push(`request: ${request.json}${request.jsonCut ? ' [cut]' : ''}`);
   lines.push(...hintLines(request.hints, '  hint '));
   if (progress.length > 0 || v.progressOmitted > 0) {
@@ -313,9 +313,13 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
     );
   if (v.problemsOmitted > 0) lines.push(`… and ${plural(v.problemsOmitted, 'more problem')} in the middle, not shown`);
 
+  // mcpscope's own line: numbers and words of its own, nothing a peer wrote (the status's error text is in the frame).
+  const own = `Call #${v.request.seq} in session ${v.request.sessionId}${v.parent !== undefined ? ` (a server request inside #${v.parent})` : ''}: ${ownStatus(v.status, v.latencyMs, response)}.`;
   return {
-    text: boundText(
-      lines.join('\n'),
+    text: agentText(
+      [own],
+      lines,
+      [],
       MAX_RESULT_TEXT,
       'the structured result holds each message; GET /api/messages/<seq> on the UI has one in full',
     ),
@@ -338,6 +342,22 @@ export function formatCall(view: CallView, redactor: Redactor): ToolOutput {
       ...(v.problemsOmitted ? { problemsOmitted: v.problemsOmitted } : {}),
     },
   };
+}
+
+function ownStatus(status: CallView['status'], latencyMs: number | undefined, response: CompactMessage | undefined): string {
+  const after = latencyMs !== undefined ? ` ${status === 'answered' ? 'in' : 'after'} ${formatMs(latencyMs)}` : '';
+  switch (status) {
+    case 'answered':
+      return `answered${after}`;
+    case 'error':
+      return `failed${after}${response?.error ? ` with error ${response.error.code}` : response?.isError ? ' (tool result isError)' : ''}`;
+    case 'pending':
+      return 'no response yet (pending)';
+    case 'http-error':
+      return 'no JSON-RPC answer: its HTTP request failed';
+    default:
+      return status;
+  }
 }
 
 /** A structured value bounded for an agent: the JSON as-is when small, else its text cut. */

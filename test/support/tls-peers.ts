@@ -102,7 +102,7 @@ export function nextEvent<T>(emitter: EventEmitter, name: string, accept: (value
  * An official-SDK Streamable HTTP server (stateful; SSE responses, or JSON ones with `json`) with tools:
  * `add` {a,b}; `echo` {message}; `slow` {ms}: one progress notification (when the call has a
  * progressToken), then the answer after `ms`; `progress-then-wait`: sends one progress
- * notification, then waits for `release()`; `hang`: never answers.
+ * notification, then waits for `release()`; `hang`: never answers; and what `extend` registers.
  */
 export async function startSdkServer(
   options: {
@@ -110,6 +110,10 @@ export async function startSdkServer(
     json?: boolean;
     /** Answer every GET with 404 "Cannot GET /mcp", as an app with only a POST route does (the spec wants 405). */
     noGetRoute?: boolean;
+    /** The server's `instructions` in its initialize result. */
+    instructions?: string;
+    /** Registers more tools (or resources, prompts) on each session's McpServer. */
+    extend?: (mcp: McpServer) => void;
   } = {},
 ): Promise<SdkServer> {
   const events = new EventEmitter();
@@ -120,7 +124,10 @@ export async function startSdkServer(
   let gate = deferred();
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
-    const mcp = new McpServer({ name: 'tls-peer', version: '1.2.3' }, { capabilities: { logging: {} } });
+    const mcp = new McpServer(
+      { name: 'tls-peer', version: '1.2.3' },
+      { capabilities: { logging: {} }, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
+    );
     const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: options.json ?? false,
@@ -157,6 +164,7 @@ export async function startSdkServer(
       events.emit('hang-started');
       return new Promise<never>(() => undefined);
     });
+    options.extend?.(mcp);
     await mcp.connect(t);
     return t;
   };
