@@ -453,7 +453,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           },
         ],
         ingest: capture,
-        ingestOptions: { breakpoints, paused, holdMs: options.holdMs, links: stdioLinks },
+        ingestOptions: { breakpoints, paused, holdMs: options.holdMs, links: stdioLinks, token },
       });
     } catch (err) {
       // (e.g. the UI port is taken): leave nothing listening or open behind.

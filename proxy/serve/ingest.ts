@@ -7,6 +7,12 @@
  * Each connection gets its own xid namespace (`i3:` + the wrapper's xid), so two wrappers never
  * collide. A process whose wrapper disconnects without reporting its exit is closed as
  * `wrapper-disconnected`.
+ *
+ * Trust goes both ways: the wrapper presents the token (the upgrade's guard checks it), and this
+ * UI proves that it knows the token too — the wrapper's first message is `hello` with a random
+ * nonce, answered at once with `proof`, HMAC-SHA256(token, nonce) (ingest-control.ts). A wrapper
+ * sends no record before it has checked that answer, so a program that holds the port without
+ * the token gets nothing from it.
  */
 import type { WebSocket } from 'ws';
 import type { WireRecord } from '../capture/wire-records.js';
@@ -14,7 +20,7 @@ import { decodeBatch } from '../capture/wire-codec.js';
 import type { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
 import type { BreakpointEntry } from '../breakpoints/breakpoint-types.js';
 import type { PausedHolder, PausedRegistry } from '../breakpoints/paused-registry.js';
-import { isControl, parseControlUp, type ControlDown } from '../stdio/ingest-control.js';
+import { ingestProof, isControl, parseControlUp, type ControlDown } from '../stdio/ingest-control.js';
 import type { StdioLinks } from '../stdio/stdio-send.js';
 import type { StdioSendOutcome } from '../stdio/stdio-holds.js';
 
@@ -29,6 +35,8 @@ export interface IngestHubOptions {
   /** The hold time wrappers use (this mcpscope's `holdMs`). */
   holdMs?: number;
   links?: StdioLinks;
+  /** This UI's token: what it proves it knows when a wrapper says `hello`. */
+  token?: string;
 }
 
 /** A rule as one connection's wrapper matches it: a session key in its xid space, or none (matches nothing there). */
@@ -97,10 +105,12 @@ export class IngestHub {
     const sends = new Map<number, (o: StdioSendOutcome) => void>();
     const unlinks = new Map<string, () => void>();
     let ref = 0;
-    const control = (text: string) => {
+    const control = (text: string, first: boolean) => {
       const m = parseControlUp(text);
       if (typeof m === 'string') return ws.close(1007, m.slice(0, 120));
-      if (m.type === 'held') paused?.add(prefix, holder, m.report);
+      if (m.type === 'hello') {
+        if (!first) ws.close(1008, 'hello comes first, once');
+      } else if (m.type === 'held') paused?.add(prefix, holder, m.report);
       else if (m.type === 'released') paused?.released(prefix, m.id, m.outcome);
       else if (m.type === 'taken') breakpoints?.removeTaken(m.id, m.serial);
       else if (m.type === 'rules') {
@@ -119,11 +129,16 @@ export class IngestHub {
       }
       const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       const text = bytes.toString('utf8');
-      if (!greeted) {
+      const first = !greeted;
+      if (first) {
         greeted = true;
+        // The proof first: the wrapper reads nothing else before it.
+        const hello = isControl(text) ? parseControlUp(text) : undefined;
+        if (hello && typeof hello !== 'string' && hello.type === 'hello' && this.options.token)
+          down({ type: 'proof', hmac: ingestProof(this.options.token, hello.nonce) });
         this.ruleSenders.get(ws)?.();
       }
-      if (isControl(text)) return control(text);
+      if (isControl(text)) return control(text, first);
       const decoded = decodeBatch(text);
       if ('error' in decoded) {
         ws.close(1007, decoded.error.slice(0, 120));

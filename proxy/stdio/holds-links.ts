@@ -1,66 +1,43 @@
 /**
- * How a wrapper's breakpoints and sends (stdio-holds.ts) meet the UI it records into: over the
- * `/ingest` socket (ingest-control.ts; serve/ingest.ts is the other end), or directly when the
- * wrapper serves its own UI (the core's rule set, held-message registry and send links).
+ * How a wrapper's breakpoints and sends (stdio-holds.ts, on the relay thread) meet the UI it
+ * records into. The UI's end is its `/ingest` socket (serve/ingest.ts), held by the wrapper's
+ * recorder thread (ingest-link.ts), which passes the control messages (ingest-control.ts) through
+ * in both directions — one path, whether the UI is another process's or the one the wrapper
+ * serves itself.
  */
-import type WebSocket from 'ws';
-import type { McpscopeCore } from '../mcpscope.js';
-import type { PausedHolder } from '../breakpoints/paused-registry.js';
+import type { ControlDown, ControlUp } from './ingest-control.js';
 import type { StdioHolds } from './stdio-holds.js';
-import { parseControlDown, type ControlUp } from './ingest-control.js';
 
-/** Links `holds` to a UI over its ingest socket; returns the unlink function (the socket closed). */
-export function linkHoldsToSocket(holds: StdioHolds, ws: WebSocket): () => void {
-  const up = (m: ControlUp) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
-  };
-  const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
-    if (isBinary) return;
-    const text = Buffer.isBuffer(data)
-      ? data.toString('utf8')
-      : Array.isArray(data)
-        ? Buffer.concat(data).toString('utf8')
-        : Buffer.from(data).toString('utf8');
-    const m = parseControlDown(text);
-    if (!m) return;
-    if (m.type === 'breakpoints') {
-      holds.setRules(m.entries, m.holdMs);
-      if (m.seq !== undefined) up({ type: 'rules', seq: m.seq });
-    } else if (m.type === 'act') holds.act(m.id, m.action);
-    else void holds.send(m.message, m.timeoutMs).then((outcome) => up({ type: 'sent', ref: m.ref, ...outcome }));
-  };
-  ws.on('message', onMessage);
-  holds.uplink = {
-    held: (report) => up({ type: 'held', report }),
-    released: (id, outcome) => up({ type: 'released', id, outcome }),
-    taken: (id, serial) => up({ type: 'taken', id, serial }),
-  };
-  // A UI linked anew (after a restart) learns what is held now.
-  for (const report of holds.held()) up({ type: 'held', report });
-  return () => {
-    ws.off('message', onMessage);
-    holds.unlinked();
-  };
+export interface HoldsLink {
+  /** A control message from the UI. */
+  control(m: ControlDown): void;
+  /** A UI link is up: held lines are reported to it (those held now, at once). */
+  linked(): void;
+  /** The link is gone: nobody can act on what is held, so it goes on unchanged, and the rules go. */
+  unlinked(): void;
 }
 
-/** Links `holds` (process `xid`) to the wrapper's own mcpscope; returns the unlink function. */
-export function linkHoldsToCore(holds: StdioHolds, core: McpscopeCore, xid: string): () => void {
-  // Its held lines are named as they are (no prefix: the recorder knows the process as `xid`).
-  const holder: PausedHolder = { act: (id, action) => void holds.act(id, action) };
-  const rules = () => holds.setRules(core.breakpoints.entries());
-  const stopRules = core.breakpoints.onChange(rules);
-  rules();
-  holds.uplink = {
-    held: (report) => core.paused.add('', holder, report),
-    released: (id, outcome) => core.paused.released('', id, outcome),
-    taken: (id, serial) => core.breakpoints.removeTaken(id, serial),
-  };
-  for (const report of holds.held()) core.paused.add('', holder, report);
-  const unregister = core.stdioLinks.register(xid, (message, timeoutMs) => holds.send(message, timeoutMs));
-  return () => {
-    stopRules();
-    unregister();
-    core.paused.forget(holder);
-    holds.unlinked();
+/** Links `holds` to the UI whose control messages go `up`. */
+export function linkHolds(holds: StdioHolds, up: (m: ControlUp) => void): HoldsLink {
+  return {
+    control(m) {
+      if (m.type === 'breakpoints') {
+        holds.setRules(m.entries, m.holdMs);
+        if (m.seq !== undefined) up({ type: 'rules', seq: m.seq });
+      } else if (m.type === 'act') holds.act(m.id, m.action);
+      else if (m.type === 'send') void holds.send(m.message, m.timeoutMs).then((outcome) => up({ type: 'sent', ref: m.ref, ...outcome }));
+    },
+    linked() {
+      holds.uplink = {
+        held: (report) => up({ type: 'held', report }),
+        released: (id, outcome) => up({ type: 'released', id, outcome }),
+        taken: (id, serial) => up({ type: 'taken', id, serial }),
+      };
+      // A UI linked anew (after a restart) learns what is held now.
+      for (const report of holds.held()) up({ type: 'held', report });
+    },
+    unlinked() {
+      holds.unlinked();
+    },
   };
 }

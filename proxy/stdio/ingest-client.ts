@@ -1,20 +1,27 @@
 /**
- * The stdio wrapper's side of `/ingest`: a bounded queue of wire records, delivered in batches to
- * whichever recorder the wrapper is linked to — an mcpscope UI over a WebSocket (JSON batches,
- * chunks in base64, see proxy/capture/wire-codec.ts) or the wrapper's own in-process recorder.
+ * The stdio wrapper's side of `/ingest`, on its recorder thread (recorder-worker.ts): a bounded
+ * queue of wire records, delivered in batches to the mcpscope UI the wrapper is linked to over a
+ * WebSocket (JSON batches, chunks in base64, see proxy/capture/wire-codec.ts) — whether that UI
+ * is another process's or the one this wrapper serves itself.
  *
- * `push` is O(1) and never blocks: the wrapper calls it for every chunk it relays. Batches go out
- * every `flushMs` or as soon as `batchBytes` are waiting. While there is no link, or the socket's
- * unsent buffer is full, records wait; past `maxQueuedBytes` chunk payloads are dropped and
- * counted (the server's traffic is never held up), and an `overflow` record tells the recorder
- * where bytes went missing. Every new link is opened with the `hello` records (the process's
- * `stdio-start`), so a UI that restarted learns about the process again.
+ * `push` is O(1) and never blocks. Batches go out every `flushMs` or as soon as `batchBytes` are
+ * waiting. While there is no link, or the socket's unsent buffer is full, records wait; past
+ * `maxQueuedBytes` chunk payloads are dropped and counted, and an `overflow` record tells the
+ * recorder where bytes went missing. Every new link is opened with the `hello` records (the
+ * process's `stdio-start`), so a UI that restarted learns about the process again.
+ *
+ * `connectIngest` opens the socket and checks, before it hands it over, that the UI proves it
+ * knows the token (`hello` with a fresh nonce → `proof`, ingest-control.ts): nothing is sent to a
+ * program on the port that cannot.
  */
+import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { encodeBatch, type IngestRecord } from '../capture/wire-codec.js';
-import { chunkStream, type StdioStream, type WireRecord } from '../capture/wire-records.js';
+import { chunkStream, type StdioStream } from '../capture/wire-records.js';
+import { checkIngestProof, parseControlDown } from './ingest-control.js';
 
-export type IngestTarget = { kind: 'ws'; ws: WebSocket } | { kind: 'local'; capture: (record: WireRecord) => void };
+/** What the client sends on: a WebSocket (tests give a stand-in). */
+export type IngestSocket = Pick<WebSocket, 'send' | 'bufferedAmount' | 'readyState'>;
 
 export interface IngestClientOptions {
   /** The records that open every link; `joined` is true from the second link on. */
@@ -40,7 +47,7 @@ export class IngestClient {
   private queuedBytes = 0;
   /** Streams losing bytes right now → their overflow record (still queued). */
   private dropping = new Map<StdioStream, Overflow>();
-  private target?: IngestTarget;
+  private target?: IngestSocket;
   private links = 0;
   private timer?: NodeJS.Timeout;
   private immediate?: NodeJS.Immediate;
@@ -91,7 +98,7 @@ export class IngestClient {
   }
 
   /** Starts delivering to `target` (its hello records first). */
-  attach(target: IngestTarget): void {
+  attach(target: IngestSocket): void {
     this.target = target;
     this.queue.unshift(...this.options.hello(this.links > 0));
     this.links += 1;
@@ -99,7 +106,7 @@ export class IngestClient {
   }
 
   /** The link is gone: records wait (bounded) for the next one. */
-  detach(target?: IngestTarget): void {
+  detach(target?: IngestSocket): void {
     if (target && this.target !== target) return;
     this.target = undefined;
     this.cancelTimers();
@@ -108,14 +115,8 @@ export class IngestClient {
   /** Sends everything possible now. */
   flush(): void {
     this.cancelTimers();
-    const target = this.target;
-    if (!target) return;
-    if (target.kind === 'local') {
-      const batch = this.take(this.queue.length);
-      for (const r of batch) target.capture(r);
-      return;
-    }
-    const ws = target.ws;
+    const ws = this.target;
+    if (!ws) return;
     while (this.queue.length > 0 && ws.readyState === WebSocket.OPEN && ws.bufferedAmount < this.maxBufferedBytes) {
       let n = 0;
       let bytes = 0;
@@ -134,8 +135,7 @@ export class IngestClient {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       this.flush();
-      const t = this.target;
-      const done = this.queue.length === 0 && (t?.kind === 'local' || (t?.kind === 'ws' && t.ws.bufferedAmount === 0));
+      const done = this.queue.length === 0 && this.target !== undefined && this.target.bufferedAmount === 0;
       if (done) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -175,13 +175,28 @@ export class IngestClient {
 }
 
 export type ConnectResult =
-  | { ok: true; ws: WebSocket }
+  /** Linked, the UI's proof checked. `listen` takes its control messages (from the first after the proof on). */
+  | { ok: true; ws: WebSocket; listen(onText: (text: string) => void): void }
   /** Nothing listens on the port. */
   | { ok: false; refused: true; message: string }
-  /** Something answered, but not as an mcpscope that accepts us (HTTP status, or another failure). */
-  | { ok: false; refused: false; status?: number; message: string };
+  /**
+   * Something answered, but not as an mcpscope that accepts us (HTTP status, or another failure);
+   * `unproven`: it took the token but did not prove it knows it (nothing was sent to it).
+   */
+  | { ok: false; refused: false; status?: number; unproven?: true; message: string };
 
-/** Opens `/ingest` on the UI at `host:port`. Never rejects. */
+function textOf(data: WebSocket.RawData): string {
+  return Buffer.isBuffer(data)
+    ? data.toString('utf8')
+    : Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.from(data).toString('utf8');
+}
+
+/**
+ * Opens `/ingest` on the UI at `host:port` with `token`, says `hello` with a fresh nonce and
+ * resolves once the UI's `proof` checks out (within `timeoutMs` of the upgrade). Never rejects.
+ */
 export function connectIngest(host: string, port: number, token: string | undefined, timeoutMs = 5_000): Promise<ConnectResult> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = {};
@@ -192,12 +207,46 @@ export function connectIngest(host: string, port: number, token: string | undefi
       perMessageDeflate: false,
     });
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const settle = (r: ConnectResult) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       resolve(r);
     };
-    ws.once('open', () => settle({ ok: true, ws }));
+    const unproven = (why: string) => {
+      settle({ ok: false, refused: false, unproven: true, message: `it did not prove that it knows the token (${why})` });
+      ws.terminate();
+    };
+    ws.once('open', () => {
+      const nonce = randomBytes(32).toString('base64url');
+      timer = setTimeout(() => unproven(`no proof within ${timeoutMs} ms`), timeoutMs);
+      // Messages after the proof wait here until the caller listens (ws may emit them in the same turn).
+      const early: string[] = [];
+      let forward: ((text: string) => void) | undefined;
+      ws.on('message', (data, isBinary) => {
+        if (settled) {
+          if (isBinary) return;
+          const text = textOf(data);
+          if (forward) forward(text);
+          else early.push(text);
+          return;
+        }
+        const m = isBinary ? undefined : parseControlDown(textOf(data));
+        if (!token || m?.type !== 'proof') return unproven('its first message was not a proof');
+        if (!checkIngestProof(token, nonce, m.hmac)) return unproven('its proof is wrong');
+        settle({
+          ok: true,
+          ws,
+          listen(onText) {
+            forward = onText;
+            for (const text of early.splice(0)) onText(text);
+          },
+        });
+      });
+      ws.once('close', () => unproven('it closed the connection'));
+      ws.send(JSON.stringify({ type: 'hello', nonce }));
+    });
     ws.once('unexpected-response', (_req, res) => {
       settle({ ok: false, refused: false, status: res.statusCode, message: `HTTP ${res.statusCode} on /ingest` });
       res.resume();

@@ -7,21 +7,27 @@
  *                the wrapper's xid), sent on connect and on every change, with the UI's hold time
  *   act          the user's action on a line the wrapper holds
  *   send         a request mcpscope sends into the process (POST /api/sessions/:id/send)
+ *   proof        the answer to `hello`: HMAC-SHA256(token, "mcpscope-ingest-proof\n" + nonce), so
+ *                that the wrapper knows this UI holds the token before it sends a record
  * Up (a wrapper → the UI):
+ *   hello             the wrapper's first message: a fresh random nonce for the UI to prove itself with
  *   held / released   a line held at a breakpoint, and how it went on
  *   taken             a `once` rule was used
  *   rules             the rule set numbered `seq` is in force (the API's answer waits for it)
  *   sent              the answer to a `send` (or why there is none)
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
 
 export type ControlDown =
   /** `seq` numbers the rule sets sent down one socket: the wrapper answers `rules` with it once adopted. */
   | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number; seq?: number }
   | { type: 'act'; id: string; action: PausedAction }
-  | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number };
+  | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number }
+  | { type: 'proof'; hmac: string };
 
 export type ControlUp =
+  | { type: 'hello'; nonce: string }
   | { type: 'held'; report: HeldReport }
   | { type: 'released'; id: string; outcome: PausedOutcome }
   | { type: 'taken'; id: string; serial: number }
@@ -34,6 +40,22 @@ const KINDS: readonly string[] = ['request', 'notification', 'response', 'error'
 
 const str = (v: unknown, max = 1000): v is string => typeof v === 'string' && v.length <= max;
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** What the UI proves it knows the token with: HMAC-SHA256 keyed with the token, over a fixed prefix and the wrapper's nonce (base64url). */
+export function ingestProof(token: string, nonce: string): string {
+  return createHmac('sha256', token).update(`mcpscope-ingest-proof\n${nonce}`).digest('base64url');
+}
+
+/** Whether `hmac` is the proof for `token` and `nonce` (compared in constant time). */
+export function checkIngestProof(token: string, nonce: string, hmac: unknown): boolean {
+  if (typeof hmac !== 'string') return false;
+  const want = Buffer.from(ingestProof(token, nonce));
+  const got = Buffer.from(hmac);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+/** A nonce is base64url, 16 to 128 characters (the wrapper sends 43: 32 random bytes). */
+const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** Whether a socket message is a control message (an object) rather than a batch (an array). */
 export function isControl(text: string): boolean {
@@ -54,6 +76,9 @@ export function parseControlUp(text: string): ControlUp | string {
   const o = parseObject(text);
   if (!o) return 'a control message must be a JSON object';
   switch (o.type) {
+    case 'hello':
+      if (typeof o.nonce !== 'string' || !NONCE.test(o.nonce)) return 'hello needs a nonce (16 to 128 base64url characters)';
+      return { type: 'hello', nonce: o.nonce };
     case 'held': {
       const r = o.report as Record<string, unknown> | undefined;
       if (
@@ -99,6 +124,7 @@ export function parseControlUp(text: string): ControlUp | string {
 export function parseControlDown(text: string): ControlDown | undefined {
   const o = parseObject(text);
   if (!o) return undefined;
+  if (o.type === 'proof' && str(o.hmac, 200)) return { type: 'proof', hmac: o.hmac };
   if (o.type === 'breakpoints' && Array.isArray(o.entries))
     return {
       type: 'breakpoints',

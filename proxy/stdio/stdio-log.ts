@@ -1,11 +1,10 @@
 /**
  * `mcpscope --log <file> -- <command>`: the wrapper's own annotated log. The records the wrapper
- * ships to a UI (over /ingest, or to a UI it serves itself) describe its one process; the log is
- * written here, in the wrapper, from the same records — a second, local recorder and a small
- * capped store, fed in batches off the relay path (the taps push a reference; the recorder runs on
- * setImmediate, as the UI's does) — so the log is complete whichever UI records the process, and
- * written even when no UI can be reached. It costs nothing without --log: this module and the
- * recorder are loaded only then, after the server has been started.
+ * ships to a UI (over /ingest, to another mcpscope or to the UI it serves itself) describe its one
+ * process; the log is written from the same records, before their redaction for shipping, by a
+ * second, local recorder and a small capped store on the wrapper's recorder thread
+ * (recorder-worker.ts), never on the relay — so the log is complete whichever UI records the
+ * process, and written even when no UI can be reached. The recorder is loaded only with --log.
  *
  * Records pushed before the recorder is loaded wait (up to 16 MiB of chunks; past that, chunk
  * bytes are dropped and an `overflow` record says where, as everywhere else in mcpscope).

@@ -19,6 +19,8 @@ import { startUiServer } from '../../proxy/serve/ui-server.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { connectIngest } from '../../proxy/stdio/ingest-client.js';
 import { encodeBatch } from '../../proxy/capture/wire-codec.js';
+import { ingestProof } from '../../proxy/stdio/ingest-control.js';
+import { randomBytes } from 'node:crypto';
 import { commandLine } from '../../proxy/stdio/command-line.js';
 import type { LogEvent, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
 import { everythingEntry } from '../support/peers.js';
@@ -469,6 +471,18 @@ describe('/ingest on the UI port', () => {
     const ok = await connectIngest('127.0.0.1', port, scope.token);
     expect(ok.ok).toBe(true);
     if (ok.ok) ok.ws.close();
+  });
+
+  it("answers a wrapper's hello with the proof that it knows the token, and closes on a second hello", async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${scope.ui!.port}/ingest`, { headers: { authorization: `Bearer ${scope.token}` } });
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    const nonce = randomBytes(32).toString('base64url');
+    const first = new Promise<string>((resolve) => ws.once('message', (d) => resolve(d.toString())));
+    ws.send(JSON.stringify({ type: 'hello', nonce }));
+    expect(JSON.parse(await first)).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce) });
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    ws.send(JSON.stringify({ type: 'hello', nonce }));
+    expect(await closed).toBe(1008);
   });
 
   it('keeps two wrappers apart even when they use the same xid, and closes a process whose wrapper vanished', async () => {

@@ -1,12 +1,15 @@
 /**
  * The pieces between a stdio wrapper and the UI it reports to, without sockets: the JSON codec
- * of /ingest batches, and the wrapper's bounded record queue (IngestClient) on a local target.
+ * of /ingest batches, and the wrapper's bounded record queue (IngestClient) on a stand-in socket.
  */
 import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.js';
-import { IngestClient } from '../../proxy/stdio/ingest-client.js';
+import WebSocket from 'ws';
+import { IngestClient, type IngestSocket } from '../../proxy/stdio/ingest-client.js';
 import type { WireRecord } from '../../proxy/capture/wire-records.js';
 import { commandLine } from '../../proxy/stdio/command-line.js';
+import { checkIngestProof, ingestProof, parseControlDown, parseControlUp } from '../../proxy/stdio/ingest-control.js';
+import { createHmac } from 'node:crypto';
 
 const bytes = (s: string) => new Uint8Array(Buffer.from(s));
 
@@ -63,13 +66,24 @@ describe('IngestClient (the wrapper’s record queue)', () => {
           ? `start${r.joined ? '(joined)' : ''}`
           : r.t;
 
+  /** A stand-in socket: every batch sent is decoded into `got`. */
+  const socket = (got: WireRecord[]): IngestSocket => ({
+    readyState: WebSocket.OPEN,
+    bufferedAmount: 0,
+    send: ((text: string) => {
+      const d = decodeBatch(text);
+      if ('error' in d) throw new Error(d.error);
+      got.push(...d.records);
+    }) as IngestSocket['send'],
+  });
+
   it('keeps records until linked, then delivers the hello first and the rest in order', () => {
     const got: WireRecord[] = [];
     const client = new IngestClient({ hello: start });
     client.push(chunk('c2s', 'a'));
     client.push(chunk('s2c', 'b'));
     expect(got).toEqual([]);
-    client.attach({ kind: 'local', capture: (r) => got.push(r) });
+    client.attach(socket(got));
     expect(got.map(show)).toEqual(['start', 'c2s:a', 's2c:b']);
     client.push({ t: 'stdio-exit', xid: 'p', ts: 2, code: 0, signal: null });
     client.flush();
@@ -85,7 +99,7 @@ describe('IngestClient (the wrapper’s record queue)', () => {
     client.push(chunk('c2s', 'i')); // fits
     client.push({ t: 'stdio-exit', xid: 'p', ts: 2, code: 3, signal: null }); // never dropped
     expect(client.droppedBytes).toBe(5);
-    client.attach({ kind: 'local', capture: (r) => got.push(r) });
+    client.attach(socket(got));
     expect(got.map(show)).toEqual(['start', 'c2s:abc', 'overflow:s2c:5', 'c2s:i', 'stdio-exit']);
     // Delivered: the stream records again.
     client.push(chunk('s2c', 'j'));
@@ -97,14 +111,38 @@ describe('IngestClient (the wrapper’s record queue)', () => {
     const first: WireRecord[] = [];
     const second: WireRecord[] = [];
     const client = new IngestClient({ hello: start });
-    const a = { kind: 'local' as const, capture: (r: WireRecord) => first.push(r) };
+    const a = socket(first);
     client.attach(a);
     client.detach(a);
     client.push(chunk('c2s', 'x'));
     client.flush();
     expect(first.map(show)).toEqual(['start']);
-    client.attach({ kind: 'local', capture: (r) => second.push(r) });
+    client.attach(socket(second));
     expect(second.map(show)).toEqual(['start(joined)', 'c2s:x']);
+  });
+});
+
+describe('the ingest handshake (ingest-control.ts)', () => {
+  it('proves the token with HMAC-SHA256 over the nonce, checked in constant time', () => {
+    const nonce = 'n'.repeat(43);
+    const proof = ingestProof('the-token-0123456789', nonce);
+    expect(proof).toBe(createHmac('sha256', 'the-token-0123456789').update(`mcpscope-ingest-proof\n${nonce}`).digest('base64url'));
+    expect(checkIngestProof('the-token-0123456789', nonce, proof)).toBe(true);
+    expect(checkIngestProof('another-token-0123456', nonce, proof)).toBe(false);
+    expect(checkIngestProof('the-token-0123456789', 'm'.repeat(43), proof)).toBe(false);
+    expect(checkIngestProof('the-token-0123456789', nonce, proof.slice(1))).toBe(false);
+    expect(checkIngestProof('the-token-0123456789', nonce, undefined)).toBe(false);
+  });
+
+  it('reads hello (a base64url nonce of 16 to 128 characters) and proof', () => {
+    expect(parseControlUp(JSON.stringify({ type: 'hello', nonce: 'abcDEF012_-abcDEF012' }))).toEqual({
+      type: 'hello',
+      nonce: 'abcDEF012_-abcDEF012',
+    });
+    for (const nonce of ['short', 'x'.repeat(129), 'has space in it!!!!!', 42])
+      expect(parseControlUp(JSON.stringify({ type: 'hello', nonce }))).toMatch(/hello needs a nonce/);
+    expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 'abc' }))).toEqual({ type: 'proof', hmac: 'abc' });
+    expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 7 }))).toBeUndefined();
   });
 });
 

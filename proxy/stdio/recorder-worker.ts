@@ -1,0 +1,73 @@
+/**
+ * The stdio wrapper's recorder thread (a worker_thread of the wrapper process, started by
+ * recorder-thread.ts). Everything of the wrapper that is not the relay runs here, so that nothing
+ * it does — however slow, stuck or broken — delays a byte between the client and the server:
+ * redaction and shipping of the records to a UI (ingest-link.ts: batches, the WebSocket), the UI
+ * the wrapper serves itself (`startMcpscope`: recorder, linter, store, fastify, feed) and the
+ * `--log <file>` recorder (stdio-log.ts).
+
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { unpackRecords } from '../capture/record-transfer.js';
+import type { IngestRecord } from '../capture/wire-codec.js';
+import { IngestLink } from './ingest-link.js';
+import { startStdioLog, type StdioLog } from './stdio-log.js';
+import type { FromRecorderThread, RecorderThreadConfig, ToRecorderThread } from './recorder-thread-messages.js';
+
+const config = workerData as RecorderThreadConfig;
+const shared = new BigInt64Array(config.shared);
+const port = parentPort!;
+const tell = (m: FromRecorderThread) => port.postMessage(m);
+const say = (line: string, raw?: boolean) => tell({ type: 'say', line, ...(raw ? { raw } : {}) });
+
+const link = new IngestLink(config, {
+  say,
+  control: (message) => tell({ type: 'control', message }),
+  linked: () => tell({ type: 'linked' }),
+  unlinked: () => tell({ type: 'unlinked' }),
+  serving: (p, token) => tell({ type: 'serving', port: p, token }),
+});
+
+// --log <file>: a local recorder fed the same records (raw: it redacts as every export does).
+const log: StdioLog | undefined = config.log
+  ? startStdioLog({
+      ...config.log,
+      maxBodyBytes: config.maxBodyBytes,
+      lint: config.lint,
+      token: config.token || process.env.MCPSCOPE_TOKEN || undefined,
+      warn: say,
+    })
+  : undefined;
+log?.push({
+  t: 'stdio-start',
+  xid: config.xid,
+  ts: config.startedAt,
+  command: config.command,
+  args: config.args,
+  ...(config.pid !== undefined ? { pid: config.pid } : {}),
+  cwd: config.cwd,
+});
+
+port.on('message', (m: ToRecorderThread) => {
+  switch (m.type) {
+    case 'records': {
+      Atomics.sub(shared, 0, BigInt(m.batch.bytes.byteLength));
+      Atomics.store(shared, 1, BigInt(Date.now()));
+      for (const r of unpackRecords(m.batch) as IngestRecord[]) {
+        link.push(r);
+        log?.push(r);
+      }
+      return;
+    }
+    case 'control':
+      link.control(m.message);
+      return;
+    case 'finish':
+      void (async () => {
+        await link.finish(m.drainMs);
+        await log?.close();
+        tell({ type: 'finished', droppedBytes: link.droppedBytes });
+      })();
+      return;
+  }
+});
