@@ -25,6 +25,7 @@ import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 import { isLoopbackHostname, listenOrigin, TOKEN_COOKIE } from '../serve/guards.js';
 import { withoutCookie } from '../forwarding/headers.js';
+import { tellIgnoredTlsEnv } from '../forwarding/upstream-tls.js';
 import type { ProxyServer } from '../reverse/proxy-server.js';
 import { LeafIssuer, type CaMaterial } from './ca.js';
 import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
@@ -95,6 +96,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   const rules = parseInterceptPatterns(options.intercept);
   const trust = upstreamTrust(options.upstreamCa);
   const agent = upstreamAgent(trust);
+  tellIgnoredTlsEnv();
   const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
   const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
   let boundPort = 0;

@@ -15,6 +15,7 @@ import { now } from '../capture/clock.js';
 import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import { describeUpstreamError } from '../forwarding/upstream-errors.js';
 import { clientAbort, cutByShutdown } from '../forwarding/drain.js';
+import { VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
 
 export interface TunnelRequest {
   /** Recorded as the exchange's request line. */
@@ -53,7 +54,9 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
     tunnel: t.why,
   });
   capture({ t: 'request-end', xid, ts: now() });
-  const server: Socket = t.tls ? tlsConnect({ ...t.tls, host: t.host, port: t.port }) : netConnect({ host: t.host, port: t.port });
+  const server: Socket = t.tls
+    ? tlsConnect({ ...t.tls, ...VERIFY_UPSTREAM, host: t.host, port: t.port })
+    : netConnect({ host: t.host, port: t.port });
   let connected = false;
   let done = false;
   const finish = (record?: WireRecord) => {

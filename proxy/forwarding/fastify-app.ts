@@ -13,6 +13,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Duplex } from 'node:stream';
 import { MAX_REQUEST_HEADERS, readOverflowingHead, type OverflowingHead } from './request-head.js';
 import { trackConnections } from './drain.js';
+import { VERIFY_UPSTREAM } from './upstream-tls.js';
 
 /**
  * An agent for upstream requests (the reverse and the forward proxy each have one): no idle,
@@ -21,10 +22,13 @@ import { trackConnections } from './drain.js';
  * made every stream past it — and every other request to that upstream, an `initialize` included —
  * wait for a free connection, forever and without an error (issue 16). The client already holds
  * one connection to the proxy per request in flight; the upstream gets one per request too, as it
- * would without the proxy.
+ * would without the proxy. Upstream certificates are always verified (`rejectUnauthorized: true`,
+ * whatever NODE_TLS_REJECT_UNAUTHORIZED says: upstream-tls.ts).
  */
 export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
-  return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: null, pipelining: 1, ...(connect ? { connect } : {}) });
+  // TLS verification is mcpscope's own (upstream-tls.ts): a connector function must set it itself.
+  const tls = typeof connect === 'function' ? connect : { ...connect, ...VERIFY_UPSTREAM };
+  return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: null, pipelining: 1, connect: tls });
 }
 
 /** The fastify settings of the proxy apps (bench/forward-hop.ts builds its reply-from variant on them too). */

@@ -12,6 +12,7 @@
  * stdio sessions are handed to `stdio` (the wrapper writes the line).
  */
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
 import type { EventStore } from '../store/event-store.js';
 import type { KeptRequest } from '../record/kept-requests.js';
 import { firstHeader } from '../model/headers.js';
@@ -184,14 +185,19 @@ export class SessionSender {
   private routeOf(kept: KeptRequest): { url: string; dispatcher: Dispatcher } | undefined {
     const reverse = this.deps.reverseOrigin(kept.target, kept.proxyOrigin);
     if (reverse) {
-      this.agent ??= new Agent();
+      this.agent ??= new Agent({ connect: VERIFY_UPSTREAM });
       return { url: reverse + kept.url, dispatcher: this.agent };
     }
     const forward = this.deps.forwardProxy;
     if (!forward || !kept.upstreamUrl) return undefined;
     let agent = this.proxyAgents.get(forward);
     if (!agent) {
-      agent = new ProxyAgent({ uri: forward, ...(this.deps.caPem ? { requestTls: { ca: this.deps.caPem } } : {}) });
+      // mcpscope's own certificate, verified against its CA (upstream-tls.ts: whatever NODE_TLS_REJECT_UNAUTHORIZED says).
+      agent = new ProxyAgent({
+        uri: forward,
+        requestTls: { ...(this.deps.caPem ? { ca: this.deps.caPem } : {}), ...VERIFY_UPSTREAM },
+        proxyTls: VERIFY_UPSTREAM,
+      });
       this.proxyAgents.set(forward, agent);
     }
     return { url: kept.upstreamUrl, dispatcher: agent };

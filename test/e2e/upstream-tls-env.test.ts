@@ -1,0 +1,254 @@
+/**
+ * NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope's environment does not turn its upstream certificate
+ * checks off (issue 26, finding 4: self-signed, wrong-host and expired servers were relayed with a
+ * 200, the client seeing a valid mcpscope certificate). The built CLI (bin/mcpscope.js; needs
+ * `npx tsc -p tsconfig.build.json`) is started with that variable, in forward and in reverse mode,
+ * in front of three HTTPS servers it must not trust: each request gets mcpscope's 502 naming the
+ * certificate problem, is recorded as that, reaches no server, and mcpscope says once on stderr
+ * that it ignores the variable. Synchronised on what the processes say and write, never on sleeps.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { x509, type CaMaterial } from '../../proxy/forward/ca.js';
+import type { McpscopeEvent } from '../../proxy/model/events.js';
+import { makeTestCa, viaProxy, type TestCa } from '../support/tls-peers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
+const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const DAY = 24 * 60 * 60 * 1000;
+const NOTICE = /NODE_TLS_REJECT_UNAUTHORIZED=0 is set, and mcpscope ignores it for its upstream connections/g;
+
+async function keyPem(key: CryptoKey): Promise<string> {
+  return `${x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY')}\n`;
+}
+
+/** A certificate for localhost signed by nobody but itself. */
+async function selfSigned(): Promise<CaMaterial> {
+  const keys = (await crypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=localhost',
+    keys,
+    serialNumber: '01',
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 30 * DAY),
+    signingAlgorithm: SIGNING,
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }])],
+  });
+  return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
+}
+
+/** A certificate for localhost from the test CA that expired yesterday. */
+async function expired(ca: CaMaterial): Promise<CaMaterial> {
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const caKey = await crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), EC_KEY, false, ['sign']);
+  const keys = (await crypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.create({
+    subject: 'CN=localhost',
+    issuer: caCert.subjectName,
+    publicKey: keys.publicKey,
+    signingKey: caKey,
+    serialNumber: '02',
+    notBefore: new Date(Date.now() - 30 * DAY),
+    notAfter: new Date(Date.now() - DAY),
+    signingAlgorithm: SIGNING,
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }])],
+  });
+  return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
+}
+
+interface Upstream {
+  name: string;
+  /** The URL the client uses (wrong-host: an address the certificate does not name). */
+  url: string;
+  /** The x-mcpscope-error code mcpscope answers with. */
+  code: string;
+  /** How the recorded problem says it. */
+  words: RegExp;
+  server: Server;
+  hits: number;
+}
+
+let testCa: TestCa;
+let dir: string;
+let caFile: string;
+const upstreams: Upstream[] = [];
+
+async function startUpstream(name: string, tls: CaMaterial, host: string, code: string, words: RegExp): Promise<void> {
+  const up: Upstream = { name, url: '', code, words, server: undefined as unknown as Server, hits: 0 };
+  up.server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem }, (_req, res) => {
+    up.hits += 1;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{}}');
+  });
+  up.server.listen(0, '127.0.0.1');
+  await once(up.server, 'listening');
+  up.url = `https://${host}:${(up.server.address() as AddressInfo).port}/mcp`;
+  upstreams.push(up);
+}
+
+beforeAll(async () => {
+  testCa = await makeTestCa();
+  dir = mkdtempSync(join(tmpdir(), 'mcpscope-tls-env-'));
+  caFile = join(dir, 'test-ca.pem');
+  writeFileSync(caFile, testCa.ca.certPem);
+  await startUpstream(
+    'self-signed',
+    await selfSigned(),
+    'localhost',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    /not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT/,
+  );
+  // The test CA's leaf is for localhost: reached as 127.0.0.1 it names the wrong host.
+  await startUpstream('wrong-host', testCa.leaf, '127.0.0.1', 'ERR_TLS_CERT_ALTNAME_INVALID', /not valid for this host name/);
+  await startUpstream('expired', await expired(testCa.ca), 'localhost', 'CERT_HAS_EXPIRED', /certificate has expired/);
+});
+
+afterAll(async () => {
+  for (const u of upstreams) {
+    u.server.closeAllConnections();
+    u.server.close();
+  }
+  testCa?.remove();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Cli {
+  child: ChildProcess;
+  stderr(): string;
+  says(re: RegExp): Promise<RegExpExecArray>;
+  record: string;
+}
+
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await once(c, 'exit');
+    }
+  }
+});
+
+/** The built CLI with NODE_TLS_REJECT_UNAUTHORIZED=0 (and the test CA trusted through NODE_EXTRA_CA_CERTS). */
+function startCli(args: string[], name: string): Cli {
+  const home = join(dir, `home-${name}`);
+  const record = join(dir, `${name}.ndjson`);
+  const child = spawn(process.execPath, [BIN, ...args, '--ui-port', '0', '--record', record], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NODE_TLS_REJECT_UNAUTHORIZED: '0', NODE_EXTRA_CA_CERTS: caFile, MCPSCOPE_HOME: home, MCPSCOPE_TOKEN: '' },
+  });
+  children.push(child);
+  let err = '';
+  const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
+  child.stderr!.on('data', (c: Buffer) => {
+    err += c.toString();
+    for (const w of [...waiters]) {
+      const m = new RegExp(w.re.source, w.re.flags.replace('g', '')).exec(err);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  });
+  const exited = once(child, 'exit');
+  const says = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const m = new RegExp(re.source, re.flags.replace('g', '')).exec(err);
+      if (m) return resolve(m);
+      waiters.push({ re, resolve });
+      void exited.then(() => reject(new Error(`mcpscope exited before saying ${re}:\n${err}`)));
+    });
+  return { child, stderr: () => err, says, record };
+}
+
+/** The exchanges in the --record file with a 502 for `url`, once there are `n` (the file is synced every 250 ms). */
+async function recorded502s(record: string, urls: string[]): Promise<McpscopeEvent[]> {
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    let events: McpscopeEvent[] = [];
+    try {
+      events = readFileSync(record, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as McpscopeEvent);
+    } catch {
+      /* not written yet */
+    }
+    const errors = events.filter((e) => e.type === 'problem' && e.code === 'upstream-unreachable');
+    if (errors.length >= urls.length || performance.now() > deadline) return errors;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** One recorded problem per upstream, naming its URL and its certificate's fault. */
+function expectNamed(problems: McpscopeEvent[]): void {
+  expect(problems).toHaveLength(3);
+  const texts = problems.map((p) => (p.type === 'problem' ? p.text : ''));
+  for (const u of upstreams)
+    expect(
+      texts.find((t) => t.includes(u.url)),
+      u.name,
+    ).toMatch(u.words);
+}
+
+const ping = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":7,"method":"ping"}' };
+
+describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
+  it('forward mode: a self-signed, a wrong-host and an expired server still get the recorded 502', async () => {
+    const cli = startCli(['--forward', '--port', '0', '--upstream-ca', caFile], 'forward');
+    const proxy = (await cli.says(/proxy\s+(http:\/\/127\.0\.0\.1:\d+)/))[1];
+    await cli.says(/UI\s+http/);
+    const mcpscopeCa = readFileSync(join(dir, 'home-forward', 'ca', 'ca.pem'), 'utf8');
+    const via = viaProxy(proxy, { ca: mcpscopeCa });
+    try {
+      for (const u of upstreams) {
+        const res = await via.fetch(u.url, ping);
+        expect(res.status, u.name).toBe(502);
+        expect(res.headers.get('x-mcpscope-error'), u.name).toBe(u.code);
+        const body = (await res.json()) as { id: unknown; error: { message: string } };
+        expect(body.id).toBe(7);
+        expect(body.error.message).toMatch(/never skips that check|not valid|expired/);
+      }
+    } finally {
+      await via.close();
+    }
+    for (const u of upstreams) expect(u.hits, u.name).toBe(0);
+    const problems = await recorded502s(
+      cli.record,
+      upstreams.map((u) => u.url),
+    );
+    expectNamed(problems);
+    expect(cli.stderr().match(NOTICE)).toHaveLength(1);
+    expect(cli.stderr()).toContain('--upstream-ca');
+  });
+
+  it('reverse mode (--target https://…): the same 502s, and the notice once for all three proxy ports', async () => {
+    const cli = startCli([...upstreams.flatMap((u) => ['--target', `${u.name}=${u.url}`]), '--port', '0'], 'reverse');
+    const ports = new Map<string, string>();
+    for (const u of upstreams) {
+      const m = await cli.says(new RegExp(`proxy\\s+(http://127\\.0\\.0\\.1:\\d+/mcp)\\s+→\\s+${u.url.replace(/[.]/g, '\\.')}`));
+      ports.set(u.name, m[1]);
+    }
+    await cli.says(/UI\s+http/);
+    for (const u of upstreams) {
+      const res = await fetch(ports.get(u.name)!, ping);
+      expect(res.status, u.name).toBe(502);
+      expect(res.headers.get('x-mcpscope-error'), u.name).toBe(u.code);
+    }
+    for (const u of upstreams) expect(u.hits, u.name).toBe(0);
+    expectNamed(
+      await recorded502s(
+        cli.record,
+        upstreams.map((u) => u.url),
+      ),
+    );
+    expect(cli.stderr().match(NOTICE)).toHaveLength(1);
+  });
+});
