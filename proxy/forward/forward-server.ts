@@ -12,10 +12,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { readFileSync } from 'node:fs';
+import { buildConnector } from 'undici';
 import type { WireRecord } from '../capture/wire-records.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
 import { HttpHolds, type HttpHoldsOptions } from '../breakpoints/http-holds.js';
@@ -23,14 +24,15 @@ import { createForwarder } from '../forwarding/forwarder.js';
 import { createProxyApp, upstreamAgent } from '../forwarding/fastify-app.js';
 import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
-import { isLoopbackHostname, listenOrigin, TOKEN_COOKIE } from '../serve/guards.js';
+import { listenOrigin, TOKEN_COOKIE } from '../serve/guards.js';
 import { withoutCookie } from '../forwarding/headers.js';
-import { tellIgnoredTlsEnv } from '../forwarding/upstream-tls.js';
+import { tellIgnoredTlsEnv, VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
 import type { ProxyServer } from '../reverse/proxy-server.js';
 import { LeafIssuer, type CaMaterial } from './ca.js';
 import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
 import { parseInterceptPatterns } from './intercept.js';
 import { blindTunnel } from './tunnel.js';
+import { loopError, SelfGuard } from './self-address.js';
 
 export interface ForwardServerOptions {
   host?: string;
@@ -45,6 +47,8 @@ export interface ForwardServerOptions {
   intercept?: string[];
   /** PEM certificates trusted for upstream servers besides the system's and NODE_EXTRA_CA_CERTS (`--upstream-ca`). */
   upstreamCa?: string[];
+  /** How long a decrypted tunnel may take to bring its TLS handshake (connect-handler.ts's HANDSHAKE_TIMEOUT_MS unless given: tests). */
+  handshakeTimeoutMs?: number;
 }
 
 const ABSOLUTE = Symbol('mcpscope.absolute');
@@ -90,18 +94,38 @@ function upstreamTrust(extra: string[] | undefined): { ca: string[] } | undefine
   return { ca: [...ca, ...extra] };
 }
 
+/**
+ * The upstream agent's connector: undici's own, certificates always verified (upstream-tls.ts),
+ * and a connection that reached mcpscope's own forward proxy after all (a name that resolved
+ * elsewhere when the request came and here when it connected) cut with EPROXYLOOP, a 502 naming it.
+ * Per new upstream connection: one port comparison.
+ */
+function upstreamConnector(trust: { ca: string[] } | undefined, self: SelfGuard): buildConnector.connector {
+  const connect = buildConnector({ ...trust, ...VERIFY_UPSTREAM });
+  return (options, callback) =>
+    connect(options, (...result) => {
+      const socket = result[1] as Socket | null;
+      if (socket && self.isSelfSocket(socket)) {
+        socket.destroy();
+        return callback(loopError(options.hostname, Number(options.port)), null);
+      }
+      callback(...result);
+    });
+}
+
 export async function startForwardServer(options: ForwardServerOptions): Promise<ProxyServer> {
   const capture = options.capture;
   const host = options.host ?? '127.0.0.1';
   const rules = parseInterceptPatterns(options.intercept);
   const trust = upstreamTrust(options.upstreamCa);
-  const agent = upstreamAgent(trust);
+  /** The forward proxy's own port, once bound (the loop guard's; one array, read per check). */
+  const ownPorts: number[] = [];
+  const self = new SelfGuard(() => ownPorts);
+  const agent = upstreamAgent(upstreamConnector(trust, self));
   tellIgnoredTlsEnv();
   const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
   const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
-  let boundPort = 0;
   let proxyOrigin = '';
-  const isSelf = (hostname: string, port: number) => port === boundPort && (isLoopbackHostname(hostname) || hostname === '0.0.0.0');
   /**
    * One route per upstream origin (forward mode: no rewrites), in two maps so that the lookup key
    * is the origin itself: requests from a tunnel keep their Host, absolute-form ones get the
@@ -135,10 +159,13 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
       if (tunnel) return forwarder.captureAndForward(request, reply, routeTo(tunnel.origin));
       const abs = (request.raw as RoutedRequest)[ABSOLUTE];
       if (abs) {
-        if (isSelf(abs.hostname, abs.port))
-          return refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
+        const loop = () => refuse(request, reply, 508, 'LOOP', `a request to the proxy itself (${abs.origin}) would loop.`);
         // RFC 9112 §3.2.2: a proxy replaces Host with the request-target's authority (normally the same bytes).
-        return forwarder.captureAndForward(request, reply, routeTo(abs.origin, abs.host));
+        const go = () => forwarder.captureAndForward(request, reply, routeTo(abs.origin, abs.host));
+        if (!self.watches(abs.port)) return go();
+        // mcpscope's own port: refused if the host is this machine, however it is spelt or named.
+        void self.isSelf(abs.hostname, abs.port).then((itself) => (itself ? loop() : go()));
+        return;
       }
       refuse(
         request,
@@ -154,7 +181,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
       forwarder.refuseOverflowingHead(
         head,
         socket,
-        tunnel ? routeTo(tunnel.origin) : abs && !isSelf(abs.hostname, abs.port) ? routeTo(abs.origin, abs.host) : undefined,
+        tunnel ? routeTo(tunnel.origin) : abs && !self.isSelfLiteral(abs.hostname, abs.port) ? routeTo(abs.origin, abs.host) : undefined,
       );
     },
   });
@@ -171,7 +198,15 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   const server = app.server;
   server.on(
     'connect',
-    createConnectHandler({ server, capture, issuer: new LeafIssuer(options.ca), rules, caPath: options.ca.certPath, isSelf }),
+    createConnectHandler({
+      server,
+      capture,
+      issuer: new LeafIssuer(options.ca),
+      rules,
+      caPath: options.ca.certPath,
+      self,
+      handshakeTimeoutMs: options.handshakeTimeoutMs,
+    }),
   );
   // Upgrades (WebSocket) are relayed blind to the server the request was for.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -214,13 +249,15 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
         first,
         answerConnect: false,
         answerFailure: true,
+        isLoop: (s) => self.isSelfSocket(s),
       },
       capture,
     );
   });
 
   await app.listen({ host, port: options.port ?? 0 });
-  boundPort = (server.address() as AddressInfo).port;
+  const boundPort = (server.address() as AddressInfo).port;
+  ownPorts.push(boundPort);
   proxyOrigin = listenOrigin(host, boundPort);
   return {
     origin: proxyOrigin,

@@ -6,6 +6,11 @@
  * exchange: the request line, 200 once the server's side is connected, the bytes each way (as
  * `*-skip` records: forwarded, not parsed) and how it ended. Byte counts come from the sockets'
  * own counters at the end, so relaying costs nothing per chunk.
+ *
+ * Until the server's side is connected the client's socket is watched (close-watch.ts): a client
+ * that hangs up meanwhile ends the attempt at once instead of leaving its socket in CLOSE_WAIT. A
+ * connection that reached mcpscope's own forward proxy (`isLoop`, by the socket's address) is
+ * cut and answered 508. TLS to the server is verified whatever NODE_TLS_REJECT_UNAUTHORIZED says.
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
@@ -16,6 +21,7 @@ import { nextExchangeId } from '../forwarding/exchange-ids.js';
 import { describeUpstreamError } from '../forwarding/upstream-errors.js';
 import { clientAbort, cutByShutdown } from '../forwarding/drain.js';
 import { VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
+import { watchForClose } from './close-watch.js';
 
 export interface TunnelRequest {
   /** Recorded as the exchange's request line. */
@@ -37,6 +43,15 @@ export interface TunnelRequest {
   answerConnect: boolean;
   /** The client waits for an HTTP answer (an upgrade request): a 502 if the server cannot be reached. */
   answerFailure?: boolean;
+  /** True for a connected socket that leads back to mcpscope's own forward proxy (self-address.ts). */
+  isLoop?(server: Socket): boolean;
+}
+
+function answer(client: Duplex, status: string, code: string, message: string): void {
+  const body = `${message}\n`;
+  client.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-mcpscope-error: ${code}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireRecord) => void): void {
@@ -62,6 +77,7 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
   const finish = (record?: WireRecord) => {
     if (done) return;
     done = true;
+    stopWatching();
     if (connected) {
       if (server.bytesWritten > 0) capture({ t: 'request-skip', xid, ts: now(), bytes: server.bytesWritten - (t.first?.length ?? 0) });
       if (server.bytesRead > 0) capture({ t: 'response-skip', xid, ts: now(), bytes: server.bytesRead });
@@ -70,7 +86,22 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
     client.destroy();
     server.destroy();
   };
+  // While the server's side connects, a client that hangs up ends it (its bytes meanwhile are kept).
+  const stopWatching = watchForClose(client, () =>
+    finish(clientAbort(xid, 'the client closed the connection before the tunnel to the server was open')),
+  );
   server.once(t.tls ? 'secureConnect' : 'connect', () => {
+    if (done) return;
+    stopWatching();
+    if (t.isLoop?.(server)) {
+      const message = `mcpscope: ${t.host}:${t.port} is mcpscope's own forward proxy: a tunnel there would loop, so mcpscope did not open it.`;
+      capture({ t: 'upstream-error', xid, ts: now(), code: 'LOOP', message, status: 508 });
+      done = true;
+      server.destroy();
+      if ((t.answerConnect || t.answerFailure) && !client.destroyed) answer(client, '508 Loop Detected', 'LOOP', message);
+      else client.destroy();
+      return;
+    }
     connected = true;
     capture({ t: 'response', xid, ts: now(), status: 200, headers: {} });
     if (t.answerConnect) client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -80,16 +111,14 @@ export function blindTunnel(client: Duplex, t: TunnelRequest, capture: (r: WireR
   });
   server.on('error', (err) => {
     const { code, cause } = describeUpstreamError(err);
+    if (done) return;
     if (!connected) {
       const message = `mcpscope could not open a tunnel to ${t.host}:${t.port}: ${cause}`;
       capture({ t: 'upstream-error', xid, ts: now(), code, message, status: 502 });
       done = true;
-      if ((t.answerConnect || t.answerFailure) && !client.destroyed) {
-        const body = `${message}\n`;
-        client.end(
-          `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-mcpscope-error: ${code}\r\nconnection: close\r\n\r\n${body}`,
-        );
-      } else client.destroy();
+      stopWatching();
+      if ((t.answerConnect || t.answerFailure) && !client.destroyed) answer(client, '502 Bad Gateway', code, message);
+      else client.destroy();
       return;
     }
     finish({ t: 'abort', xid, ts: now(), side: 'upstream', reason: `the server broke off the tunnel (${cause})` });
