@@ -175,7 +175,7 @@ const notes: LintRule[] = [
   {
     id: 'lint/schema-too-large',
     section: 'server/tools#output-schema',
-    summary: 'A tool schema over 256 KB of JSON or 10,000 JSON values: not compiled, values are not checked against it.',
+    summary: 'A tool schema over 256 KB of JSON or 4,000 JSON values: not compiled, values are not checked against it.',
   },
   {
     id: 'lint/schema-too-slow',

@@ -7,13 +7,15 @@
  *   A pattern RE2 cannot express (lookaround, backreferences) is skipped and said (`uncheckable`).
  * - A schema over MAX_SCHEMA_BYTES of JSON or MAX_SCHEMA_NODES values is not compiled
  *   (`lint/schema-too-large`): ajv's compile time grows faster than the schema.
- * - A compile runs under the time guard (time-guard.ts, COMPILE_MS) and draws on a budget of
+ * - A compile runs under the time guard (time-guard.ts, COMPILE_MS; each ajv instance compiles a
+ *   schema of ours first, so that a cold process's first compiles are not slow) and draws on a budget of
  *   compile time that refills slowly (BUDGET_MS, REFILL_MS_PER_S): a server that sends new schemas
  *   on every tools/list gets its schemas checked as the budget allows (`lint/compile-budget`), and
  *   never more than a tenth of the thread's time once the budget is spent.
  * - A check runs under the time guard too (CHECK_MS) unless its cost is bounded in advance: a
- *   bounded schema (schema-size.ts) whose size times the value's stays under FAST_WORK. A check
- *   stopped there gives `lint/schema-too-slow`, and that schema is not checked again.
+ *   bounded schema (schema-size.ts) whose size times the value's stays under FAST_WORK. A compile
+ *   or check stopped gives `lint/schema-too-slow`; the schema gets one more try (a busy machine can
+ *   slow anything down), and after a second stop it is not checked again.
  * - The compiled schemas are kept in one cache keyed by the schema's text, least recently used
  *   first out, bounded by count (MAX_COMPILED) and by text (MAX_CACHED_TEXT), shared by all sessions;
  *   schemas that cannot be checked are remembered in it too.
@@ -34,10 +36,12 @@ export const MAX_COMPILED = 256;
 export const MAX_CACHED_TEXT = 16 * 1024 * 1024;
 /** The largest schema compiled: its JSON text, and its number of JSON values. */
 export const MAX_SCHEMA_BYTES = 256 * 1024;
-export const MAX_SCHEMA_NODES = 10_000;
+export const MAX_SCHEMA_NODES = 4_000;
 /** How long one compile, and one check, may take before it is stopped (ms). */
-export const COMPILE_MS = 50;
+export const COMPILE_MS = 100;
 export const CHECK_MS = 50;
+/** Stops a schema may have (a compile or a check each): after the first it gets one more try. */
+export const MAX_STRIKES = 2;
 /** Compile time that may be spent at once, and how fast that allowance comes back (ms, ms per second). */
 export const BUDGET_MS = 1_000;
 export const REFILL_MS_PER_S = 100;
@@ -80,6 +84,8 @@ interface Entry {
   bounded?: boolean;
   uncheckable?: readonly string[];
   notChecked?: SchemaOutcome['notChecked'];
+  /** Times a compile or check of it was stopped (MAX_STRIKES: not tried again). */
+  strikes?: number;
 }
 
 /** What a schema object is to the cache: its key, or why it is not compiled at all. */
@@ -116,26 +122,23 @@ export class ToolSchemas {
     if (seen.notChecked) return { notChecked: seen.notChecked };
     const key = seen.key!;
     let entry = this.cache.get(key);
-    if (entry) {
+    if (entry && !(entry.notChecked && entry.strikes !== undefined && entry.strikes < MAX_STRIKES)) {
       this.cache.delete(key);
       this.cache.set(key, entry);
     } else {
-      entry = this.compile(key, schema, seen.bounded === true);
-      if (!entry) return { notChecked: budgetSpent() };
+      // Not seen yet, or stopped once: a busy machine can make an ordinary schema slow, so it gets a second try.
+      const again = this.compile(key, schema, seen.bounded === true, entry?.strikes ?? 0);
+      if (!again) return { notChecked: entry?.notChecked ?? budgetSpent() };
+      entry = again;
     }
     if (entry.notChecked) return { notChecked: entry.notChecked };
     const validate = entry.validate!;
     const fast = entry.bounded === true && key.length * valueWork(value, Math.floor(FAST_WORK / key.length)) <= FAST_WORK;
     const valid = fast ? validate(value) : bounded(() => validate(value), CHECK_MS);
     if (valid === TIMED_OUT) {
-      this.stopped += 1;
-      this.startOver();
-      const notChecked = {
-        rule: 'lint/schema-too-slow' as const,
-        detail: `checking a value against it took longer than ${CHECK_MS} ms, so mcpscope stopped and checks nothing more against this schema`,
-      };
-      this.remember(key, { text: key.length, notChecked });
-      return { notChecked };
+      const strikes = (entry.strikes ?? 0) + 1;
+      this.stop(key, strikes, `checking a value against it took longer than ${CHECK_MS} ms, so mcpscope stopped${last(strikes)}`);
+      return { notChecked: this.cache.get(key)!.notChecked };
     }
     const out: SchemaOutcome = entry.uncheckable?.length ? { uncheckable: entry.uncheckable } : {};
     if (!valid) {
@@ -170,8 +173,8 @@ export class ToolSchemas {
     return this.cache.size;
   }
 
-  /** The entry for a schema not seen before, or undefined when the compile budget is spent. */
-  private compile(key: string, schema: object, isBounded: boolean): Entry | undefined {
+  /** The entry for a schema not compiled yet, or undefined when the compile budget is spent. */
+  private compile(key: string, schema: object, isBounded: boolean, strikes: number): Entry | undefined {
     if (!this.spend()) return undefined;
     const ajv = this.ajvFor(schema as Record<string, unknown>);
     const started = this.clock();
@@ -188,12 +191,8 @@ export class ToolSchemas {
     );
     this.budget -= this.clock() - started;
     if (run === TIMED_OUT) {
-      this.stopped += 1;
-      this.startOver();
-      return this.remember(key, {
-        text: key.length,
-        notChecked: { rule: 'lint/schema-too-slow', detail: `compiling it took longer than ${COMPILE_MS} ms, so mcpscope stopped` },
-      });
+      this.stop(key, strikes + 1, `compiling it took longer than ${COMPILE_MS} ms, so mcpscope stopped${last(strikes + 1)}`);
+      return this.cache.get(key);
     }
     if (run.result instanceof Error) {
       return this.remember(key, {
@@ -207,8 +206,25 @@ export class ToolSchemas {
       ajv,
       schema,
       bounded: isBounded,
+      ...(strikes > 0 ? { strikes } : {}),
       ...(run.uncheckable.length > 0 ? { uncheckable: run.uncheckable } : {}),
     });
+  }
+
+  /**
+   * A compile or check of `key` was stopped: ajv's state and RE2's automata may be half-built, so
+   * every compiled schema is dropped (compiled again when next needed) and new instances made; the
+   * schema keeps its strikes, and is not tried again after MAX_STRIKES.
+   */
+  private stop(key: string, strikes: number, detail: string): void {
+    this.stopped += 1;
+    this.draft7 = undefined;
+    this.draft2020 = undefined;
+    forgetPatterns();
+    for (const [k, entry] of [...this.cache]) if (entry.validate) this.drop(k, entry);
+    const old = this.cache.get(key);
+    if (old) this.drop(key, old);
+    this.remember(key, { text: key.length, strikes, notChecked: { rule: 'lint/schema-too-slow', detail } });
   }
 
   /**
@@ -224,20 +240,8 @@ export class ToolSchemas {
 
   private ajvFor(schema: Record<string, unknown>): AjvLike {
     const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-    if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
-      if (!this.draft2020) addFormats((this.draft2020 = new Ajv2020(options)));
-      return this.draft2020;
-    }
-    if (!this.draft7) addFormats((this.draft7 = new Ajv(options)));
-    return this.draft7;
-  }
-
-  /** A compile or check was stopped mid-way: ajv's state and RE2's automata may be half-built. Start over. */
-  private startOver(): void {
-    this.draft7 = undefined;
-    this.draft2020 = undefined;
-    forgetPatterns();
-    for (const [key, entry] of [...this.cache]) if (entry.validate) this.drop(key, entry);
+    if (dialect.includes('2020-12') || dialect.includes('2019-09')) return (this.draft2020 ??= warmed(new Ajv2020(options)));
+    return (this.draft7 ??= warmed(new Ajv(options)));
   }
 
   private remember(key: string, entry: Entry): Entry {
@@ -256,6 +260,34 @@ export class ToolSchemas {
     if (entry.validate && entry.ajv && entry.schema) entry.ajv.removeSchema(entry.schema);
   }
 }
+
+/**
+ * A new ajv instance, with its formats, after one compile of a schema of ours (not under the guard:
+ * its cost is known). A fresh process's first compiles cost several times the later ones while V8
+ * compiles ajv's and RE2's own code, and that must not count against a peer's schema.
+ */
+function warmed<T extends AjvLike>(ajv: T): T {
+  addFormats(ajv);
+  ajv.removeSchema(ajv.compile(WARM_UP).schema as object);
+  return ajv;
+}
+
+const WARM_UP = {
+  type: 'object',
+  properties: {
+    s: { type: 'string', pattern: '^[a-z]+(-[a-z0-9]+)*$', minLength: 1, maxLength: 64 },
+    n: { type: 'integer', minimum: 0, maximum: 100 },
+    e: { enum: ['a', 'b'] },
+    a: { type: 'array', items: { type: 'object', properties: { k: { type: ['string', 'null'] } }, required: ['k'] } },
+    o: { anyOf: [{ type: 'boolean' }, { type: 'object', additionalProperties: { type: 'number' } }] },
+  },
+  required: ['s'],
+  additionalProperties: false,
+};
+
+/** What a note says comes next. */
+const last = (strikes: number) =>
+  strikes >= MAX_STRIKES ? ', and checks nothing more against this schema' : ' (it tries once more when a later message needs it)';
 
 function budgetSpent(): NonNullable<SchemaOutcome['notChecked']> {
   return {

@@ -309,7 +309,7 @@ describe('tools', () => {
       section: 'server/tools#output-schema',
     });
     expect(note.text).toBe(
-      'mcpscope did not check the structuredContent of tool "big" against its outputSchema: it is over 10,000 JSON values, more than mcpscope compiles.',
+      'mcpscope did not check the structuredContent of tool "big" against its outputSchema: it is over 4,000 JSON values, more than mcpscope compiles.',
     );
     const r2 = d.request('c2s', 'tools/call', { name: 'big', arguments: {} });
     expect(d.answer('s2c', r2.seq, { content: [], structuredContent: { p0: 1 } })).toEqual([]);
