@@ -181,7 +181,7 @@ const notes: LintRule[] = [
     id: 'lint/schema-too-slow',
     section: 'server/tools#output-schema',
     summary:
-      'Compiling a tool schema, or checking a value against it, took longer than 50 ms: stopped, and that schema is not checked again.',
+      'Compiling a tool schema took longer than 100 ms, or checking a value against it longer than 50 ms: stopped; after a second stop that schema is not checked again.',
   },
   {
     id: 'lint/schema-not-compiled',
