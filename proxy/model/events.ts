@@ -298,7 +298,7 @@ export interface ProblemEvent {
   /** The offending bytes (a bounded prefix), when there are any. */
   raw?: string;
   location?: FrameLocation;
-  // Spec linting (issue 19), `code: "spec-violation"` only:
+  // Spec linting (issue 19), `code: "spec-violation"` (and its notes, `code: "lint-not-checked"`: what it could not check) only:
   /** The rule broken: a stable id, e.g. `schema/tools-call-result`, `lifecycle/request-before-initialized`. */
   rule?: string;
   /** Where the rule comes from: the specification version and section, e.g. `2025-06-18 basic/lifecycle#operation`. */
