@@ -20,6 +20,9 @@ import type { LintMode } from './lint/linter.js';
 import { packageVersion } from './version.js';
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from './ports.js';
 import { logFormatOption, openLogFile, takeLogOption, type LogArgument } from './log-option.js';
+import { installLastResort } from './last-resort.js';
+
+let lastResortRedact: ((text: string) => string) | undefined;
 
 export { DEFAULT_UI_PORT, DEFAULT_PROXY_PORT };
 
@@ -295,8 +298,21 @@ async function wrap(ownArgs: string[], command: string[]): Promise<void> {
   process.exit(code);
 }
 
+/** Subcommands that answer and exit: an unexpected error stops them (proxy/last-resort.ts); the others keep serving. */
+const ONE_SHOT = new Set(['verify', 'wrap', 'unwrap', 'env', 'ca']);
+
 async function main(): Promise<void> {
   const sub = process.argv[2];
+  installLastResort({
+    name: sub === 'mcp' ? 'mcpscope mcp' : 'mcpscope',
+    keepRunning: !(sub !== undefined && ONE_SHOT.has(sub)),
+    redact: (text) => lastResortRedact?.(text) ?? text,
+  });
+  // The redactor for those lines, loaded once the command has started (the stdio wrapper starts its server first).
+  setTimeout(
+    () => void import('./record/redact.js').then(({ createRedactor }) => (lastResortRedact = createRedactor().text)),
+    2000,
+  ).unref();
   if (sub !== undefined && SUBCOMMANDS.has(sub)) {
     const mod = (await import(`./commands/${sub}.js`)) as { main(argv: string[]): Promise<number | void> };
     const code = await mod.main(process.argv.slice(3));

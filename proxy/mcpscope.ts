@@ -34,6 +34,7 @@ import { StdioLinks } from './stdio/stdio-send.js';
 import type { OtlpConfig, TelemetryStats } from './telemetry/otlp-options.js';
 import type { OtlpExport } from './telemetry/otlp-exporter.js';
 import type { ApiStats } from './model/api-stats.js';
+import { recordUnexpectedErrors, reportFromProxyThread } from './last-resort.js';
 
 export { packageVersion };
 
@@ -252,6 +253,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const token = options.token || process.env.MCPSCOPE_TOKEN || generateToken();
   const store = new EventStore({ maxEvents: options.maxEvents, maxBytes: options.maxMemoryBytes });
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
+  // An exception nothing caught (proxy/last-resort.ts) becomes a problem event here, as does one on the proxy thread.
+  const unexpected = recordUnexpectedErrors(store, (text) => redactor.text(text));
   const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes, lint: options.lint });
   const hashed = options.hashSessionIds ? hashingSessionIds() : undefined;
   // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
@@ -322,6 +325,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     : Promise.resolve(undefined);
   /** What a launch that fails leaves open: the record, the log, the export. */
   const stopOutputs = async () => {
+    unexpected.stop();
     stopRecording?.();
     await stopLog();
     await (await otlpStarted)?.close(0);
@@ -375,6 +379,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           breakpoints,
           paused,
           flush: () => queue.flush(),
+          onProblem: (problem) => reportFromProxyThread(problem, unexpected.record),
           onRestart: (text) => {
             // What the dead thread had in flight will never end by itself: end it here.
             queue.flush();
@@ -474,6 +479,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   }
 
   async function close(): Promise<void> {
+    unexpected.stop();
     stopNotices?.();
     removeDiscovery?.();
     await thread?.close();

@@ -6,6 +6,7 @@ import type { PackedBatch } from '../capture/record-transfer.js';
 import type { FaultRuleEntry } from '../faults/fault-rules.js';
 import type { CaMaterial } from '../forward/ca.js';
 import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
+import type { ProxyThreadProblem } from '../last-resort.js';
 
 /** The forward proxy's settings (proxy/forward/forward-server.ts). */
 export interface ForwardConfig {
@@ -98,4 +99,6 @@ export type FromProxyThread =
   | { type: 'closed'; n: number }
   | { type: 'draining'; n: number; calls: number; streams: number }
   /** The calls in flight finished, or the grace period ended with `cut` of them still running. */
-  | { type: 'drained'; n: number; cut: number };
+  | { type: 'drained'; n: number; cut: number }
+  /** An exception nothing caught on the proxy thread (proxy/last-resort.ts): the thread goes on unless it is fatal. */
+  | ProxyThreadProblem;

@@ -15,6 +15,7 @@ import type { FaultRegistry } from '../faults/fault-rules.js';
 import type { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
 import type { PausedHolder, PausedRegistry } from '../breakpoints/paused-registry.js';
 import type { FromProxyThread, ProxyEndpoint, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
+import type { ProxyThreadProblem } from '../last-resort.js';
 
 export type { ProxyEndpoint, ProxyThreadConfig };
 
@@ -84,6 +85,8 @@ export interface ProxyThreadDeps {
   paused?: PausedRegistry;
   /** Runs the recorder on what was captured so far (before a held message is reported, so that its exchange is known). */
   flush?: () => void;
+  /** An unexpected error on the proxy thread (proxy/last-resort.ts): to say and record. */
+  onProblem?: (problem: ProxyThreadProblem) => void;
 }
 
 async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise<Running> {
@@ -160,6 +163,9 @@ async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise
           break;
         case 'failed':
           reject(Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
+          break;
+        case 'problem':
+          deps.onProblem?.(m);
           break;
       }
     });

@@ -23,11 +23,15 @@ import { startProxyServer, type ProxyServer } from '../reverse/proxy-server.js';
 import { setExchangeIdPrefix } from '../forwarding/exchange-ids.js';
 import { cutConnections, drainServers, markShuttingDown } from '../forwarding/drain.js';
 import type { FromProxyThread, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
+import { installInProxyThread, TEST_THROW_HEADER } from '../last-resort.js';
 
 const port = parentPort!;
 const config = workerData as ProxyThreadConfig;
 if (config.idPrefix) setExchangeIdPrefix(config.idPrefix);
 const say = (m: FromProxyThread, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
+// An exception nothing caught (a bug in a callback of one connection) is told to the main thread,
+// which says and records it; the thread goes on forwarding the others, unless it is fatal.
+installInProxyThread((m) => say(m));
 
 /** Chunk bytes captured but not yet taken by the main thread, at most (default). */
 const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
@@ -54,7 +58,18 @@ const queue = new CaptureQueue(
     flushAtBytes: 64 * 1024,
   },
 );
-const capture = config.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
+const record = config.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
+const capture =
+  process.env.MCPSCOPE_TEST_THROW === 'proxy-thread'
+    ? (r: WireRecord) => {
+        // Tests only: a callback of this one connection throws, outside every catch (proxy/last-resort.ts).
+        if (r.t === 'request' && r.headers[TEST_THROW_HEADER] !== undefined)
+          setImmediate(() => {
+            throw new Error(`test hook: thrown in a callback of exchange ${r.xid} (MCPSCOPE_TEST_THROW=proxy-thread)`);
+          });
+        record(r);
+      }
+    : record;
 
 const faults = new FaultRegistry();
 faults.onTaken = (id, serial) => say({ type: 'fault-taken', id, serial });
