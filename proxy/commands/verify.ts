@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
 import { FixtureError, loadFixture } from '../import/load-fixture.js';
 import { parseIgnorePattern } from '../replay/json-diff.js';
+import { tellIgnoredTlsEnv } from '../forwarding/upstream-tls.js';
 import { formatVerifyReport, verifyFixture, VerifyConnectionError } from '../replay/verify.js';
 
 const USAGE = `Usage: mcpscope verify <fixture.json> --target <url> [options]
@@ -108,6 +109,8 @@ export async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  // An HTTP target is verified by mcpscope's own fetch, whatever NODE_TLS_REJECT_UNAUTHORIZED says: say so.
+  if (!command) tellIgnoredTlsEnv();
   try {
     const report = await verifyFixture(fixture, {
       target: v.target ?? command!.join(' '),

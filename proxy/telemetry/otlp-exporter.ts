@@ -29,6 +29,11 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { Histogram } from '@opentelemetry/api';
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { resolve as resolvePath } from 'node:path';
+import { VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
 import type { McpscopeEvent } from '../model/events.js';
 import type { Redactor } from '../record/redact.js';
 import type { EventStore } from '../store/event-store.js';
@@ -118,6 +123,27 @@ function counting<B, E extends { export(batch: B, done: (result: ExportResult) =
   });
 }
 
+/**
+ * The exporter's HTTP agents, certificates checked whatever NODE_TLS_REJECT_UNAUTHORIZED says
+ * (issue 26: mcpscope's own connections verify TLS themselves). The SDK's agent options from
+ * OTEL_EXPORTER_OTLP_[SIGNAL_]CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY are read the way the
+ * SDK reads them (a file that cannot be read is left out, as there), since giving agent options
+ * replaces the SDK's own.
+ */
+function verifiedAgents(signal: 'traces' | 'metrics'): (protocol: string) => Promise<HttpAgent | HttpsAgent> {
+  const read = (name: string): Buffer | undefined => {
+    const file = process.env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_${name}`] || process.env[`OTEL_EXPORTER_OTLP_${name}`];
+    if (!file) return undefined;
+    try {
+      return readFileSync(resolvePath(process.cwd(), file));
+    } catch {
+      return undefined;
+    }
+  };
+  const tls = { ...VERIFY_UPSTREAM, ca: read('CERTIFICATE'), cert: read('CLIENT_CERTIFICATE'), key: read('CLIENT_KEY') };
+  return async (protocol) => (protocol === 'http:' ? new HttpAgent({ keepAlive: true }) : new HttpsAgent({ keepAlive: true, ...tls }));
+}
+
 /** One signal's OTLP/HTTP exporter, JSON or protobuf, loaded when asked for. */
 async function otlpExporter(signal: 'traces', url: string, protocol: OtlpProtocol, timeoutMs?: number): Promise<SpanExporter>;
 async function otlpExporter(signal: 'metrics', url: string, protocol: OtlpProtocol, timeoutMs?: number): Promise<PushMetricExporter>;
@@ -127,7 +153,7 @@ async function otlpExporter(
   protocol: OtlpProtocol,
   timeoutMs?: number,
 ): Promise<SpanExporter | PushMetricExporter> {
-  const config = { url, ...(timeoutMs !== undefined ? { timeoutMillis: timeoutMs } : {}) };
+  const config = { url, httpAgentOptions: verifiedAgents(signal), ...(timeoutMs !== undefined ? { timeoutMillis: timeoutMs } : {}) };
   const json = protocol === 'http/json';
   if (signal === 'traces')
     return json

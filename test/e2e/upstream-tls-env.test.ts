@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -250,5 +251,72 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
       ),
     );
     expect(cli.stderr().match(NOTICE)).toHaveLength(1);
+  });
+
+  it('mcpscope verify checks the live server’s certificate too: each of the three is a connection error, no request reaches it', async () => {
+    const fixture = fileURLToPath(new URL('../fixtures/demo-client-round.fixture.json', import.meta.url));
+    for (const u of upstreams) {
+      const child = spawn(process.execPath, [BIN, 'verify', fixture, '--target', u.url, '--timeout', '5000'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NODE_TLS_REJECT_UNAUTHORIZED: '0', NODE_EXTRA_CA_CERTS: caFile, MCPSCOPE_HOME: join(dir, 'home-verify') },
+      });
+      children.push(child);
+      let err = '';
+      child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code, `${u.name}: ${err}`).toBe(2);
+      expect(err, u.name).toMatch(new RegExp(`cannot connect to ${u.url.replace(/[.]/g, '\\.')}: fetch failed \\(${u.code}`));
+      expect(err.match(NOTICE), u.name).toHaveLength(1);
+      expect(u.hits, u.name).toBe(0);
+    }
+  });
+
+  it('--otlp https://…: the exporter checks the collector’s certificate too (a self-signed collector gets nothing)', async () => {
+    const collector = upstreams.find((u) => u.name === 'self-signed')!;
+    const plain = createHttpServer(
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{}}'),
+    );
+    plain.listen(0, '127.0.0.1');
+    await once(plain, 'listening');
+    try {
+      const target = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/mcp`;
+      const otlp = collector.url.replace(/\/mcp$/, '');
+      const child = spawn(process.execPath, [BIN, '--target', target, '--port', '0', '--ui-port', '0', '--otlp', otlp], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: {
+          ...process.env,
+          NODE_TLS_REJECT_UNAUTHORIZED: '0',
+          MCPSCOPE_HOME: join(dir, 'home-otlp'),
+          MCPSCOPE_TOKEN: 'otlp-tls-token-0123456789',
+          OTEL_BSP_SCHEDULE_DELAY: '50',
+        },
+      });
+      children.push(child);
+      let err = '';
+      const proxyUrl = new Promise<string>((resolve) =>
+        child.stderr!.on('data', (c: Buffer) => {
+          err += c.toString();
+          const m = /proxy\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)[\s\S]*UI\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+          if (m) resolve(`${m[1]} ${m[2]}`);
+        }),
+      );
+      const [proxy, ui] = (await proxyUrl).split(' ');
+      expect((await fetch(proxy, ping)).status).toBe(200);
+      let lastError: string | undefined;
+      for (const deadline = Date.now() + 10_000; lastError === undefined && Date.now() < deadline;) {
+        const stats = (await (
+          await fetch(`${ui}/api/stats`, { headers: { authorization: 'Bearer otlp-tls-token-0123456789' } })
+        ).json()) as {
+          telemetry?: { lastError?: string };
+        };
+        lastError = stats.telemetry?.lastError;
+        if (lastError === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(lastError).toMatch(/self[- ]signed/i);
+      expect(collector.hits).toBe(0);
+    } finally {
+      plain.closeAllConnections();
+      plain.close();
+    }
   });
 });
