@@ -8,11 +8,14 @@
  * collide. A process whose wrapper disconnects without reporting its exit is closed as
  * `wrapper-disconnected`.
  *
- * Trust goes both ways: the wrapper presents the token (the upgrade's guard checks it), and this
- * UI proves that it knows the token too — the wrapper's first message is `hello` with a random
- * nonce, answered at once with `proof`, HMAC-SHA256(token, nonce) (ingest-control.ts). A wrapper
- * sends no record before it has checked that answer, so a program that holds the port without
- * the token gets nothing from it.
+ * Trust goes both ways, and the token never crosses the socket: the wrapper's first message is
+ * `hello` with a random nonce, answered at once with `proof`, HMAC-SHA256(token, nonce), and a
+ * nonce of this UI's, which the wrapper answers with `auth`, its own HMAC over it
+ * (ingest-control.ts). A wrapper sends no record before it has checked the proof, so a program that
+ * holds the port without the token gets nothing from it, not even the token; and this UI takes
+ * nothing but `auth` from a socket until it is right (AUTH_MS to give it; a wrong one closes the
+ * socket). A client that presented the token in its upgrade request (`Authorization: Bearer`, as
+ * the guard checks for every route) is trusted from the start.
  */
 import type { WebSocket } from 'ws';
 import type { WireRecord } from '../capture/wire-records.js';
@@ -20,7 +23,7 @@ import { decodeBatch } from '../capture/wire-codec.js';
 import type { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
 import type { BreakpointEntry } from '../breakpoints/breakpoint-types.js';
 import type { PausedHolder, PausedRegistry } from '../breakpoints/paused-registry.js';
-import { ingestProof, isControl, parseControlUp, type ControlDown } from '../stdio/ingest-control.js';
+import { checkIngestAuth, ingestNonce, ingestProof, isControl, parseControlUp, type ControlDown } from '../stdio/ingest-control.js';
 import type { StdioLinks } from '../stdio/stdio-send.js';
 import type { StdioSendOutcome } from '../stdio/stdio-holds.js';
 
@@ -45,6 +48,9 @@ function forConnection(e: BreakpointEntry, prefix: string): BreakpointEntry {
   const { wire, ...rest } = e;
   return wire.process?.startsWith(prefix) ? { ...rest, wire: { process: wire.process.slice(prefix.length) } } : rest;
 }
+
+/** How long a socket that did not present the token has to prove it knows it (`auth`). */
+export const AUTH_MS = 5_000;
 
 /** Largest ingest message: a wrapper sends ~256 KiB batches (base64), plus one large chunk at most. */
 export const INGEST_MAX_PAYLOAD = 16 * 1024 * 1024;
@@ -72,7 +78,16 @@ export class IngestHub {
     return this.sockets.size;
   }
 
-  add(ws: WebSocket): void {
+  /**
+   * A wrapper's socket. `authenticated`: it presented the token in its upgrade; otherwise it must
+   * answer this UI's nonce (`auth`) before anything else it sends is read.
+   */
+  add(ws: WebSocket, o: { authenticated?: boolean } = {}): void {
+    let authenticated = o.authenticated ?? true;
+    const uiNonce = ingestNonce();
+    const deadline = authenticated
+      ? undefined
+      : setTimeout(() => ws.close(1008, `no proof of the token within ${AUTH_MS} ms`), AUTH_MS).unref();
     this.next += 1;
     const prefix = `i${this.next}:`;
     /** Processes of this connection that started and have not exited. */
@@ -88,7 +103,7 @@ export class IngestHub {
     let greeted = false;
     if (breakpoints) {
       const sendRules = () => {
-        if (!greeted) return;
+        if (!greeted || !authenticated) return;
         const seqs = this.ruleSeqs.get(ws) ?? { sent: 0, adopted: 0 };
         seqs.sent += 1;
         this.ruleSeqs.set(ws, seqs);
@@ -110,6 +125,12 @@ export class IngestHub {
       if (typeof m === 'string') return ws.close(1007, m.slice(0, 120));
       if (m.type === 'hello') {
         if (!first) ws.close(1008, 'hello comes first, once');
+      } else if (m.type === 'auth') {
+        if (authenticated || !this.options.token || !checkIngestAuth(this.options.token, uiNonce, m.hmac))
+          return void ws.close(1008, authenticated ? 'auth comes once, after the proof' : 'wrong proof of the token');
+        authenticated = true;
+        clearTimeout(deadline);
+        this.ruleSenders.get(ws)?.();
       } else if (m.type === 'held') paused?.add(prefix, holder, m.report);
       else if (m.type === 'released') paused?.released(prefix, m.id, m.outcome);
       else if (m.type === 'taken') breakpoints?.removeTaken(m.id, m.serial);
@@ -135,8 +156,13 @@ export class IngestHub {
         // The proof first: the wrapper reads nothing else before it.
         const hello = isControl(text) ? parseControlUp(text) : undefined;
         if (hello && typeof hello !== 'string' && hello.type === 'hello' && this.options.token)
-          down({ type: 'proof', hmac: ingestProof(this.options.token, hello.nonce) });
+          down({ type: 'proof', hmac: ingestProof(this.options.token, hello.nonce), ...(authenticated ? {} : { nonce: uiNonce }) });
+        else if (!authenticated) return void ws.close(1008, 'say hello first: this UI proves itself, then you');
         this.ruleSenders.get(ws)?.();
+      } else if (!authenticated) {
+        const m = isControl(text) ? parseControlUp(text) : undefined;
+        if (!m || typeof m === 'string' || m.type !== 'auth')
+          return void ws.close(1008, 'prove that you know the token (auth) before sending anything else');
       }
       if (isControl(text)) return control(text, first);
       const decoded = decodeBatch(text);
@@ -171,6 +197,7 @@ export class IngestHub {
     });
     ws.on('error', () => undefined);
     ws.on('close', () => {
+      clearTimeout(deadline);
       this.sockets.delete(ws);
       this.ruleSenders.delete(ws);
       this.ruleSeqs.delete(ws);

@@ -15,8 +15,9 @@
  *   GET  /api/info                       what this UI serves: { mode: "live" }, or a saved capture
  *                                        (`mcpscope open`): { mode: "capture", file, kind }
  *   WS   /ws?since=SEQ                   hello, snapshot, then live events (see docs/event-schema.md)
- *   WS   /ingest                         stdio wrappers send their wire records (see ingest.ts); token
- *                                        required, and no Origin at all (browsers may not ingest)
+ *   WS   /ingest                         stdio wrappers send their wire records (see ingest.ts); the token
+ *                                        presented, or proven over the socket (x-mcpscope-ingest-auth:
+ *                                        challenge), and no Origin at all (browsers may not ingest)
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { lintReport } from '../lint/lint-report.js';
@@ -30,6 +31,7 @@ import type { EventStore } from '../store/event-store.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import { FeedHub, type FeedOptions } from './feed.js';
 import { IngestHub, INGEST_MAX_PAYLOAD, type IngestHubOptions } from './ingest.js';
+import { INGEST_AUTH_HEADER } from '../stdio/ingest-control.js';
 import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches, TOKEN_COOKIE } from './guards.js';
 
 export interface UiServerOptions {
@@ -151,7 +153,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     return p;
   };
 
-  function guard(req: { headers: IncomingMessage['headers']; url?: string }): { status: number; message: string } | undefined {
+  function guard(
+    req: { headers: IncomingMessage['headers']; url?: string },
+    needsToken = true,
+  ): { status: number; message: string } | undefined {
     if (!isAllowedHost(req.headers.host, { port: boundPort, extraHosts: options.allowHosts })) {
       return {
         status: 403,
@@ -162,7 +167,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (!isSameOriginOrAllowed(typeof origin === 'string' ? origin : undefined, boundPort, options.allowOrigins)) {
       return { status: 403, message: `Origin ${JSON.stringify(origin)} may not use the mcpscope UI (cross-site protection).` };
     }
-    if (!tokenMatches(presentedToken(req), token)) {
+    if (needsToken && !tokenMatches(presentedToken(req), token)) {
       return {
         status: 401,
         message:
@@ -251,12 +256,15 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     let refused: { status: number; message: string } | undefined;
+    // A wrapper that proves it knows the token over the socket instead of sending it (ingest.ts).
+    let challenge = false;
     try {
       if (path === '/ws') refused = guard(req);
       else if (path === '/ingest' && ingest) {
+        challenge = req.headers[INGEST_AUTH_HEADER] === 'challenge' && presentedToken(req) === undefined;
         // Only programs ingest (the stdio wrapper): any page a browser shows sends an Origin.
         refused =
-          guard(req) ??
+          guard(req, !challenge) ??
           (req.headers.origin !== undefined
             ? { status: 403, message: 'Browsers may not send records to mcpscope: /ingest takes no Origin.' }
             : undefined);
@@ -272,7 +280,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       return;
     }
     if (path === '/ingest') {
-      ingestWss!.handleUpgrade(req, socket, head, (ws) => ingest!.add(ws));
+      ingestWss!.handleUpgrade(req, socket, head, (ws) => ingest!.add(ws, { authenticated: !challenge }));
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {

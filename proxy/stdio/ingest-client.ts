@@ -14,11 +14,10 @@
  * knows the token (`hello` with a fresh nonce → `proof`, ingest-control.ts): nothing is sent to a
  * program on the port that cannot.
  */
-import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { encodeBatch, type IngestRecord } from '../capture/wire-codec.js';
 import { chunkStream, type StdioStream } from '../capture/wire-records.js';
-import { checkIngestProof, parseControlDown } from './ingest-control.js';
+import { INGEST_AUTH_HEADER, checkIngestProof, ingestAuth, ingestNonce, parseControlDown } from './ingest-control.js';
 
 /** What the client sends on: a WebSocket (tests give a stand-in). */
 export type IngestSocket = Pick<WebSocket, 'send' | 'bufferedAmount' | 'readyState'>;
@@ -181,9 +180,10 @@ export type ConnectResult =
   | { ok: false; refused: true; message: string }
   /**
    * Something answered, but not as an mcpscope that accepts us (HTTP status, or another failure);
-   * `unproven`: it took the token but did not prove it knows it (nothing was sent to it).
+   * `unproven`: it did not prove it knows the token (nothing was sent to it, the token least of
+   * all); `wrongProof`: its proof was for another token (a UI started anew, its file on the way).
    */
-  | { ok: false; refused: false; status?: number; unproven?: true; message: string };
+  | { ok: false; refused: false; status?: number; unproven?: true; wrongProof?: true; message: string };
 
 function textOf(data: WebSocket.RawData): string {
   return Buffer.isBuffer(data)
@@ -194,13 +194,14 @@ function textOf(data: WebSocket.RawData): string {
 }
 
 /**
- * Opens `/ingest` on the UI at `host:port` with `token`, says `hello` with a fresh nonce and
- * resolves once the UI's `proof` checks out (within `timeoutMs` of the upgrade). Never rejects.
+ * Opens `/ingest` on the UI at `host:port`, says `hello` with a fresh nonce, checks the UI's
+ * `proof` against `token` and answers its nonce with `auth` (within `timeoutMs` of the upgrade);
+ * the token itself is never sent. Never rejects.
  */
 export function connectIngest(host: string, port: number, token: string | undefined, timeoutMs = 5_000): Promise<ConnectResult> {
   return new Promise((resolve) => {
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
+    // The token never goes on the wire: the UI proves it knows it first, then the wrapper does (ingest-control.ts).
+    const headers: Record<string, string> = { [INGEST_AUTH_HEADER]: 'challenge' };
     const ws = new WebSocket(`ws://${host.includes(':') ? `[${host}]` : host}:${port}/ingest`, {
       headers,
       handshakeTimeout: timeoutMs,
@@ -214,12 +215,18 @@ export function connectIngest(host: string, port: number, token: string | undefi
       clearTimeout(timer);
       resolve(r);
     };
-    const unproven = (why: string) => {
-      settle({ ok: false, refused: false, unproven: true, message: `it did not prove that it knows the token (${why})` });
+    const unproven = (why: string, wrongProof = false) => {
+      settle({
+        ok: false,
+        refused: false,
+        unproven: true,
+        ...(wrongProof ? { wrongProof: true as const } : {}),
+        message: `it did not prove that it knows the token (${why})`,
+      });
       ws.terminate();
     };
     ws.once('open', () => {
-      const nonce = randomBytes(32).toString('base64url');
+      const nonce = ingestNonce();
       timer = setTimeout(() => unproven(`no proof within ${timeoutMs} ms`), timeoutMs);
       // Messages after the proof wait here until the caller listens (ws may emit them in the same turn).
       const early: string[] = [];
@@ -234,7 +241,9 @@ export function connectIngest(host: string, port: number, token: string | undefi
         }
         const m = isBinary ? undefined : parseControlDown(textOf(data));
         if (!token || m?.type !== 'proof') return unproven('its first message was not a proof');
-        if (!checkIngestProof(token, nonce, m.hmac)) return unproven('its proof is wrong');
+        if (!checkIngestProof(token, nonce, m.hmac)) return unproven('its proof is wrong', true);
+        if (m.nonce === undefined) return unproven('it asked for no proof of ours');
+        ws.send(JSON.stringify({ type: 'auth', hmac: ingestAuth(token, m.nonce) }));
         settle({
           ok: true,
           ws,

@@ -8,26 +8,34 @@
  *   act          the user's action on a line the wrapper holds
  *   send         a request mcpscope sends into the process (POST /api/sessions/:id/send)
  *   proof        the answer to `hello`: HMAC-SHA256(token, "mcpscope-ingest-proof\n" + nonce), so
- *                that the wrapper knows this UI holds the token before it sends a record
+ *                that the wrapper knows this UI holds the token before it sends a record; and the
+ *                UI's own fresh nonce, for the wrapper to prove itself with in turn
  * Up (a wrapper → the UI):
  *   hello             the wrapper's first message: a fresh random nonce for the UI to prove itself with
+ *   auth              the wrapper's proof, HMAC-SHA256(token, "mcpscope-ingest-auth\n" + the UI's nonce):
+ *                     neither side ever sends the token itself, so a program that holds the port learns
+ *                     nothing it could use (a wrapper that sent the token in its upgrade gave it away)
  *   held / released   a line held at a breakpoint, and how it went on
  *   taken             a `once` rule was used
  *   rules             the rule set numbered `seq` is in force (the API's answer waits for it)
  *   sent              the answer to a `send` (or why there is none)
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
+
+/** The upgrade header of a wrapper that proves it knows the token over the socket (`challenge`) instead of sending it. */
+export const INGEST_AUTH_HEADER = 'x-mcpscope-ingest-auth';
 
 export type ControlDown =
   /** `seq` numbers the rule sets sent down one socket: the wrapper answers `rules` with it once adopted. */
   | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number; seq?: number }
   | { type: 'act'; id: string; action: PausedAction }
   | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number }
-  | { type: 'proof'; hmac: string };
+  | { type: 'proof'; hmac: string; nonce?: string };
 
 export type ControlUp =
   | { type: 'hello'; nonce: string }
+  | { type: 'auth'; hmac: string }
   | { type: 'held'; report: HeldReport }
   | { type: 'released'; id: string; outcome: PausedOutcome }
   | { type: 'taken'; id: string; serial: number }
@@ -43,13 +51,36 @@ const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinit
 
 /** What the UI proves it knows the token with: HMAC-SHA256 keyed with the token, over a fixed prefix and the wrapper's nonce (base64url). */
 export function ingestProof(token: string, nonce: string): string {
-  return createHmac('sha256', token).update(`mcpscope-ingest-proof\n${nonce}`).digest('base64url');
+  return hmacOf(token, 'mcpscope-ingest-proof', nonce);
 }
 
-/** Whether `hmac` is the proof for `token` and `nonce` (compared in constant time). */
+/** What the wrapper proves it knows the token with, over the UI's nonce (another prefix: one proof is never the other). */
+export function ingestAuth(token: string, nonce: string): string {
+  return hmacOf(token, 'mcpscope-ingest-auth', nonce);
+}
+
+/** Whether `hmac` is the UI's proof for `token` and `nonce` (compared in constant time). */
 export function checkIngestProof(token: string, nonce: string, hmac: unknown): boolean {
+  return sameHmac(ingestProof(token, nonce), hmac);
+}
+
+/** Whether `hmac` is the wrapper's proof for `token` and the UI's `nonce` (compared in constant time). */
+export function checkIngestAuth(token: string, nonce: string, hmac: unknown): boolean {
+  return sameHmac(ingestAuth(token, nonce), hmac);
+}
+
+/** A fresh nonce: 32 random bytes, base64url. */
+export function ingestNonce(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function hmacOf(token: string, label: string, nonce: string): string {
+  return createHmac('sha256', token).update(`${label}\n${nonce}`).digest('base64url');
+}
+
+function sameHmac(expected: string, hmac: unknown): boolean {
   if (typeof hmac !== 'string') return false;
-  const want = Buffer.from(ingestProof(token, nonce));
+  const want = Buffer.from(expected);
   const got = Buffer.from(hmac);
   return got.length === want.length && timingSafeEqual(got, want);
 }
@@ -79,6 +110,9 @@ export function parseControlUp(text: string): ControlUp | string {
     case 'hello':
       if (typeof o.nonce !== 'string' || !NONCE.test(o.nonce)) return 'hello needs a nonce (16 to 128 base64url characters)';
       return { type: 'hello', nonce: o.nonce };
+    case 'auth':
+      if (!str(o.hmac, 200)) return 'auth needs an hmac';
+      return { type: 'auth', hmac: o.hmac };
     case 'held': {
       const r = o.report as Record<string, unknown> | undefined;
       if (
@@ -124,7 +158,8 @@ export function parseControlUp(text: string): ControlUp | string {
 export function parseControlDown(text: string): ControlDown | undefined {
   const o = parseObject(text);
   if (!o) return undefined;
-  if (o.type === 'proof' && str(o.hmac, 200)) return { type: 'proof', hmac: o.hmac };
+  if (o.type === 'proof' && str(o.hmac, 200))
+    return { type: 'proof', hmac: o.hmac, ...(typeof o.nonce === 'string' && NONCE.test(o.nonce) ? { nonce: o.nonce } : {}) };
   if (o.type === 'breakpoints' && Array.isArray(o.entries))
     return {
       type: 'breakpoints',

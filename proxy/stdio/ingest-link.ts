@@ -206,7 +206,10 @@ export class IngestLink {
       // Worth another try, for a few seconds: a connection reset or timeout (a UI shutting down as
       // we knock), or a UI that does not know our token yet (just started, its discovery file on
       // the way). Anything else on the port is not a UI we can use.
-      const transient = !r.unproven && (r.status === undefined || r.status === 503 || (r.status === 401 && !this.explicit));
+      // A proof for another token, from a discovery file's token: the UI there started anew, its file on the way.
+      const transient =
+        (r.unproven ? r.wrongProof === true && !this.explicit : r.status === undefined || r.status === 503) ||
+        (r.status === 401 && !this.explicit);
       if (transient && attempt < 10) {
         await pause(Math.min(1_000, 50 * 2 ** attempt));
         continue;

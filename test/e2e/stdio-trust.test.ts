@@ -90,6 +90,7 @@ async function standIn(proof: 'none' | 'wrong' | 'right'): Promise<Stand> {
             JSON.stringify({
               type: 'proof',
               hmac: proof === 'right' ? ingestProof(TOKEN, m.nonce!) : ingestProof('not-the-token', m.nonce!),
+              nonce: 'u'.repeat(43),
             }),
           );
       });
@@ -185,6 +186,10 @@ describe('a stdio wrapper sends records only to a UI that proved it knows the to
     expect(await w.closed).toBe(0);
     expect(stand.upgrades).toHaveLength(1);
     expect(stand.messages.map((t) => (JSON.parse(t) as { type?: string }).type)).toEqual(['hello']);
+    // Nor did the token go anywhere: not in the upgrade (it used to be its Authorization header), not on the socket.
+    expect(stand.upgrades[0].headers.authorization).toBeUndefined();
+    expect(stand.upgrades[0].headers['x-mcpscope-ingest-auth']).toBe('challenge');
+    expect(JSON.stringify([stand.upgrades[0].headers, stand.upgrades[0].url, stand.messages])).not.toContain(TOKEN);
   });
 
   it('without a token (none given, a planted discovery file ignored) never connects, and says why', async () => {

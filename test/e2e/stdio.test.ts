@@ -19,7 +19,7 @@ import { startUiServer } from '../../proxy/serve/ui-server.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import { connectIngest } from '../../proxy/stdio/ingest-client.js';
 import { encodeBatch } from '../../proxy/capture/wire-codec.js';
-import { ingestProof } from '../../proxy/stdio/ingest-control.js';
+import { ingestAuth, ingestProof } from '../../proxy/stdio/ingest-control.js';
 import { randomBytes } from 'node:crypto';
 import { commandLine } from '../../proxy/stdio/command-line.js';
 import type { LogEvent, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
@@ -440,10 +440,23 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
 });
 
 describe('/ingest on the UI port', () => {
-  it('accepts only the token, no Origin, and only where a recorder is attached', async () => {
+  it('accepts only the token (presented, or proven over the socket), no Origin, and only where a recorder is attached', async () => {
     const port = scope.ui!.port;
-    expect(await connectIngest('127.0.0.1', port, undefined)).toMatchObject({ ok: false, status: 401 });
-    expect(await connectIngest('127.0.0.1', port, 'wrong-token-wrong-token')).toMatchObject({ ok: false, status: 401 });
+    // Without the token in the upgrade, nor the challenge header: 401 as on every route.
+    const plain = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ingest`);
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.once('open', () => resolve(101));
+      ws.on('error', () => undefined);
+    });
+    expect(plain).toBe(401);
+    // The wrapper's way (the challenge): with no token or the wrong one, the UI's proof does not check out.
+    expect(await connectIngest('127.0.0.1', port, undefined)).toMatchObject({ ok: false, unproven: true });
+    expect(await connectIngest('127.0.0.1', port, 'wrong-token-wrong-token')).toMatchObject({
+      ok: false,
+      unproven: true,
+      wrongProof: true,
+    });
     // A browser page (any Origin, even the UI's own) may not ingest.
     const fromPage = await new Promise<number>((resolve) => {
       const ws = new WebSocket(`ws://127.0.0.1:${port}/ingest`, {
@@ -483,6 +496,45 @@ describe('/ingest on the UI port', () => {
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ type: 'hello', nonce }));
     expect(await closed).toBe(1008);
+  });
+
+  it('a socket that proves the token (no token sent) gets nothing read until its auth is right; a wrong one is closed', async () => {
+    const open = async () => {
+      const ws = new WebSocket(`ws://127.0.0.1:${scope.ui!.port}/ingest`, { headers: { 'x-mcpscope-ingest-auth': 'challenge' } });
+      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+      const nonce = randomBytes(32).toString('base64url');
+      const proof = new Promise<{ type: string; hmac: string; nonce: string }>((resolve) =>
+        ws.once('message', (d) => resolve(JSON.parse(d.toString()))),
+      );
+      ws.send(JSON.stringify({ type: 'hello', nonce }));
+      const p = await proof;
+      expect(p).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce), nonce: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+      return { ws, uiNonce: p.nonce, closed };
+    };
+    const start = (xid: string) => encodeBatch([{ t: 'stdio-start', xid, ts: Date.now(), command: 'unproven', args: [], pid: 1 }]);
+    const sessions = () => [...scope.store.sessions.values()].filter((x) => x.target === 'unproven');
+    // Records before the auth: closed, nothing recorded.
+    const early = await open();
+    early.ws.send(start('early'));
+    expect(await early.closed).toBe(1008);
+    // A wrong auth (the UI's own proof played back): closed.
+    const wrong = await open();
+    wrong.ws.send(JSON.stringify({ type: 'auth', hmac: ingestProof(scope.token, wrong.uiNonce) }));
+    wrong.ws.send(start('wrong'));
+    expect(await wrong.closed).toBe(1008);
+    await scope.settle();
+    expect(sessions()).toEqual([]);
+    // The right one: its records are taken.
+    const right = await open();
+    right.ws.send(JSON.stringify({ type: 'auth', hmac: ingestAuth(scope.token, right.uiNonce) }));
+    right.ws.send(start('right'));
+    for (const deadline = Date.now() + 5_000; sessions().length === 0 && Date.now() < deadline;) {
+      await scope.settle();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(sessions()).toHaveLength(1);
+    right.ws.close();
   });
 
   it('keeps two wrappers apart even when they use the same xid, and closes a process whose wrapper vanished', async () => {

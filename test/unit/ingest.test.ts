@@ -8,7 +8,14 @@ import WebSocket from 'ws';
 import { IngestClient, type IngestSocket } from '../../proxy/stdio/ingest-client.js';
 import type { WireRecord } from '../../proxy/capture/wire-records.js';
 import { commandLine } from '../../proxy/stdio/command-line.js';
-import { checkIngestProof, ingestProof, parseControlDown, parseControlUp } from '../../proxy/stdio/ingest-control.js';
+import {
+  checkIngestAuth,
+  checkIngestProof,
+  ingestAuth,
+  ingestProof,
+  parseControlDown,
+  parseControlUp,
+} from '../../proxy/stdio/ingest-control.js';
 import { createHmac } from 'node:crypto';
 
 const bytes = (s: string) => new Uint8Array(Buffer.from(s));
@@ -132,6 +139,20 @@ describe('the ingest handshake (ingest-control.ts)', () => {
     expect(checkIngestProof('the-token-0123456789', 'm'.repeat(43), proof)).toBe(false);
     expect(checkIngestProof('the-token-0123456789', nonce, proof.slice(1))).toBe(false);
     expect(checkIngestProof('the-token-0123456789', nonce, undefined)).toBe(false);
+  });
+
+  it('the wrapper proves the token over the UI’s nonce with another prefix: one proof is never the other', () => {
+    const nonce = 'n'.repeat(43);
+    const auth = ingestAuth('the-token-0123456789', nonce);
+    expect(auth).toBe(createHmac('sha256', 'the-token-0123456789').update(`mcpscope-ingest-auth\n${nonce}`).digest('base64url'));
+    expect(auth).not.toBe(ingestProof('the-token-0123456789', nonce));
+    expect(checkIngestAuth('the-token-0123456789', nonce, auth)).toBe(true);
+    expect(checkIngestAuth('the-token-0123456789', nonce, ingestProof('the-token-0123456789', nonce))).toBe(false);
+    expect(checkIngestAuth('another-token-0123456', nonce, auth)).toBe(false);
+    expect(parseControlUp(JSON.stringify({ type: 'auth', hmac: auth }))).toEqual({ type: 'auth', hmac: auth });
+    expect(parseControlUp(JSON.stringify({ type: 'auth' }))).toBe('auth needs an hmac');
+    expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 'abc', nonce }))).toEqual({ type: 'proof', hmac: 'abc', nonce });
+    expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 'abc', nonce: 'no' }))).toEqual({ type: 'proof', hmac: 'abc' });
   });
 
   it('reads hello (a base64url nonce of 16 to 128 characters) and proof', () => {
