@@ -6,6 +6,7 @@
  */
 import type { Direction, Hint, JsonRpcId } from '../model/events.js';
 import { formatBytes, formatClock } from '../model/units.js';
+import { visibleParts } from '../model/visible-text.js';
 
 export interface TextLogOptions {
   /** ANSI colours (a terminal). The formatter never looks at the environment: the writer decides (NO_COLOR, FORCE_COLOR, isTTY). */
@@ -138,20 +139,26 @@ const ANSI: Record<Style, string> = {
 const RESET = '\x1b[0m';
 
 /**
- * Characters a peer must not get to a terminal through the log: C0 controls but tab (ESC starts the
- * sequences that recolour, retitle, move the cursor or — OSC 52 — write the clipboard; CR and LF
- * would forge log lines of their own), DEL, C1 controls, and the bidirectional overrides that make
- * text read other than it is. Messages are JSON-escaped already; SSE lines, stderr lines, names,
- * URLs and header values are quoted as they came.
+ * Characters a peer must not get to a terminal through the log: the ones the UI draws as badges
+ * (proxy/model/visible-text.ts, one list for the UI, the log and `mcpscope mcp`) — C0 controls
+ * (ESC starts the sequences that recolour, retitle, move the cursor or — OSC 52 — write the
+ * clipboard; CR, LF, U+2028 and U+2029 would forge log lines of their own), DEL, C1 controls, the
+ * bidirectional controls that make text read other than it is, zero-width and format characters
+ * (two names that look the same, and are not), tag characters (a sentence nobody sees), runs of
+ * variation selectors, lone surrogates — but a tab, which a terminal only moves past. Messages are
+ * JSON-escaped already; SSE lines, stderr lines, names, URLs and header values are quoted as they came.
  */
-const UNSAFE = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const escapeUnit = (n: number) => (n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`);
 
-/** `text` with every unsafe character shown as its escape (`\x1b`, `\u202e`): what was sent stays readable, and inert. */
+/** `text` with every unsafe character shown as its escape (`\x1b`, `\u202e`, a tag character as `\udb40\udc41`): what was sent stays readable, and inert. */
 export function inert(text: string): string {
-  return text.replace(UNSAFE, (c) => {
-    const n = c.charCodeAt(0);
-    return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
-  });
+  let out = '';
+  for (const part of visibleParts(text)) {
+    if (typeof part === 'string') out += part;
+    else if (part.text === '\t') out += part.text;
+    else for (let i = 0; i < part.text.length; i++) out += escapeUnit(part.text.charCodeAt(i));
+  }
+  return out;
 }
 
 /** One entry as text: its first line after the time and session columns, the others indented. Ends in "\n". */
@@ -193,13 +200,16 @@ export function renderJsonEntry(entry: LogEntry, options: Pick<TextLogOptions, '
     if ((entry.size ?? 0) <= MAX_JSON_MESSAGE) o.message = entry.message;
     else o.messageOmitted = `${formatBytes(entry.size!)}: larger than the log keeps (the UI and the exports have it)`;
   }
-  // JSON.stringify escapes C0 controls, not DEL, C1 or bidi overrides: those are escaped too (the
-  // line parses to the same values, and cannot drive a terminal it is printed on).
-  return `${JSON.stringify(o).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+  // JSON.stringify escapes C0 controls and lone surrogates, not the rest of what inert() escapes
+  // (DEL, C1, bidi, zero-width, U+2028/9, tag characters): those are written as JSON escapes too,
+  // so the line parses to the same values and cannot drive a terminal it is printed on.
+  let line = '';
+  for (const part of visibleParts(JSON.stringify(o))) {
+    if (typeof part === 'string') line += part;
+    else for (let i = 0; i < part.text.length; i++) line += `\\u${part.text.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  }
+  return `${line}\n`;
 }
-
-/** What JSON.stringify leaves as it is and a terminal would act on (UNSAFE's non-C0 part, and the JS line separators). */
-const JSON_UNSAFE = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 /** Messages larger than this are not copied into a JSON log line whole. */
 const MAX_JSON_MESSAGE = 256 * 1024;

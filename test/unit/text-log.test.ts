@@ -236,6 +236,20 @@ describe('what a peer sent cannot drive the terminal', () => {
       expect(text).toContain('\\u202eevil');
       expect(text.split('\n').some((l) => l.startsWith('09:30:00.000 s1   >>> REQUEST fake'))).toBe(false);
     });
+
+  it('escapes the invisible characters the UI shows as badges too: zero-width, U+2028/2029, tag characters (proxy/model/visible-text.ts)', () => {
+    // A tool name that looks like "read" but is not, a line separator, and a sentence in tag characters.
+    const tags = [...'obey'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    const name = `re\u200bad \u2028 \ufeff \u2060x${tags}`;
+    const entry: LogEntry = { seq: 1, ts: 0, session: 's1', kind: 'message', hints: [], lines: [[['plain', `tools/call "${name}"`]]] };
+    const text = renderEntry(entry, { utc: true });
+    expect(text).toBe(
+      '00:00:00.000 s1   tools/call "re\\u200bad \\u2028 \\ufeff \\u2060x\\udb40\\udc6f\\udb40\\udc62\\udb40\\udc65\\udb40\\udc79"\n',
+    );
+    // What ordinary text needs stays as it is: a tab, emoji joined by a zero-width joiner, a variation selector, a script's joiner.
+    const plain = 'a\tb 👨‍👩‍👧 ❤️ می‌خواهم 🏴󠁧󠁢󠁳󠁣󠁴󠁿';
+    expect(renderEntry({ ...entry, lines: [[['plain', plain]]] }, { utc: true })).toBe(`00:00:00.000 s1   ${plain}\n`);
+  });
 });
 
 describe('what a peer sent cannot drive the terminal through the JSON log either', () => {
@@ -265,6 +279,27 @@ describe('what a peer sent cannot drive the terminal through the JSON log either
     expect(parsed.name).toBe(evil);
     expect(parsed.correlation).toBe(`request tools/call ${evil}`);
     expect(parsed.hints[0].text).toBe(`tool ${evil}`);
+    expect(parsed.message.params.name).toBe(evil);
+  });
+
+  it('escapes zero-width, tag characters and the rest of what the UI shows as badges, and parses back the same', () => {
+    const evil = `re\u200bad \ufeff${[...'obey'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')} \u2029`;
+    const entry: LogEntry = {
+      seq: 1,
+      ts: 0,
+      session: 's1',
+      kind: 'message',
+      name: evil,
+      hints: [],
+      message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: evil } },
+      size: 60,
+      lines: [[['plain', evil]]],
+    };
+    const line = renderJsonEntry(entry);
+    expect(line.slice(0, -1)).not.toMatch(/[\u200b\ufeff\u2029]|\udb40[\udc00-\udc7f]/);
+    expect(line).toContain('re\\u200bad \\ufeff\\udb40\\udc6f');
+    const parsed = JSON.parse(line) as { name: string; message: { params: { name: string } } };
+    expect(parsed.name).toBe(evil);
     expect(parsed.message.params.name).toBe(evil);
   });
 });
