@@ -49,7 +49,6 @@ const sameFile = (a: Written, st: Stats) => a.dev === st.dev && a.ino === st.ino
 export class ExportDir {
   /** As given (absolute). */
   readonly dir: string;
-  private real: string | undefined;
   /** One export at a time: the index is read and written whole. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -64,9 +63,8 @@ export class ExportDir {
     return run;
   }
 
-  /** The directory's real path, created 0700 (with its parents) when missing. */
+  /** The directory's real path, created 0700 (with its parents) when missing — looked at on every export (it may have been removed). */
   private async ensure(): Promise<string> {
-    if (this.real) return this.real;
     const st = await stat(this.dir).catch(() => undefined);
     if (!st) {
       try {
@@ -78,8 +76,7 @@ export class ExportDir {
     } else if (!st.isDirectory()) {
       throw new UiApiError(`The export directory ${this.dir} is not a directory: start mcpscope mcp with --export-dir naming one.`);
     }
-    this.real = await realpath(this.dir);
-    return this.real;
+    return realpath(this.dir);
   }
 
   private outside(requested: string): UiApiError {

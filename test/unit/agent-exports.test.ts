@@ -5,7 +5,7 @@
  * overwrote a shell rc file with an export).
  */
 import { describe, expect, it } from 'vitest';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultExportDir, EXPORT_INDEX, ExportDir } from '../../proxy/agent/agent-exports.js';
@@ -95,6 +95,15 @@ describe('ExportDir', () => {
     const other = new ExportDir(dir);
     const fresh = await other.write('s2.json', 'x', 'a', false);
     expect((await exports.write('s2.json', 'x', 'b', true)).path).toBe(fresh.path);
+  });
+
+  it('makes the directory again when it was removed while mcpscope mcp runs (a clean-up of old exports)', async () => {
+    const { dir, exports } = setup();
+    await exports.write('first.json', 'x', '{}', false);
+    rmSync(dir, { recursive: true });
+    const out = await exports.write(undefined, 'mcpscope-s1.json', '{}', false);
+    expect(out.path).toBe(join(dir, 'mcpscope-s1.json'));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('says so when the export directory is a file', async () => {
