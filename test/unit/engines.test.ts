@@ -3,7 +3,10 @@
  * every installed dependency admits too, so `npm ci` prints no EBADENGINE on Node 20 or 22.
  * light-my-request@6.8 (fastify's inject) asks for cookie@^2, whose engines say Node >= 22: the
  * override in package.json gives it cookie@^1.1.1 (Node >= 18; the same `stringifySetCookie`
- * light-my-request calls, CommonJS), and fastify's inject keeps working (below).
+ * light-my-request calls, CommonJS), and fastify's inject keeps working (below). Likewise
+ * @fastify/static@10 asks for content-disposition@^3 (Node >= 22, an ES module): the override gives
+ * it content-disposition@^2.0.1 (Node >= 18, CommonJS, the same create() and header values), and
+ * its download still names the file (below). Drop an override once mcpscope's engines start at 22.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
