@@ -5,6 +5,11 @@
  *   tsx bench/recorder.ts [--exchanges N] [--batch K]     JSON tools/call exchanges
  *   tsx bench/recorder.ts --sse [--events N]                one tools/call streaming N progress notifications
  *   … --lint off|warn|strict                                  the spec linter (default warn, as the CLI's)
+ *   … --output pattern|format|guarded                         echo also has an outputSchema, and its results a
+ *                                                             structuredContent checked against it: with a pattern
+ *                                                             (RE2), a date-time format (both bounded schemas,
+ *                                                             checked without the time guard) or a duration format
+ *                                                             (checked under the guard, docs/spec-lint.md)
  * Prints µs of CPU per exchange (or per SSE event). For profiling the recorder; not part of `npm run bench`.
  * The session is a compliant one (initialize, notifications/initialized, tools/list with echo's
  * inputSchema), so with the linter on every call's arguments are checked and nothing is reported.
@@ -45,11 +50,26 @@ const session = '795126c6-b7d9-4900-9b09-45c85fe0fc06';
 const enc = (s: string) => Buffer.from(s, 'utf8');
 let clock = 1_000;
 const ts = () => (clock += 0.05);
+const outputArg = process.argv.includes('--output') ? process.argv[process.argv.indexOf('--output') + 1] : undefined;
+const output =
+  outputArg === 'pattern'
+    ? { type: 'object', properties: { text: { type: 'string', pattern: '^hello [0-9]+$' }, at: { type: 'string' } }, required: ['text'] }
+    : outputArg === 'format' || outputArg === 'guarded'
+      ? {
+          type: 'object',
+          properties: { text: { type: 'string' }, at: { type: 'string', format: outputArg === 'guarded' ? 'duration' : 'date-time' } },
+          required: ['text'],
+        }
+      : undefined;
 function exchange(i: number, xid: string): WireRecord[] {
   const body = enc(
     JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { text: `hello ${i}` } }, jsonrpc: '2.0', id: i + 2 }),
   );
-  const reply = enc(JSON.stringify({ result: { content: [{ type: 'text', text: `hello ${i}` }] }, jsonrpc: '2.0', id: i + 2 }));
+  const at = outputArg === 'guarded' ? 'P1DT2H' : '2026-12-01T10:00:00Z';
+  const structured = output ? { structuredContent: { text: `hello ${i}`, at } } : {};
+  const reply = enc(
+    JSON.stringify({ result: { content: [{ type: 'text', text: `hello ${i}` }], ...structured }, jsonrpc: '2.0', id: i + 2 }),
+  );
   const requestHeaders = {
     host: '127.0.0.1:41119',
     connection: 'keep-alive',
@@ -141,7 +161,11 @@ function post(xid: string, body: Buffer, reply: Buffer | undefined, headers: Rec
 const inSession = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
 const tools = {
   tools: [
-    { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    {
+      name: 'echo',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      ...(output ? { outputSchema: output } : {}),
+    },
     { name: 'stream', inputSchema: { type: 'object', properties: { n: { type: 'number' }, rate: { type: 'number' } } } },
   ],
 };

@@ -13,7 +13,8 @@
  *   on every tools/list gets its schemas checked as the budget allows (`lint/compile-budget`), and
  *   never more than a tenth of the thread's time once the budget is spent.
  * - A check runs under the time guard too (CHECK_MS) unless its cost is bounded in advance: a
- *   bounded schema (schema-size.ts) whose size times the value's stays under FAST_WORK. A compile
+ *   bounded schema (schema-size.ts: local, acyclic references expanded; only linear formats,
+ *   schema-formats.ts) whose weight times the value's size stays under FAST_WORK. A compile
  *   or check stopped gives `lint/schema-too-slow`; the schema gets one more try (a busy machine can
  *   slow anything down), and after a second stop it is not checked again.
  * - The compiled schemas are kept in one cache keyed by the schema's text, least recently used
@@ -25,7 +26,7 @@
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { BOUNDED_FORMATS, addSchemaFormats } from './schema-formats.js';
 import { collectUncheckable, forgetPatterns, re2Engine } from './schema-regexp.js';
 import { measureSchema, valueWork } from './schema-size.js';
 import { TIMED_OUT, bounded } from './time-guard.js';
@@ -45,7 +46,7 @@ export const MAX_STRIKES = 2;
 /** Compile time that may be spent at once, and how fast that allowance comes back (ms, ms per second). */
 export const BUDGET_MS = 1_000;
 export const REFILL_MS_PER_S = 100;
-/** Below this (schema text length × value size) a check of a bounded schema runs without the guard. */
+/** Below this (a bounded schema's weight × the value's size, schema-size.ts) a check runs without the guard. */
 export const FAST_WORK = 1 << 20;
 
 /** Why a value was not checked against its schema: a `lint/…` note (rules.ts). */
@@ -73,15 +74,14 @@ const options: Options = {
   code: { regExp: re2Engine, optimize: false },
 };
 type AjvLike = Ajv | Ajv2020;
-const addFormats = addFormatsModule as unknown as (ajv: AjvLike) => void;
 
 interface Entry {
   text: number;
   validate?: ValidateFunction;
   ajv?: AjvLike;
   schema?: object;
-  /** A bounded schema (schema-size.ts): checks below FAST_WORK need no guard. */
-  bounded?: boolean;
+  /** A bounded schema's weight (schema-size.ts; Infinity or absent: not bounded): checks below FAST_WORK need no guard. */
+  weight?: number;
   uncheckable?: readonly string[];
   notChecked?: SchemaOutcome['notChecked'];
   /** Times a compile or check of it was stopped (MAX_STRIKES: not tried again). */
@@ -91,7 +91,8 @@ interface Entry {
 /** What a schema object is to the cache: its key, or why it is not compiled at all. */
 interface Identity {
   key?: string;
-  bounded?: boolean;
+  /** Its weight when bounded (schema-size.ts), else Infinity. */
+  weight?: number;
   notChecked?: SchemaOutcome['notChecked'];
 }
 
@@ -108,8 +109,10 @@ export class ToolSchemas {
   private cachedText = 0;
   private budget = BUDGET_MS;
   private budgetAt: number;
-  /** Checks and compiles stopped by the guard, for /api/stats and tests. */
+  /** Checks and compiles stopped by the guard (for tests and the bench). */
   stopped = 0;
+  /** Checks run under the guard: their cost was not bounded in advance (for tests and the bench). */
+  guarded = 0;
 
   constructor(private readonly clock: Clock = () => performance.now()) {
     this.budgetAt = clock();
@@ -127,13 +130,15 @@ export class ToolSchemas {
       this.cache.set(key, entry);
     } else {
       // Not seen yet, or stopped once: a busy machine can make an ordinary schema slow, so it gets a second try.
-      const again = this.compile(key, schema, seen.bounded === true, entry?.strikes ?? 0);
+      const again = this.compile(key, schema, seen.weight ?? Infinity, entry?.strikes ?? 0);
       if (!again) return { notChecked: entry?.notChecked ?? budgetSpent() };
       entry = again;
     }
     if (entry.notChecked) return { notChecked: entry.notChecked };
     const validate = entry.validate!;
-    const fast = entry.bounded === true && key.length * valueWork(value, Math.floor(FAST_WORK / key.length)) <= FAST_WORK;
+    const weight = entry.weight ?? Infinity;
+    const fast = weight <= FAST_WORK && weight * valueWork(value, Math.floor(FAST_WORK / weight)) <= FAST_WORK;
+    if (!fast) this.guarded += 1;
     const valid = fast ? validate(value) : bounded(() => validate(value), CHECK_MS);
     if (valid === TIMED_OUT) {
       const strikes = (entry.strikes ?? 0) + 1;
@@ -158,11 +163,11 @@ export class ToolSchemas {
     const tooLarge = (what: string): Identity => ({
       notChecked: { rule: 'lint/schema-too-large', detail: `it is ${what}, more than mcpscope compiles` },
     });
-    const size = measureSchema(schema, MAX_SCHEMA_NODES);
+    const size = measureSchema(schema, MAX_SCHEMA_NODES, BOUNDED_FORMATS, FAST_WORK);
     if (size.overLimit) seen = tooLarge(`over ${MAX_SCHEMA_NODES.toLocaleString('en-US')} JSON values`);
     else {
       const key = JSON.stringify(schema);
-      seen = key.length > MAX_SCHEMA_BYTES ? tooLarge(`${Math.round(key.length / 1024)} KB of JSON`) : { key, bounded: size.bounded };
+      seen = key.length > MAX_SCHEMA_BYTES ? tooLarge(`${Math.round(key.length / 1024)} KB of JSON`) : { key, weight: size.weight };
     }
     this.identities.set(schema, seen);
     return seen;
@@ -174,7 +179,7 @@ export class ToolSchemas {
   }
 
   /** The entry for a schema not compiled yet, or undefined when the compile budget is spent. */
-  private compile(key: string, schema: object, isBounded: boolean, strikes: number): Entry | undefined {
+  private compile(key: string, schema: object, weight: number, strikes: number): Entry | undefined {
     if (!this.spend()) return undefined;
     const ajv = this.ajvFor(schema as Record<string, unknown>);
     const started = this.clock();
@@ -205,7 +210,7 @@ export class ToolSchemas {
       validate: run.result,
       ajv,
       schema,
-      bounded: isBounded,
+      weight,
       ...(strikes > 0 ? { strikes } : {}),
       ...(run.uncheckable.length > 0 ? { uncheckable: run.uncheckable } : {}),
     });
@@ -267,7 +272,7 @@ export class ToolSchemas {
  * compiles ajv's and RE2's own code, and that must not count against a peer's schema.
  */
 function warmed<T extends AjvLike>(ajv: T): T {
-  addFormats(ajv);
+  addSchemaFormats(ajv);
   ajv.removeSchema(ajv.compile(WARM_UP).schema as object);
   return ajv;
 }
