@@ -66,6 +66,7 @@ export function framed(lines: readonly string[], max: number, cutNote: string): 
   const out: string[] = [];
   let used = 0;
   let left = 0;
+  let cutShort = false;
   for (const raw of lines) {
     const line = inertLine(raw);
     if (left > 0 || used + line.length + 1 > budget) {
@@ -76,17 +77,20 @@ export function framed(lines: readonly string[], max: number, cutNote: string): 
     used += line.length + 1;
   }
   if (out.length === 0 && lines.length > 0) {
-    // One line longer than the whole budget: its start.
+    // One line longer than the whole budget: its start (never half a character).
     const first = inertLine(lines[0]);
-    out.push(`${first.slice(0, budget)}…`);
+    const end = /[\ud800-\udbff]/.test(first.charAt(budget - 1)) ? budget - 1 : budget;
+    out.push(`${first.slice(0, Math.max(0, end))}…`);
     left = lines.length - 1;
+    cutShort = true;
   }
-  return [
-    FRAME_OPEN,
-    ...out,
-    FRAME_CLOSE,
-    ...(left > 0 ? [`… ${left} more line${left === 1 ? '' : 's'} not shown (${cutNote}).`] : []),
-  ].join('\n');
+  const more = left > 0 ? `${left} more line${left === 1 ? '' : 's'} not shown` : '';
+  const note = cutShort
+    ? `… the first captured line is cut short${more ? `, ${more}` : ''} (${cutNote}).`
+    : more
+      ? `… ${more} (${cutNote}).`
+      : undefined;
+  return [FRAME_OPEN, ...out, FRAME_CLOSE, ...(note ? [note] : [])].join('\n');
 }
 
 /** A tool's text: mcpscope's own lines (no captured text in them), the framed captured lines, then mcpscope's again. */

@@ -75,9 +75,15 @@ describe('framed / agentText', () => {
     expect(out[0]).toBe(FRAME_OPEN);
     expect(out[out.length - 2]).toBe(FRAME_CLOSE);
     expect(out[out.length - 1]).toMatch(/^… \d+ more lines not shown \(narrow the search\)\.$/);
-    const one = framed(['y'.repeat(10_000)], 2048, 'cut');
+    const one = framed(['y'.repeat(10_000)], 2048, 'ask for less');
     expect(one.split('\n')[2]).toBe(FRAME_CLOSE);
     expect(one.length).toBeLessThanOrEqual(2048);
+    // A lone line cut short says so too, and what to do; it is never cut inside a character.
+    expect(one.split('\n')[3]).toBe('… the first captured line is cut short (ask for less).');
+    for (let n = 1800; n < 1900; n++) {
+      const emoji = framed([`${'e'.repeat(n)}${'😀'.repeat(200)}`], 2048, 'cut').split('\n')[1];
+      expect(emoji).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+    }
   });
 });
 
