@@ -35,6 +35,7 @@ import type { OtlpConfig, TelemetryStats } from './telemetry/otlp-options.js';
 import type { OtlpExport } from './telemetry/otlp-exporter.js';
 import type { ApiStats } from './model/api-stats.js';
 import { recordUnexpectedErrors, reportFromProxyThread } from './last-resort.js';
+import { tellIgnoredTlsEnv } from './forwarding/upstream-tls.js';
 
 export { packageVersion };
 
@@ -349,6 +350,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     }
   }
   if (upstreams.length > 0 || ca) {
+    // Said here, on the main thread: once per process (a proxy thread started again would say it again).
+    if (ca || upstreams.some((u) => /^https:/i.test(u.target))) tellIgnoredTlsEnv();
     try {
       thread = await startProxyThread(
         {

@@ -26,7 +26,7 @@ import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 import { listenOrigin, TOKEN_COOKIE } from '../serve/guards.js';
 import { withoutCookie } from '../forwarding/headers.js';
-import { tellIgnoredTlsEnv, VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
+import { VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
 import type { ProxyServer } from '../reverse/proxy-server.js';
 import { LeafIssuer, type CaMaterial } from './ca.js';
 import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
@@ -122,7 +122,6 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   const ownPorts: number[] = [];
   const self = new SelfGuard(() => ownPorts);
   const agent = upstreamAgent(upstreamConnector(trust, self));
-  tellIgnoredTlsEnv();
   const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
   const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
   let proxyOrigin = '';

@@ -25,7 +25,10 @@ export function ignoredTlsEnvNotice(env: NodeJS.ProcessEnv = process.env): strin
 
 let told = false;
 
-/** Writes `ignoredTlsEnvNotice` once per thread (several proxy ports start on one). */
+/**
+ * Writes `ignoredTlsEnvNotice` once per process: called on the main thread (startMcpscope before
+ * its proxy thread starts, `mcpscope verify`), never on the proxy thread, which a crash starts again.
+ */
 export function tellIgnoredTlsEnv(
   env: NodeJS.ProcessEnv = process.env,
   write: (text: string) => void = (t) => process.stderr.write(t),

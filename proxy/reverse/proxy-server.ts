@@ -16,7 +16,6 @@ import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';
 import { createProxyApp, upstreamAgent } from '../forwarding/fastify-app.js';
 import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
-import { tellIgnoredTlsEnv } from '../forwarding/upstream-tls.js';
 import type { Route } from '../forwarding/exchange-context.js';
 
 export interface ProxyServerOptions {
@@ -62,7 +61,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const capture = options.capture;
   const host = options.host ?? '127.0.0.1';
   const agent = upstreamAgent();
-  if (target.protocol === 'https:') tellIgnoredTlsEnv();
   const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
   const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
   const rewrites = options.rewrite !== false ? createRewrites(upstreamOrigin, capture) : undefined;

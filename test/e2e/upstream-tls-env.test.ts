@@ -16,8 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { x509, type CaMaterial } from '../../proxy/forward/ca.js';
+import { startMcpscope } from '../../proxy/mcpscope.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
 import { makeTestCa, viaProxy, type TestCa } from '../support/tls-peers.js';
 
@@ -317,6 +318,47 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
     } finally {
       plain.closeAllConnections();
       plain.close();
+    }
+  });
+});
+
+describe('the notice is said once per process', () => {
+  it('a proxy thread started again (after a crash) does not say it a second time', async () => {
+    const said: string[] = [];
+    const env = { tls: process.env.NODE_TLS_REJECT_UNAUTHORIZED, home: process.env.MCPSCOPE_HOME };
+    // The proxy thread's stderr comes out of this thread's (a worker's stdio is piped to its parent's).
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      said.push(String(chunk));
+      return true;
+    });
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    process.env.MCPSCOPE_HOME = join(dir, 'home-restart');
+    const scope = await startMcpscope({ forward: { port: 0 }, uiPort: false });
+    try {
+      const first = scope.proxyThread!.worker;
+      const restarted = new Promise<void>((resolve) => {
+        const onWarning = (w: Error) => {
+          if (!/started it again on the same ports/.test(w.message)) return;
+          process.off('warning', onWarning);
+          resolve();
+        };
+        process.on('warning', onWarning);
+      });
+      await first.terminate(); // as a crash would end it
+      await restarted;
+      // A round trip to the new thread: what it wrote while starting its ports has come over.
+      await scope.settle();
+      expect(scope.proxyThread!.worker).not.toBe(first);
+      expect(said.join('').match(NOTICE)).toHaveLength(1);
+    } finally {
+      await scope.close();
+      spy.mockRestore();
+      for (const [name, value] of [
+        ['NODE_TLS_REJECT_UNAUTHORIZED', env.tls],
+        ['MCPSCOPE_HOME', env.home],
+      ] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
     }
   });
 });
