@@ -31,6 +31,16 @@ export function upstreamAgent(connect?: Agent.Options['connect']): Agent {
   return new Agent({ bodyTimeout: 0, headersTimeout: 0, connections: null, pipelining: 1, connect: tls });
 }
 
+/**
+ * How long a connection may take to bring a whole request head, from its opening (or from the
+ * first byte of its next request): then Node answers `408 Request Timeout` and closes it (its
+ * connection check runs every 30 s, so 60–90 s). Node's own default, set explicitly so that it
+ * stays what docs/transparency.md says. It bounds what a client that opens connections and sends
+ * nothing, or half a head, can hold; it never applies to a body or a response (requestTimeout is
+ * 0), so no call or stream is cut.
+ */
+export const REQUEST_HEAD_TIMEOUT_MS = 60_000;
+
 /** The fastify settings of the proxy apps (bench/forward-hop.ts builds its reply-from variant on them too). */
 export const PROXY_FASTIFY_OPTIONS = {
   logger: false,
@@ -76,6 +86,7 @@ export async function createProxyApp(options: ProxyAppOptions): Promise<FastifyI
   // Node's parser keeps 1,000 header fields and drops the rest silently: one more is parsed, so
   // that a request past the limit is seen, and refused with a 431 (request-head.ts), not cut.
   app.server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
+  app.server.headersTimeout = REQUEST_HEAD_TIMEOUT_MS;
   const { headOverflow } = options;
   if (headOverflow) {
     // fastify's handler stays for every other client error (a malformed request line: its 400).
