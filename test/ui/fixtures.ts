@@ -179,14 +179,16 @@ export class EventBuilder {
     sessionId?: string;
     exchangeId?: string;
     text?: string;
+    /** `lint-not-checked`: a linter note (what it could not check) rather than a violation. */
+    code?: 'spec-violation' | 'lint-not-checked';
   }): ProblemEvent {
-    const { text, level, sessionId, ...rest } = init;
+    const { text, level, sessionId, code, ...rest } = init;
     const e: ProblemEvent = {
       type: 'problem',
       ...this.stamp(),
       sessionId: sessionId ?? 's1',
       level: level ?? 'warn',
-      code: 'spec-violation',
+      code: code ?? 'spec-violation',
       text: text ?? `Breaks ${init.rule}.`,
       ...rest,
     };

@@ -22,7 +22,7 @@ import { StreamTab } from './detail/StreamTab.js';
 import { HintsTab } from './detail/HintsTab.js';
 import { ActedNotes } from './detail/ActedNotes.js';
 import { SpecTab } from './detail/SpecTab.js';
-import { isViolation, ruleIds, violationLevel } from '../state/violations.js';
+import { isLintNote, isViolation, ruleIds, violationLevel } from '../state/violations.js';
 import { addBreakpoint, matchFor } from '../state/breakpoints.js';
 import { resendDraft } from '../state/tool-schema.js';
 
@@ -37,9 +37,9 @@ const TABS: { id: DetailTab; label: string }[] = [
   { id: 'spec', label: 'Spec' },
 ];
 
-/** The spec violations a row shows: its messages' (issue 19), or a violation row's own. */
+/** The spec violations and linter notes a row shows: its messages' (issue 19), or a violation or note row's own. */
 function specViolationsOf(store: TimelineStore, row: Row): ProblemEvent[] {
-  if (row.type === 'problem') return isViolation(row.event) ? [row.event] : [];
+  if (row.type === 'problem') return isViolation(row.event) || isLintNote(row.event) ? [row.event] : [];
   return store.violationsOfRow(row);
 }
 
@@ -102,10 +102,12 @@ function isSseExchange(x: ExchangeInfo): boolean {
 
 export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messages', onEditAndSend }: DetailPaneProps) {
   const [chosenTab, setTab] = useState<DetailTab>(initialTab);
-  const violations = specViolationsOf(store, row);
+  // The Spec tab lists the linter's notes too (what it could not check); the counts and levels are the violations'.
+  const annotations = specViolationsOf(store, row);
+  const violations = annotations.filter(isViolation);
   const specLevel = violationLevel(violations);
-  // The Spec tab, chosen on a row with violations, gives way to Messages on a row without.
-  const tab: DetailTab = chosenTab === 'spec' && violations.length === 0 ? 'messages' : chosenTab;
+  // The Spec tab, chosen on a row with violations or notes, gives way to Messages on a row without.
+  const tab: DetailTab = chosenTab === 'spec' && annotations.length === 0 ? 'messages' : chosenTab;
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const bodyRef = useRef<HTMLDivElement>(null);
   const exchanges = exchangesOf(store, row);
@@ -236,7 +238,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
         </button>
       ) : null}
       <nav className="tabs" role="tablist">
-        {TABS.filter((t) => t.id !== 'spec' || violations.length > 0).map((t) => {
+        {TABS.filter((t) => t.id !== 'spec' || annotations.length > 0).map((t) => {
           const disabled = t.id === 'stream' && sseExchanges.length === 0;
           return (
             <button
@@ -253,7 +255,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
                 <span className={`count${hintCount.errors ? ' err' : ''}`}>{hintCount.total}</span>
               ) : null}
               {t.id === 'stream' && sseExchanges.length > 0 ? <span className="count">{sseExchanges.length}</span> : null}
-              {t.id === 'spec' ? (
+              {t.id === 'spec' && violations.length > 0 ? (
                 <span className={`count spec-count spec-${specLevel}`} data-testid="spec-count">
                   {violations.length}
                 </span>
@@ -268,7 +270,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
         {tab === 'http' ? <HttpTab store={store} exchanges={exchanges} /> : null}
         {tab === 'stream' ? <StreamTab store={store} row={row} exchanges={sseExchanges} onSelect={onSelect} /> : null}
         {tab === 'hints' ? <HintsTab store={store} row={row} exchanges={exchanges} /> : null}
-        {tab === 'spec' ? <SpecTab store={store} violations={violations} /> : null}
+        {tab === 'spec' ? <SpecTab store={store} violations={annotations} /> : null}
       </div>
     </section>
   );

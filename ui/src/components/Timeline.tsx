@@ -27,7 +27,7 @@ import { useElementSize } from './use-element-size.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { editedOf, sentByMcpscope } from '../state/breakpoints.js';
-import { violationLevel, violationsTitle } from '../state/violations.js';
+import { isLintNote, isViolation, violationLevel, violationsTitle } from '../state/violations.js';
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -397,7 +397,7 @@ function MethodCell({ row, depth, violations }: { row: Row; depth: number; viola
           sent by mcpscope
         </span>
       ) : null}
-      {violations && violations.length > 0 ? <SpecTag violations={violations} /> : null}
+      {violations && violations.length > 0 ? <SpecTags annotations={violations} /> : null}
       {level ? (
         <span className={`tag lvl lvl-${level}`}>
           <Vis text={level} />
@@ -409,6 +409,30 @@ function MethodCell({ row, depth, violations }: { row: Row; depth: number; viola
         </span>
       ) : null}
     </span>
+  );
+}
+
+/** A row's spec badge (its violations) and "not checked" badge (the linter's notes: what it could not check). */
+function SpecTags({ annotations }: { annotations: readonly ProblemEvent[] }) {
+  const violations = annotations.filter(isViolation);
+  const notes = annotations.filter(isLintNote);
+  return (
+    <>
+      {violations.length > 0 ? <SpecTag violations={violations} /> : null}
+      {notes.length > 0 ? (
+        <span
+          className="tag tag-not-checked"
+          data-testid="row-not-checked"
+          data-count={notes.length}
+          title={escapeInvisible(
+            `mcpscope could not check part of this against the tool's schema:\n${notes.map((n) => n.rule ?? '').join('\n')}\nThe detail pane's Spec tab says why.`,
+            { multiline: true },
+          )}
+        >
+          not checked
+        </span>
+      ) : null}
+    </>
   );
 }
 

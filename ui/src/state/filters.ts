@@ -211,7 +211,7 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
 
   if (f.violationsOnly) {
     // A message's violations annotate its row; a violation naming no known message is a problem row of its own.
-    const spec = row.type === 'problem' ? isViolation(row.event) : store.violationsOfRow(row).length > 0;
+    const spec = row.type === 'problem' ? isViolation(row.event) : store.violationsOfRow(row).some(isViolation);
     if (!spec) return false;
   }
 

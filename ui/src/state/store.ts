@@ -536,7 +536,7 @@ export class TimelineStore {
     return this.violations.of(messageSeq);
   }
 
-  /** The spec violations of every message a row shows (a call: its request, progress, cancellation and response). */
+  /** The spec violations (and linter notes) of every message a row shows (a call: its request, progress, cancellation and response). */
   violationsOfRow(row: Row): ProblemEvent[] {
     return this.violations.empty ? [] : rowViolations(row, (seq) => this.violations.of(seq));
   }

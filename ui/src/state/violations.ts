@@ -3,7 +3,9 @@
  * each naming the message that broke a rule (`message`, its seq) and where in it (`path`, a JSON
  * pointer). A violation linked to a message the store holds is an annotation of that message —
  * a "spec" badge on its row, the detail pane's Spec tab — not a timeline row of its own; one that
- * names no message (or one the store does not hold) stays a problem row.
+ * names no message (or one the store does not hold) stays a problem row. The linter's notes
+ * (`code: "lint-not-checked"`: what it could not check) annotate their message the same way, with
+ * a "not checked" badge of their own; the index holds both, and each reader picks.
  *
  * Pure helpers and the store's index; the one source of truth is the events. The per-session lint
  * report is proxy/lint/lint-report.ts, shared with the API's `GET /api/sessions/:id/lint`.
@@ -12,15 +14,22 @@ import type { ProblemEvent } from '../../../proxy/model/events.js';
 import type { Row } from './types.js';
 
 export const SPEC_VIOLATION = 'spec-violation';
+/** A linter note: what it could not check in a message (a schema too large or too slow, a pattern RE2 cannot run; issue 26). */
+export const LINT_NOT_CHECKED = 'lint-not-checked';
 
 /** Whether a problem is a spec violation the linter found. */
 export function isViolation(p: ProblemEvent): boolean {
   return p.code === SPEC_VIOLATION;
 }
 
-/** The message seq a violation annotates, when it names one. */
+/** Whether a problem is a linter note: never the peer's fault, shown beside the violations, never counted with them. */
+export function isLintNote(p: ProblemEvent): boolean {
+  return p.code === LINT_NOT_CHECKED;
+}
+
+/** The message seq a violation (or a linter note) annotates, when it names one. */
 export function violationMessage(p: ProblemEvent): number | undefined {
-  return isViolation(p) && typeof p.message === 'number' && Number.isFinite(p.message) ? p.message : undefined;
+  return (isViolation(p) || isLintNote(p)) && typeof p.message === 'number' && Number.isFinite(p.message) ? p.message : undefined;
 }
 
 /** `error` when any of them is at error level (strict mode), else `warn`; undefined for none. */

@@ -8,7 +8,7 @@ import './SpecTab.css';
 import { useMemo } from 'react';
 import type { TimelineStore } from '../../state/store.js';
 import type { MessageEvent, ProblemEvent } from '../../state/types.js';
-import { resolvePointer, specUrl } from '../../state/violations.js';
+import { isLintNote, resolvePointer, specUrl } from '../../state/violations.js';
 import { Vis } from '../VisibleText.js';
 import { dirLabel } from '../row-info.js';
 import { Payload, Seq } from './shared.js';
@@ -39,6 +39,7 @@ function groupByMessage(store: TimelineStore, violations: readonly ProblemEvent[
 export function SpecTab({ store, violations }: SpecTabProps) {
   const groups = groupByMessage(store, violations);
   if (groups.length === 0) return <div className="placeholder">This row broke no rule of the MCP specification.</div>;
+  // Paths marked in the message are the violations' (a note's path is only where checking stopped).
   return (
     <div className="spec-tab" data-testid="spec-tab">
       {groups.map((g) => (
@@ -50,7 +51,14 @@ export function SpecTab({ store, violations }: SpecTabProps) {
 
 function SpecGroup({ group }: { group: Group }) {
   const m = group.message;
-  const paths = useMemo(() => group.list.map((p) => p.path).filter((p): p is string => typeof p === 'string'), [group.list]);
+  const paths = useMemo(
+    () =>
+      group.list
+        .filter((p) => !isLintNote(p))
+        .map((p) => p.path)
+        .filter((p): p is string => typeof p === 'string'),
+    [group.list],
+  );
   return (
     <div className="panel spec-group" data-testid="spec-group" data-message={m?.seq}>
       <div className="panel-head">
@@ -92,11 +100,18 @@ function Violation({ p, m }: { p: ProblemEvent; m?: MessageEvent }) {
   const url = specUrl(p.specRef);
   // Whether the path names a member the message does not have (marked on its nearest ancestor).
   const missing = p.path !== undefined && m !== undefined && !m.elided ? resolvePointer(m.jsonrpc, p.path)?.missing === true : false;
-  const level = p.level === 'error' ? 'error' : 'warn';
+  // A linter note says what mcpscope could not check: grey, never the peer's fault.
+  const note = isLintNote(p);
+  const level = note ? 'unchecked' : p.level === 'error' ? 'error' : 'warn';
   return (
-    <li className={`spec-item lvl-${level}`} data-testid="spec-violation" data-rule={p.rule} data-level={level}>
+    <li
+      className={`spec-item lvl-${level}`}
+      data-testid={note ? 'spec-not-checked' : 'spec-violation'}
+      data-rule={p.rule}
+      data-level={level}
+    >
       <div className="spec-line1">
-        <span className={`spec-level spec-${level}`}>{level === 'error' ? 'error' : 'warning'}</span>
+        <span className={`spec-level spec-${level}`}>{note ? 'not checked' : level === 'error' ? 'error' : 'warning'}</span>
         <span className="spec-rule mono" data-testid="spec-rule">
           <Vis text={p.rule ?? '(unnamed rule)'} />
         </span>
