@@ -5,33 +5,26 @@
  * the `/ingest` socket (ingest-control.ts) are passed through as they are, in order with them.
  */
 import type { PackedBatch } from '../capture/record-transfer.js';
-import type { LintMode } from '../lint/linter.js';
-import type { OtlpConfig } from '../telemetry/otlp-options.js';
 import type { ControlDown, ControlUp } from './ingest-control.js';
+import type { StdioWrapperOptions } from './stdio-wrapper.js';
 
-export interface RecorderThreadConfig {
-  /** The server's command line and process, for its `stdio-start`. */
-  command: string;
-  args: string[];
+/**
+ * What the recorder thread is started with: the wrapper's options but its streams (they stay on
+ * the relay), and the server process it records.
+ */
+export type RecorderThreadConfig = Omit<StdioWrapperOptions, 'stdin' | 'stdout' | 'stderr'> & {
+  /** The server's process, for its `stdio-start`. */
   pid?: number;
   cwd: string;
   startedAt: number;
   /** The process's xid in the wrapper's records. */
   xid: string;
-  uiPort: number;
-  token?: string;
-  showSecrets?: boolean;
-  maxBodyBytes?: number;
-  holdMs?: number;
-  lint?: LintMode;
-  log?: { file: string; fd?: number; format?: 'text' | 'json' };
-  otlp?: OtlpConfig;
   /**
    * Shared with the relay: [0] chunk bytes posted and not yet taken here (the relay's queue counts
    * them against its bound), [1] when this thread last took a batch (ms), for the relay's watchdog.
    */
   shared: SharedArrayBuffer;
-}
+};
 
 export type ToRecorderThread =
   | { type: 'records'; batch: PackedBatch }

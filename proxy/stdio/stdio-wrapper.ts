@@ -77,9 +77,7 @@ function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number 
 
 /** Runs the wrapper until the server has exited and its output has been relayed. Resolves with the exit code to use. */
 export async function runStdioWrapper(options: StdioWrapperOptions): Promise<number> {
-  const stdin = options.stdin ?? process.stdin;
-  const stdout = options.stdout ?? process.stdout;
-  const stderr = options.stderr ?? process.stderr;
+  const { stdin = process.stdin, stdout = process.stdout, stderr = process.stderr, ...recording } = options;
   const say = (line: string) => stderr.write(`mcpscope: ${line}\n`);
 
   // ---------------------------------------------------------------- the server process
@@ -91,22 +89,7 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   // The recorder thread: everything but the relay (it loads what it needs there, off this thread).
   let holdsLink: ReturnType<typeof linkHolds> | undefined;
   const recorder = startRecorderThread(
-    {
-      command: options.command,
-      args: options.args,
-      pid: child.pid,
-      cwd: process.cwd(),
-      startedAt: Date.now(),
-      xid: XID,
-      uiPort: options.uiPort,
-      token: options.token,
-      showSecrets: options.showSecrets,
-      maxBodyBytes: options.maxBodyBytes,
-      holdMs: options.holdMs,
-      lint: options.lint,
-      log: options.log,
-      otlp: options.otlp,
-    },
+    { ...recording, pid: child.pid, cwd: process.cwd(), startedAt: Date.now(), xid: XID },
     {
       write: (text) => void stderr.write(text),
       control: (m) => holdsLink?.control(m),
