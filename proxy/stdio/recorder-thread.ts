@@ -10,15 +10,13 @@
  * (`finish`) the thread gets a bound to deliver and close; past it, it is terminated — and the
  * discovery file of a UI it served, which it can no longer remove, is removed here.
  */
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { CaptureQueue } from '../capture/capture-queue.js';
 import { packRecords } from '../capture/record-transfer.js';
 import type { IngestRecord } from '../capture/wire-codec.js';
 import { isChunkRecord, type WireRecord } from '../capture/wire-records.js';
 import { removeOwnDiscovery } from '../serve/discovery.js';
+import { startWorker } from '../thread/start-worker.js';
 import type { ControlDown, ControlUp } from './ingest-control.js';
 import type { FromRecorderThread, RecorderThreadConfig, ToRecorderThread } from './recorder-thread-messages.js';
 
@@ -49,19 +47,7 @@ const STUCK_MS = 5_000;
 
 function spawnWorker(config: RecorderThreadConfig): Worker {
   // stdout: the worker's own is never the process's (that one carries the server's bytes only).
-  const options = { workerData: config, stdout: true, stderr: true };
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    // Run from source (the tests, tsx): the worker compiles TypeScript with tsx, as its parent does
-    // (the same loader as proxy/thread/proxy-thread.ts).
-    const entry = new URL('./recorder-worker.ts', here).href;
-    const pkgPath = createRequire(here).resolve('tsx/package.json');
-    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-    const tsx = new URL(pkg.exports['./esm/api']!.import.default, pathToFileURL(pkgPath)).href;
-    const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(code, { ...options, eval: true });
-  }
-  return new Worker(new URL('./recorder-worker.js', here), options);
+  return startWorker(new URL('./recorder-worker.js', import.meta.url), { workerData: config, stdout: true, stderr: true });
 }
 
 export function startRecorderThread(config: Omit<RecorderThreadConfig, 'shared'>, hooks: RecorderThreadHooks): RecorderThread {

@@ -4,11 +4,10 @@
  * The proxied bytes never wait for this thread: a busy recorder, a large feed flush or a GC pause
  * here delays the recording, not the traffic.
  */
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { readdirSync, readFileSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { pathToFileURL } from 'node:url';
+import { startWorker } from './start-worker.js';
 import { unpackRecords } from '../capture/record-transfer.js';
 import type { WireRecord } from '../capture/wire-records.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
@@ -52,18 +51,7 @@ export interface ProxyThread {
  * not change the 100 MiB body's RSS growth (docs/performance.md, third round).
  */
 function spawnWorker(config: ProxyThreadConfig): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    // Run from source (the tests, tsx): the worker compiles TypeScript with tsx, as its parent does.
-    const entry = new URL('./proxy-worker.ts', here).href;
-    // tsx's ES module API, found through its package.json (require.resolve would give the CommonJS one).
-    const pkgPath = createRequire(here).resolve('tsx/package.json');
-    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-    const tsx = new URL(pkg.exports['./esm/api']!.import.default, pathToFileURL(pkgPath)).href;
-    const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(code, { eval: true, workerData: config });
-  }
-  return new Worker(new URL('./proxy-worker.js', here), { workerData: config });
+  return startWorker(new URL('./proxy-worker.js', import.meta.url), { workerData: config });
 }
 
 interface Running {
