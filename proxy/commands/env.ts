@@ -23,10 +23,15 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseUiPortArgs(argv, { name: 'env', usage: USAGE });
   if (typeof args === 'number') return args;
   const { uiPort } = args;
-  const running = await findForwardProxy(uiPort);
+  // A discovery file that exists but is not used (others could have written it, its process is gone…): say why.
+  let ignored: string | undefined;
+  const running = await findForwardProxy(uiPort, process.env, (why) => (ignored = why));
   if (!running) {
+    const why = ignored
+      ? `not using the mcpscope on UI port ${uiPort}: ${ignored}`
+      : `no mcpscope forward proxy is running with its UI on port ${uiPort}`;
     process.stderr.write(
-      `mcpscope env: no mcpscope forward proxy is running with its UI on port ${uiPort}. Start one with \`mcpscope --forward\` (or use \`mcpscope run -- <command>\`, which needs none).\n`,
+      `mcpscope env: ${why}. Start one with \`mcpscope --forward\` (or use \`mcpscope run -- <command>\`, which needs none).\n`,
     );
     return 1;
   }
