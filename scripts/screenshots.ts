@@ -8,7 +8,8 @@
  * sampling request in the Paused panel, one being edited) and docs/images/tool-form.png (the
  * Tools panel's form for the demo's `add`, called, with its answer), docs/images/spec-violation.png (the
  * Spec tab of the demo's `add` called with a string), lint-report.png (that session's lint report) and
- * export-menu.png (the Export menu: fixture, HAR, NDJSON, annotated log, "Copy as annotated log").
+ * export-menu.png (the Export menu: fixture, HAR, NDJSON, annotated log, "Copy as annotated log"),
+ * and docs/images/lint-not-checked.png (a linter note: a 3,000-property outputSchema not checked).
  * Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
@@ -22,8 +23,10 @@ import { startDemoClient } from '../proxy/demo/demo-client.js';
 import { startMcpscope } from '../proxy/mcpscope.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { launchBrowser } from '../test/support/browser.js';
 import { startStrictOAuthWorld } from '../test/support/strict-auth-server.js';
+import { startHostileSchemaServer } from '../test/support/hostile-schema-server.js';
 import { TestOAuthClient, connectWithOAuth } from '../test/support/oauth-test-client.js';
 
 const images = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('../docs/images/', import.meta.url));
@@ -187,6 +190,29 @@ const browser = await launchBrowser();
   await page.close();
   await scope.close();
   await demo.close();
+}
+
+// A linter note (issue 26): the hostile-schema server's 3,000-property outputSchema, not checked.
+{
+  const server = await startHostileSchemaServer();
+  const scope = await startMcpscope({ target: server.url, port: 0, uiPort: 0 });
+  const client = new Client({ name: 'screenshot-client', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(scope.proxy.url)));
+  // Plain requests: callTool would check the outputSchemas itself (with a backtracking RegExp).
+  await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+  for (const name of ['redos', 'wide', 'fine'])
+    await client.request({ method: 'tools/call', params: { name, arguments: {} } }, CallToolResultSchema);
+  await scope.settle();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 640 } });
+  await page.goto(scope.ui!.url);
+  await page.getByTestId('row').filter({ hasText: 'wide' }).first().click();
+  await page.getByTestId('detail-tab-spec').click();
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(images, 'lint-not-checked.png') });
+  await page.close();
+  await client.close();
+  await scope.close();
+  await server.close();
 }
 
 await browser.close();
