@@ -130,54 +130,45 @@ const FLAG_TAGS = new Set(['gbeng', 'gbsct', 'gbwls']);
 const BLACK_FLAG = 0x1f3f4;
 const CANCEL_TAG = 0xe007f;
 
-interface Unit {
-  cp: number;
-  /** Its index in the string. */
-  at: number;
-  /** Its length in UTF-16 code units (1 or 2). */
-  len: number;
+/** The candidates one by one (CANDIDATE, global): the walk looks only where one stands, not at every character. */
+const CANDIDATES = new RegExp(CANDIDATE.source, 'g');
+const CANDIDATES_MULTILINE = new RegExp(CANDIDATE_MULTILINE.source, 'g');
+
+/** The code point that ends just before `at` (a pair's, or a lone surrogate); undefined at the start. */
+function cpBefore(text: string, at: number): number | undefined {
+  if (at <= 0) return undefined;
+  const c = text.charCodeAt(at - 1);
+  if (c >= 0xdc00 && c <= 0xdfff && at >= 2) {
+    const h = text.charCodeAt(at - 2);
+    if (h >= 0xd800 && h <= 0xdbff) return (h - 0xd800) * 0x400 + (c - 0xdc00) + 0x10000;
+  }
+  return c;
 }
 
-function codePoints(text: string): Unit[] {
-  const out: Unit[] = [];
-  for (let i = 0; i < text.length;) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        out.push({ cp: (c - 0xd800) * 0x400 + (d - 0xdc00) + 0x10000, at: i, len: 2 });
-        i += 2;
-        continue;
-      }
-    }
-    out.push({ cp: c, at: i, len: 1 });
-    i++;
-  }
-  return out;
-}
+/** The code point that starts at `at` (a pair's, or a lone surrogate); undefined at the end. */
+const cpAt = (text: string, at: number): number | undefined => (at < text.length ? text.codePointAt(at) : undefined);
 
 const char = (cp: number | undefined) => (cp === undefined ? '' : String.fromCodePoint(cp));
 
-/** Whether the code point at `i` is fine where it is (see the module's comment). */
-function allowedHere(units: Unit[], i: number, multiline: boolean): boolean {
-  const cp = units[i].cp;
-  const prev = units[i - 1]?.cp;
-  const next = units[i + 1]?.cp;
-  if (multiline && (cp === 0x09 || cp === 0x0a)) return true;
+/** Whether the code point `cp` at `at` (`len` code units) is fine where it is (see the module's comment). */
+function allowedHere(text: string, at: number, len: number, cp: number, multiline: boolean): boolean {
+  // (A tab or a line feed in multi-line text is no candidate: CANDIDATE_MULTILINE leaves them out.)
+  const next = cpAt(text, at + len);
   if (multiline && cp === 0x0d && next === 0x0a) return true;
+  const prev = cpBefore(text, at);
   if (cp === 0x200d && EMOJI_TAIL.test(char(prev)) && EMOJI.test(char(next))) return true;
   if ((cp === 0x200c || cp === 0x200d) && JOINING_SCRIPT.test(char(prev)) && JOINING_SCRIPT.test(char(next))) return true;
   if (isVariationSelector(cp)) return prev !== undefined && describeInvisible(prev) === undefined && !/\s/u.test(char(prev));
   return false;
 }
 
-/** Length (in code points) of a subdivision flag's tag run starting at `i`, just after 🏴; 0 if it is not one. */
-function flagTags(units: Unit[], i: number): number {
-  if (units[i - 1]?.cp !== BLACK_FLAG) return 0;
+/** Length (in code units) of a subdivision flag's tag run starting at `at`, just after 🏴; 0 if it is not one. */
+function flagTags(text: string, at: number): number {
+  if (cpBefore(text, at) !== BLACK_FLAG) return 0;
   let spec = '';
-  for (let j = i; j < units.length && j - i <= 6; j++) {
-    const cp = units[j].cp;
-    if (cp === CANCEL_TAG) return FLAG_TAGS.has(spec) ? j - i + 1 : 0;
+  for (let i = at, n = 0; i < text.length && n <= 6; i += 2, n++) {
+    const cp = text.codePointAt(i)!;
+    if (cp === CANCEL_TAG) return FLAG_TAGS.has(spec) ? i + 2 - at : 0;
     if (!isTag(cp)) return 0;
     spec += String.fromCharCode(cp - 0xe0000);
   }
@@ -186,71 +177,82 @@ function flagTags(units: Unit[], i: number): number {
 
 /**
  * `text` as plain runs and badges. A string with nothing to show comes back as `[text]` (the same
- * string), cheaply: most do.
+ * string), cheaply: most do. The walk goes from candidate to candidate (a regular expression finds
+ * the next), so its cost is a scan of the text plus a little per candidate.
  */
 export function visibleParts(text: string, options: VisibleOptions = {}): VisiblePart[] {
   const multiline = options.multiline === true;
-  if (!(multiline ? CANDIDATE_MULTILINE : CANDIDATE).test(text)) return [text];
-  const units = codePoints(text);
+  const find = multiline ? CANDIDATES_MULTILINE : CANDIDATES;
+  /** The next candidate at or after `at`. */
+  const next = (at: number) => {
+    find.lastIndex = at;
+    return at < text.length ? find.exec(text) : null;
+  };
+  let m = next(0);
+  if (m === null) return [text];
   const parts: VisiblePart[] = [];
   let plainFrom = 0;
   const flush = (to: number) => {
     if (to > plainFrom) parts.push(text.slice(plainFrom, to));
   };
-  for (let i = 0; i < units.length;) {
-    const u = units[i];
-    const what = describeInvisible(u.cp);
-    if (what === undefined || allowedHere(units, i, multiline)) {
-      i++;
+  for (let from = 0; m !== null; m = next(from)) {
+    const at = m.index;
+    const cp = text.codePointAt(at)!;
+    const len = cp > 0xffff ? 2 : 1;
+    const what = describeInvisible(cp);
+    if (what === undefined || allowedHere(text, at, len, cp, multiline)) {
+      from = at + len;
       continue;
     }
-    if (isTag(u.cp)) {
-      const flag = flagTags(units, i);
+    if (isTag(cp)) {
+      const flag = flagTags(text, at);
       if (flag > 0) {
-        i += flag;
+        from = at + flag;
         continue;
       }
-      let j = i;
+      let end = at;
+      let count = 0;
       let ascii = '';
-      while (j < units.length && isTag(units[j].cp)) {
-        const c = units[j].cp - 0xe0000;
+      for (let t = cpAt(text, end); t !== undefined && isTag(t); t = cpAt(text, end)) {
+        const c = t - 0xe0000;
         ascii += c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : '�';
-        j++;
+        end += 2;
+        count++;
       }
-      flush(u.at);
-      const end = units[j - 1].at + units[j - 1].len;
+      flush(at);
       parts.push({
         label: `⟨tags ${JSON.stringify(ascii)}⟩`,
-        title: `${j - i} tag character${j - i === 1 ? '' : 's'}: invisible copies of the ASCII text ${JSON.stringify(ascii)}, which a model reading this may still see`,
-        text: text.slice(u.at, end),
-        cp: u.cp,
+        title: `${count} tag character${count === 1 ? '' : 's'}: invisible copies of the ASCII text ${JSON.stringify(ascii)}, which a model reading this may still see`,
+        text: text.slice(at, end),
+        cp,
       });
-      plainFrom = end;
-      i = j;
+      plainFrom = from = end;
       continue;
     }
-    if (isVariationSelector(u.cp)) {
-      let j = i + 1;
-      while (j < units.length && isVariationSelector(units[j].cp)) j++;
-      if (j - i > 1) {
-        flush(u.at);
-        const end = units[j - 1].at + units[j - 1].len;
-        const same = units.slice(i, j).every((x) => x.cp === u.cp);
+    if (isVariationSelector(cp)) {
+      let end = at + len;
+      let count = 1;
+      let same = true;
+      for (let v = cpAt(text, end); v !== undefined && isVariationSelector(v); v = cpAt(text, end)) {
+        if (v !== cp) same = false;
+        end += v > 0xffff ? 2 : 1;
+        count++;
+      }
+      if (count > 1) {
+        flush(at);
         parts.push({
-          label: same ? `⟨${hex(u.cp)} ×${j - i}⟩` : `⟨${j - i} variation selectors⟩`,
-          title: `${j - i} variation selectors in a row: invisible characters; more than one has no visible effect and can carry hidden data`,
-          text: text.slice(u.at, end),
-          cp: u.cp,
+          label: same ? `⟨${hex(cp)} ×${count}⟩` : `⟨${count} variation selectors⟩`,
+          title: `${count} variation selectors in a row: invisible characters; more than one has no visible effect and can carry hidden data`,
+          text: text.slice(at, end),
+          cp,
         });
-        plainFrom = end;
-        i = j;
+        plainFrom = from = end;
         continue;
       }
     }
-    flush(u.at);
-    parts.push({ label: `⟨${hex(u.cp)}⟩`, title: `${hex(u.cp)} ${what}`, text: text.slice(u.at, u.at + u.len), cp: u.cp });
-    plainFrom = u.at + u.len;
-    i++;
+    flush(at);
+    parts.push({ label: `⟨${hex(cp)}⟩`, title: `${hex(cp)} ${what}`, text: text.slice(at, at + len), cp });
+    plainFrom = from = at + len;
   }
   flush(text.length);
   return parts;
