@@ -258,6 +258,52 @@ describe('mcpscope --log on a terminal', () => {
   });
 });
 
+describe('--log /dev/stderr', () => {
+  const SCRIPT = '/usr/bin/script';
+
+  it.skipIf(!existsSync(SCRIPT))('writes the log to the terminal stderr is: a terminal is not a file mcpscope keeps', async () => {
+    demo = await startDemoServer({ port: 0 });
+    const { NO_COLOR: _n, FORCE_COLOR: _f, ...inherited } = process.env;
+    const line = [process.execPath, BIN, '--target', demo.url, '--port', '0', '--ui-port', '0', '--log', '/dev/stderr']
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    // stdout, stderr and stdin on a pseudo-terminal (util-linux `script`).
+    const child = spawn(SCRIPT, ['-qfec', line, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...inherited, MCPSCOPE_TOKEN: '' },
+    });
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    const [, proxyUrl] = await until(
+      () => /proxy\s+(http:\/\/\S+)/.exec(out) ?? undefined,
+      () => out,
+    );
+    expect(out).toMatch(/log\s+\/dev\/stderr/);
+    await sdkCalls(proxyUrl);
+    await until(
+      () => /SESSION[^\n]* s\d+ closed/.test(out),
+      () => out,
+    );
+    expect(out).toMatch(/C→S request tools\/call add/);
+    expect(out).not.toContain('will not write');
+  });
+
+  it('refuses it in plain words when stderr is a pipe or a socket (it was called a symbolic link)', async () => {
+    // Node's spawn gives a child a socket pair for each 'pipe' (as a Node client such as Claude Code gives a server).
+    for (const args of [
+      ['--target', 'http://127.0.0.1:9/mcp', '--port', '0', '--ui-port', '0', '--log', '/dev/stderr'],
+      ['--log', '/dev/stderr', '--', process.execPath, '-e', ''],
+    ]) {
+      const app = run(args, { MCPSCOPE_HOME: tempDir() });
+      expect(await app.exit).toBe(2);
+      expect(app.stderr()).toMatch(
+        /^mcpscope: will not write to the log file "\/dev\/stderr": it leads to a (pipe|socket), not a file or a terminal — give a file, or a terminal such as \/dev\/tty\n$/,
+      );
+    }
+  });
+});
+
 describe('the stdio wrapper with --log', () => {
   it('refuses a bare --log in plain words, before starting the server', async () => {
     const dir = tempDir();
