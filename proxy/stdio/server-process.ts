@@ -6,12 +6,17 @@
  *   group. A client gives a server little time: Claude Code sends SIGINT, SIGTERM ~100 ms later,
  *   and SIGKILLs the wrapper ~0.5 s after that — which no handler of ours outlives. So once the
  *   first of them came, a server still running `killAfterSignalMs` (300 ms) later is SIGKILLed,
- *   group and all: without the wrapper, the client would have killed it outright.
+ *   group and all (at once if the wrapper is done before that): without the wrapper, the client
+ *   would have killed it outright.
  * - **The client went away** (the wrapper's stdin ended without a signal): the server's stdin is
  *   ended with it (the relay does that), and the MCP spec's stdio shutdown follows
  *   (basic/lifecycle, "stdio": close its input, wait for it to exit, SIGTERM if it does not within
  *   a reasonable time, then SIGKILL): SIGTERM after `stdinGraceMs`, SIGKILL `termGraceMs` later —
  *   2 s each, as the SDK's own StdioClientTransport does.
+ * - **The group outlives its leader.** A launcher that exits at once may leave its child running,
+ *   holding the launcher's stdout (the wrapper waits for that stdout's end). Both countdowns
+ *   address the group while it has a member, not only while the server itself runs, and a signal
+ *   after the server exited still goes to the group.
  * - **The wrapper exits** for any reason with the server still running (an exception, a
  *   process.exit): the group is SIGKILLed first, from the 'exit' handler.
  *
@@ -47,9 +52,15 @@ const GROUPS = process.platform !== 'win32';
 export class ServerProcess {
   readonly child: ChildProcess;
   private exited = false;
+  /** The server's process group has no member left (ESRCH): nothing is sent to that number again. */
+  private groupGone = !GROUPS;
   private readonly timers = new Set<NodeJS.Timeout>();
   private signalled = false;
-  private readonly onExit = () => this.kill('SIGKILL');
+  /** The SIGKILL the first signal set going, until it has run. */
+  private killAfterSignal?: () => void;
+  private readonly onExit = () => {
+    if (this.running || this.killAfterSignal) this.kill('SIGKILL');
+  };
 
   constructor(private readonly options: ServerProcessOptions) {
     this.child = spawn(options.command, options.args, {
@@ -60,31 +71,54 @@ export class ServerProcess {
     });
     this.child.once('exit', () => {
       this.exited = true;
+      // Its group may outlive it (a launcher's child): the countdowns go on while it has members.
+      if (this.alive) return;
       for (const t of this.timers) clearTimeout(t);
       this.timers.clear();
-      process.off('exit', this.onExit);
+      this.killAfterSignal = undefined;
     });
     if (this.child.pid !== undefined) process.on('exit', this.onExit);
+    else this.groupGone = true;
   }
 
   get running(): boolean {
     return this.child.pid !== undefined && !this.exited;
   }
 
+  /**
+   * The server runs, or its process group still has a member (a child it started, holding its
+   * stdout, say). A group's number is not reused while a member is left, so it still names them.
+   */
+  private get alive(): boolean {
+    if (this.running) return true;
+    if (this.groupGone) return false;
+    try {
+      process.kill(-this.child.pid!, 0);
+      return true;
+    } catch {
+      this.groupGone = true;
+      return false;
+    }
+  }
+
   /** Sends `signal` to the server's group (its own pid where there are no groups). Never throws. */
   kill(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
-    if (pid === undefined || this.exited) return;
-    try {
-      if (GROUPS) process.kill(-pid, signal);
-      else this.child.kill(signal);
-    } catch {
-      // The group is gone (ESRCH): try the process itself, which may have left it.
+    if (pid === undefined) return;
+    if (!this.groupGone) {
       try {
-        this.child.kill(signal);
-      } catch {
-        /* gone */
+        process.kill(-pid, signal);
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ESRCH') this.groupGone = true;
       }
+    }
+    // No group (Windows), or it is gone: the process itself, which may have left it.
+    if (this.exited) return;
+    try {
+      this.child.kill(signal);
+    } catch {
+      /* gone */
     }
   }
 
@@ -93,7 +127,11 @@ export class ServerProcess {
     this.kill(signal);
     if (this.signalled) return;
     this.signalled = true;
-    this.after(this.options.killAfterSignalMs ?? KILL_AFTER_SIGNAL_MS, () => this.kill('SIGKILL'));
+    const killNow = () => {
+      this.killAfterSignal = undefined;
+      this.kill('SIGKILL');
+    };
+    if (this.after(this.options.killAfterSignalMs ?? KILL_AFTER_SIGNAL_MS, killNow)) this.killAfterSignal = killNow;
   }
 
   /** The wrapper's stdin ended (the client is gone): the spec's shutdown, unless the server exits by itself. */
@@ -104,19 +142,27 @@ export class ServerProcess {
     });
   }
 
-  /** Stops every countdown and the exit handler (the wrapper is done with the process). */
+  /**
+   * The wrapper is done with the process: stops every countdown and the exit handler. A SIGKILL
+   * that a signal set going and that has not run yet runs now — nobody would run it later.
+   */
   dispose(): void {
+    const killNow = this.killAfterSignal;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     process.off('exit', this.onExit);
+    if (killNow && this.alive) killNow();
+    this.killAfterSignal = undefined;
   }
 
-  private after(ms: number, run: () => void): void {
-    if (!this.running) return;
+  /** Runs `run` in `ms` if the server or its group is still there then; false if neither is now. */
+  private after(ms: number, run: () => void): boolean {
+    if (!this.alive) return false;
     const t = setTimeout(() => {
       this.timers.delete(t);
-      if (this.running) run();
+      if (this.alive) run();
     }, ms);
     this.timers.add(t);
+    return true;
   }
 }

@@ -125,9 +125,10 @@ export async function runStdioWrapper(options: StdioWrapperOptions): Promise<num
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
   const forward = (signal: NodeJS.Signals) => () => {
-    // A signal after the server exited (its stdout held open by a grandchild): stop waiting.
+    // To the server's group, also once the server exited: a child of its may still hold its stdout.
+    server.signal(signal);
+    // A signal after the server exited: stop waiting for that stdout.
     if (exited) finish(exitCodeOf(child.exitCode, child.signalCode));
-    else server.signal(signal);
   };
   const signals: [NodeJS.Signals, () => void][] = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => [s, forward(s)]);
   for (const [s, h] of signals) process.on(s, h);

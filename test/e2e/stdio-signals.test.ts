@@ -4,7 +4,9 @@
  * stdin, and has a child of its own that does too — driven the way Claude Code stops a server
  * (SIGINT, SIGTERM 100 ms later, SIGKILL to the wrapper 0.5 s after that), and by a client that
  * just goes away (its end of the wrapper's stdin closes). Afterwards the server and its child are
- * gone (kill(pid, 0) → ESRCH, polled with a deadline). Requires the built CLI (dist/).
+ * gone (kill(pid, 0) → ESRCH, polled with a deadline). The same for a launcher that exits at once
+ * and leaves a child behind holding its stdout: the group outlives its leader, and the wrapper
+ * ends it too. Requires the built CLI (dist/).
  */
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,12 +31,25 @@ setInterval(() => {}, 1000);
 process.stderr.write('pids ' + process.pid + ' ' + child.pid + '\\n');
 `;
 
+// A launcher (as npx, a shell script) that exits on SIGINT or at its stdin's end, leaving a child
+// that ignores every signal but SIGKILL and holds the launcher's stdout and stderr.
+const LAUNCHER = `
+import { spawn } from 'node:child_process';
+const child = spawn(process.execPath, ['-e', "for (const s of ['SIGINT','SIGTERM','SIGHUP']) process.on(s, () => {}); setInterval(() => {}, 1000); process.stderr.write('child up\\\\n')"], { stdio: ['ignore', 'inherit', 'inherit'] });
+process.stdin.resume();
+process.stdin.on('end', () => process.exit(0));
+process.stderr.write('pids ' + process.pid + ' ' + child.pid + '\\n');
+`;
+
 let dir: string;
 let script: string;
+let launcher: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcpscope-stdio-signals-'));
   script = join(dir, 'stubborn.mjs');
   writeFileSync(script, STUBBORN);
+  launcher = join(dir, 'launcher.mjs');
+  writeFileSync(launcher, LAUNCHER);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -69,8 +84,8 @@ async function gone(pids: number[], ms: number): Promise<void> {
   }
 }
 
-function wrapper(home: string, port: number) {
-  const child = spawn(process.execPath, [BIN, '--ui-port', String(port), '--', process.execPath, script], {
+function wrapper(home: string, port: number, server = script) {
+  const child = spawn(process.execPath, [BIN, '--ui-port', String(port), '--', process.execPath, server], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, MCPSCOPE_HOME: home, MCPSCOPE_TOKEN: '' },
   });
@@ -157,5 +172,36 @@ describe('the stdio wrapper ends its server', () => {
       reason: expect.stringMatching(/was stale .* and was removed$/),
     });
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('stopped as Claude Code stops it, a launcher that exits at once: the child it left holding its stdout is gone too', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const w = wrapper(home, await freePort(), launcher);
+    const [, server, grandchild] = (await w.match(/pids (\d+) (\d+)/)).map(Number);
+    leftovers.push(server, grandchild);
+    await w.match(/child up/);
+    await w.match(/serves it while/);
+
+    w.child.kill('SIGINT');
+    await gone([server], 5_000); // the launcher ends on SIGINT; its group does not
+    w.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500)); // the client's own timing, not a synchronisation
+    w.child.kill('SIGKILL');
+    await w.closed;
+    await gone([grandchild], 5_000);
+  });
+
+  it('when its stdin closes, a launcher that exits and leaves a child holding its stdout: the child is ended too, and the wrapper exits', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const w = wrapper(home, await freePort(), launcher);
+    const [, server, grandchild] = (await w.match(/pids (\d+) (\d+)/)).map(Number);
+    leftovers.push(server, grandchild);
+    await w.match(/child up/);
+    w.child.stdin!.end();
+    await gone([server], 5_000);
+    // Before, the wrapper waited for ever for a stdout that the child held open.
+    const exited = await Promise.race([w.closed, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 15_000))]);
+    expect(exited).toEqual({ code: 0, signal: null });
+    await gone([grandchild], 5_000);
   });
 });
