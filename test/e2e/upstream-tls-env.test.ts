@@ -20,6 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { x509, type CaMaterial } from '../../proxy/forward/ca.js';
 import { startMcpscope } from '../../proxy/mcpscope.js';
 import type { McpscopeEvent } from '../../proxy/model/events.js';
+import type { TelemetryStats } from '../../proxy/model/api-stats.js';
 import { makeTestCa, viaProxy, type TestCa } from '../support/tls-peers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
@@ -81,6 +82,8 @@ interface Upstream {
 let testCa: TestCa;
 let dir: string;
 let caFile: string;
+/** The self-signed server's own certificate (what a user trusting it would give mcpscope). */
+let selfSignedFile: string;
 const upstreams: Upstream[] = [];
 
 async function startUpstream(name: string, tls: CaMaterial, host: string, code: string, words: RegExp): Promise<void> {
@@ -100,13 +103,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcpscope-tls-env-'));
   caFile = join(dir, 'test-ca.pem');
   writeFileSync(caFile, testCa.ca.certPem);
-  await startUpstream(
-    'self-signed',
-    await selfSigned(),
-    'localhost',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    /not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT/,
-  );
+  const own = await selfSigned();
+  selfSignedFile = join(dir, 'self-signed.pem');
+  writeFileSync(selfSignedFile, own.certPem);
+  await startUpstream('self-signed', own, 'localhost', 'DEPTH_ZERO_SELF_SIGNED_CERT', /not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT/);
   // The test CA's leaf is for localhost: reached as 127.0.0.1 it names the wrong host.
   await startUpstream('wrong-host', testCa.leaf, '127.0.0.1', 'ERR_TLS_CERT_ALTNAME_INVALID', /not valid for this host name/);
   await startUpstream('expired', await expired(testCa.ca), 'localhost', 'CERT_HAS_EXPIRED', /certificate has expired/);
@@ -272,7 +272,8 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
     }
   });
 
-  it('--otlp https://…: the exporter checks the collector’s certificate too (a self-signed collector gets nothing)', async () => {
+  /** The CLI with --otlp at the self-signed server, proxying one call; resolves with /api/stats' telemetry once `done` says so. */
+  async function otlpTo(name: string, env: Record<string, string>, done: (t: TelemetryStats) => boolean): Promise<TelemetryStats> {
     const collector = upstreams.find((u) => u.name === 'self-signed')!;
     const plain = createHttpServer(
       (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{}}'),
@@ -287,9 +288,10 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
         env: {
           ...process.env,
           NODE_TLS_REJECT_UNAUTHORIZED: '0',
-          MCPSCOPE_HOME: join(dir, 'home-otlp'),
+          MCPSCOPE_HOME: join(dir, `home-${name}`),
           MCPSCOPE_TOKEN: 'otlp-tls-token-0123456789',
           OTEL_BSP_SCHEDULE_DELAY: '50',
+          ...env,
         },
       });
       children.push(child);
@@ -303,22 +305,35 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
       );
       const [proxy, ui] = (await proxyUrl).split(' ');
       expect((await fetch(proxy, ping)).status).toBe(200);
-      let lastError: string | undefined;
-      for (const deadline = Date.now() + 10_000; lastError === undefined && Date.now() < deadline;) {
+      let telemetry: TelemetryStats | undefined;
+      for (const deadline = Date.now() + 10_000; !(telemetry && done(telemetry)) && Date.now() < deadline;) {
+        if (telemetry) await new Promise((r) => setTimeout(r, 50));
         const stats = (await (
           await fetch(`${ui}/api/stats`, { headers: { authorization: 'Bearer otlp-tls-token-0123456789' } })
-        ).json()) as {
-          telemetry?: { lastError?: string };
-        };
-        lastError = stats.telemetry?.lastError;
-        if (lastError === undefined) await new Promise((r) => setTimeout(r, 50));
+        ).json()) as { telemetry?: TelemetryStats };
+        telemetry = stats.telemetry;
       }
-      expect(lastError).toMatch(/self[- ]signed/i);
-      expect(collector.hits).toBe(0);
+      return telemetry!;
     } finally {
       plain.closeAllConnections();
       plain.close();
     }
+  }
+
+  it('--otlp https://…: the exporter checks the collector’s certificate too (a self-signed collector gets nothing)', async () => {
+    const collector = upstreams.find((u) => u.name === 'self-signed')!;
+    const telemetry = await otlpTo('otlp', {}, (t) => t.lastError !== undefined);
+    expect(telemetry.lastError).toMatch(/self[- ]signed/i);
+    expect(collector.hits).toBe(0);
+  });
+
+  it('--otlp https://…: a collector trusted with OTEL_EXPORTER_OTLP_CERTIFICATE gets the spans (the exporter reads the variable as the SDK does)', async () => {
+    const collector = upstreams.find((u) => u.name === 'self-signed')!;
+    const before = collector.hits;
+    const telemetry = await otlpTo('otlp-trusted', { OTEL_EXPORTER_OTLP_CERTIFICATE: selfSignedFile }, (t) => t.spansExported > 0);
+    expect(telemetry.lastError).toBeUndefined();
+    expect(telemetry.spansExported).toBeGreaterThan(0);
+    expect(collector.hits).toBeGreaterThan(before);
   });
 });
 
