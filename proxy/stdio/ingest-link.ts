@@ -204,12 +204,9 @@ export class IngestLink {
         continue;
       }
       // Worth another try, for a few seconds: a connection reset or timeout (a UI shutting down as
-      // we knock), or a UI that does not know our token yet (just started, its discovery file on
-      // the way). Anything else on the port is not a UI we can use.
-      // A proof for another token, from a discovery file's token: the UI there started anew, its file on the way.
-      const transient =
-        (r.unproven ? r.wrongProof === true && !this.explicit : r.status === undefined || r.status === 503) ||
-        (r.status === 401 && !this.explicit);
+      // we knock), or a proof for another token than a discovery file's (the UI there started
+      // anew, its file on the way). Anything else on the port is not a UI we can use.
+      const transient = r.unproven ? r.wrongProof === true && !this.explicit : r.status === undefined || r.status === 503;
       if (transient && attempt < 10) {
         await pause(Math.min(1_000, 50 * 2 ** attempt));
         continue;
@@ -218,7 +215,8 @@ export class IngestLink {
       const said = r.unproven
         ? `answered, but ${r.message}: nothing was sent to it`
         : r.status === 401
-          ? 'refused the token (pass the UI’s token with --token or MCPSCOPE_TOKEN)'
+          ? // A UI of this version takes the challenge without a token; one that wants it sent is older (or no mcpscope).
+            'answered HTTP 401 on /ingest: it wants the token sent, which this wrapper never does (an mcpscope UI older than this wrapper? restart it with this version)'
           : r.status !== undefined
             ? `is not an mcpscope UI (${r.message})`
             : `could not be used (${r.message})`;

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { decodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.js';
 import { ingestProof } from '../../proxy/stdio/ingest-control.js';
-import { discoveryPath } from '../../proxy/serve/discovery.js';
+import { discoveryPath, writeDiscovery } from '../../proxy/serve/discovery.js';
 import { REDACTED } from '../../proxy/record/redact.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
@@ -73,13 +73,17 @@ interface Stand {
   messages: string[];
 }
 
-/** A program on the UI port that takes any /ingest upgrade; `proof`: what it answers a hello with. */
-async function standIn(proof: 'none' | 'wrong' | 'right'): Promise<Stand> {
+/**
+ * A program on the UI port that takes any /ingest upgrade; `proof`: what it answers a hello with
+ * (`401`: it refuses the upgrade as an mcpscope from before the challenge did, wanting the token).
+ */
+async function standIn(proof: 'none' | 'wrong' | 'right' | '401'): Promise<Stand> {
   const server: Server = createServer((_req, res) => res.writeHead(404).end());
   const wss = new WebSocketServer({ noServer: true });
   const stand: Stand = { port: 0, upgrades: [], messages: [] };
   server.on('upgrade', (req, socket, head) => {
     stand.upgrades.push(req);
+    if (proof === '401') return void socket.end('HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
     wss.handleUpgrade(req, socket, head, (ws) => {
       ws.on('message', (data) => {
         const text = data.toString();
@@ -190,6 +194,20 @@ describe('a stdio wrapper sends records only to a UI that proved it knows the to
     expect(stand.upgrades[0].headers.authorization).toBeUndefined();
     expect(stand.upgrades[0].headers['x-mcpscope-ingest-auth']).toBe('challenge');
     expect(JSON.stringify([stand.upgrades[0].headers, stand.upgrades[0].url, stand.messages])).not.toContain(TOKEN);
+  });
+
+  it('says plainly that a 401 on /ingest is not its token refused (it never sends it), at once', async () => {
+    const stand = await standIn('401');
+    // The token from a discovery file as mcpscope writes it (naming this test's process, which runs).
+    const w = wrapper(stand.port, [], (home) => void writeDiscovery(stand.port, { token: TOKEN, url: '' }, { MCPSCOPE_HOME: home }));
+    await w.stderrMatch(
+      /mcpscope: port \d+ answered HTTP 401 on \/ingest: it wants the token sent, which this wrapper never does \(an mcpscope UI older than this wrapper\? restart it with this version\); recording .* in a UI of its own: \S+/,
+    );
+    // One knock: a 401 is not worth a retry (it used to be tried again for ~5 s, then called a refused token).
+    expect(stand.upgrades).toHaveLength(1);
+    expect(stand.upgrades[0].headers.authorization).toBeUndefined();
+    w.child.stdin!.end();
+    expect(await w.closed).toBe(0);
   });
 
   it('without a token (none given, a planted discovery file ignored) never connects, and says why', async () => {
