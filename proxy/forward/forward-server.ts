@@ -100,7 +100,7 @@ function upstreamTrust(extra: string[] | undefined): { ca: string[] } | undefine
  * elsewhere when the request came and here when it connected) cut with EPROXYLOOP, a 502 naming it.
  * Per new upstream connection: one port comparison.
  */
-function upstreamConnector(trust: { ca: string[] } | undefined, self: SelfGuard): buildConnector.connector {
+export function upstreamConnector(trust: { ca: string[] } | undefined, self: SelfGuard): buildConnector.connector {
   const connect = buildConnector({ ...trust, ...VERIFY_UPSTREAM });
   return (options, callback) =>
     connect(options, (...result) => {

@@ -1,10 +1,16 @@
 /**
  * The forward proxy's request-target parsing: absolute-form URLs split into origin and a path
  * kept byte for byte (proxy/forward/forward-server.ts), and CONNECT's authority-form
- * (proxy/forward/connect-handler.ts).
+ * (proxy/forward/connect-handler.ts); the upstream agent's connector, which cuts a connection that
+ * lands on mcpscope's own port (a name that resolved elsewhere when the request came).
  */
+import { createServer, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { splitAbsoluteForm } from '../../proxy/forward/forward-server.js';
+import { splitAbsoluteForm, upstreamConnector } from '../../proxy/forward/forward-server.js';
+import { upstreamAgent } from '../../proxy/forwarding/fastify-app.js';
+import { SelfGuard } from '../../proxy/forward/self-address.js';
 import { parseAuthority } from '../../proxy/forward/connect-handler.js';
 
 describe('splitAbsoluteForm', () => {
@@ -143,5 +149,42 @@ describe('parseAuthority (CONNECT targets)', () => {
       'nonsense',
     ];
     for (const target of bad) expect(parseAuthority(target), JSON.stringify(target)).toBeUndefined();
+  });
+});
+
+describe('upstreamConnector', () => {
+  it('cuts a connection whose far end is mcpscope’s own port, with EPROXYLOOP; any other goes through', async () => {
+    let accepted = 0;
+    let answered = 0;
+    const server = createServer((s) => {
+      accepted += 1;
+      s.on('error', () => undefined);
+      s.once('data', () => {
+        answered += 1;
+        s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}/mcp`;
+    try {
+      // The port mcpscope listens on: the request never reaches the server, and says why.
+      const looping = upstreamAgent(upstreamConnector(undefined, new SelfGuard(() => [port])));
+      const err = (await request(url, { dispatcher: looping }).catch((e: unknown) => e)) as Error & { code?: string };
+      expect(err.code).toBe('EPROXYLOOP');
+      expect(err.message).toBe(`127.0.0.1:${port} is mcpscope's own forward proxy: forwarding there would loop, so mcpscope did not`);
+      expect(answered).toBe(0);
+      await looping.close();
+      // Another port: forwarded.
+      const other = upstreamAgent(upstreamConnector(undefined, new SelfGuard(() => [port + 1])));
+      const res = await request(url, { dispatcher: other });
+      expect(await res.body.text()).toBe('ok');
+      expect(answered).toBe(1);
+      expect(accepted).toBe(2);
+      await other.close();
+    } finally {
+      server.close();
+    }
   });
 });
