@@ -14,7 +14,7 @@
  * (ingest-control.ts). A wrapper sends no record before it has checked the proof, so a program that
  * holds the port without the token gets nothing from it, not even the token; and this UI takes
  * nothing but `auth` from a socket until it is right (AUTH_MS to give it; a wrong one closes the
- * socket). A client that presented the token in its upgrade request (`Authorization: Bearer`, as
+ * socket), reads no message over 1 KiB before it, and lets MAX_UNPROVEN sockets wait at once. A client that presented the token in its upgrade request (`Authorization: Bearer`, as
  * the guard checks for every route) is trusted from the start.
  */
 import type { WebSocket } from 'ws';
@@ -52,6 +52,17 @@ function forConnection(e: BreakpointEntry, prefix: string): BreakpointEntry {
 /** How long a socket that did not present the token has to prove it knows it (`auth`). */
 export const AUTH_MS = 5_000;
 
+/**
+ * How many sockets may wait for their proof at once (anyone on this machine can open one, without
+ * the token); one more is cut at once. A wrapper's proof takes a round trip, so they wait
+ * milliseconds each; the bound is what sockets that never prove anything can hold (AUTH_MS each,
+ * and what ws buffers of a message, INGEST_MAX_PAYLOAD at most).
+ */
+export const MAX_UNPROVEN = 32;
+
+/** The most a socket may send in one message before its proof (hello and auth are ~100 bytes). */
+const MAX_UNPROVEN_MESSAGE = 1024;
+
 /** Largest ingest message: a wrapper sends ~256 KiB batches (base64), plus one large chunk at most. */
 export const INGEST_MAX_PAYLOAD = 16 * 1024 * 1024;
 
@@ -64,6 +75,8 @@ export class IngestHub {
   private readonly ruleSeqs = new Map<WebSocket, { sent: number; adopted: number }>();
   private readonly adoptedWaiters = new Set<() => void>();
   private readonly stopRules?: () => void;
+  /** Sockets open and not yet proven (MAX_UNPROVEN). */
+  private unproven = 0;
 
   constructor(
     private readonly capture: (record: WireRecord) => void,
@@ -84,6 +97,15 @@ export class IngestHub {
    */
   add(ws: WebSocket, o: { authenticated?: boolean } = {}): void {
     let authenticated = o.authenticated ?? true;
+    if (!authenticated) {
+      if (this.unproven >= MAX_UNPROVEN) return ws.terminate();
+      this.unproven += 1;
+    }
+    let counted = !authenticated;
+    const proven = () => {
+      if (counted) this.unproven -= 1;
+      counted = false;
+    };
     const uiNonce = ingestNonce();
     const deadline = authenticated
       ? undefined
@@ -129,6 +151,7 @@ export class IngestHub {
         if (authenticated || !this.options.token || !checkIngestAuth(this.options.token, uiNonce, m.hmac))
           return void ws.close(1008, authenticated ? 'auth comes once, after the proof' : 'wrong proof of the token');
         authenticated = true;
+        proven();
         clearTimeout(deadline);
         this.ruleSenders.get(ws)?.();
       } else if (m.type === 'held') paused?.add(prefix, holder, m.report);
@@ -149,6 +172,8 @@ export class IngestHub {
         return;
       }
       const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+      if (!authenticated && bytes.length > MAX_UNPROVEN_MESSAGE)
+        return void ws.close(1009, `at most ${MAX_UNPROVEN_MESSAGE} bytes before the proof of the token`);
       const text = bytes.toString('utf8');
       const first = !greeted;
       if (first) {
@@ -198,6 +223,7 @@ export class IngestHub {
     ws.on('error', () => undefined);
     ws.on('close', () => {
       clearTimeout(deadline);
+      proven();
       this.sockets.delete(ws);
       this.ruleSenders.delete(ws);
       this.ruleSeqs.delete(ws);
