@@ -18,6 +18,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { discoveryPath } from '../../proxy/serve/discovery.js';
 import { DEFAULT_GRACE_MS } from '../../proxy/mcpscope.js';
 import { freePort } from '../support/free-port.js';
+import { watchText } from '../support/text-watch.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const SERVER = fileURLToPath(new URL('../support/stdio-redos-server.mjs', import.meta.url));
@@ -48,29 +49,12 @@ async function wrapped(env: Record<string, string> = {}): Promise<Wrapped> {
     env: { ...process.env, MCPSCOPE_HOME: home, MCPSCOPE_TOKEN: '', ...env } as Record<string, string>,
     stderr: 'pipe',
   });
-  let err = '';
-  const waiters: (() => void)[] = [];
-  transport.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-    for (const w of waiters.splice(0)) w();
-  });
+  const err = watchText(transport.stderr!, "the wrapper's stderr");
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   const client = new Client({ name: 'stdio-isolation', version: '1.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close().catch(() => undefined));
-  const match = (re: RegExp, ms = 15_000) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the wrapper's stderr did not match ${re} within ${ms} ms:\n${err}`)), ms);
-      const check = () => {
-        const m = re.exec(err);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m);
-        } else waiters.push(check);
-      };
-      check();
-    });
-  return { client, transport, home, port, stderr: () => err, match, closed };
+  return { client, transport, home, port, stderr: err.text, match: err.match, closed };
 }
 
 /** Pings through the wrapper for `ms`, one after another (50 ms apart); resolves with every round trip. */

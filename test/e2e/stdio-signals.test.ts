@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { discoveryPath, inspectDiscovery } from '../../proxy/serve/discovery.js';
 import { freePort } from '../support/free-port.js';
+import { watchText } from '../support/text-watch.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 
@@ -90,30 +91,12 @@ function wrapper(home: string, port: number, server = script) {
     env: { ...process.env, MCPSCOPE_HOME: home, MCPSCOPE_TOKEN: '' },
   });
   children.push(child);
-  let err = '';
-  child.stderr!.setEncoding('utf8');
   child.stdout!.resume();
-  const waiters: (() => void)[] = [];
-  child.stderr!.on('data', (c: string) => {
-    err += c;
-    for (const w of waiters.splice(0)) w();
-  });
+  const err = watchText(child.stderr!, 'stderr');
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  const match = (re: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`stderr did not match ${re} within 15 s:\n${err}`)), 15_000);
-      const check = () => {
-        const m = re.exec(err);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m);
-        } else waiters.push(check);
-      };
-      check();
-    });
-  return { child, closed, match, stderr: () => err };
+  return { child, closed, match: err.match, stderr: err.text };
 }
 
 describe('the stdio wrapper ends its server', () => {

@@ -20,6 +20,7 @@ import { decodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.j
 import { ingestProof } from '../../proxy/stdio/ingest-control.js';
 import { discoveryPath, writeDiscovery } from '../../proxy/serve/discovery.js';
 import { REDACTED } from '../../proxy/record/redact.js';
+import { watchText } from '../support/text-watch.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const TOKEN = 'the-right-token-0123456789';
@@ -131,35 +132,17 @@ function wrapper(port: number, args: string[], prepare?: (home: string) => void)
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  let out = '';
-  let err = '';
-  const waiters: (() => void)[] = [];
-  const wake = () => {
-    for (const w of waiters.splice(0)) w();
-  };
-  child.stdout!.on('data', (c: Buffer) => ((out += c.toString()), wake()));
-  child.stderr!.on('data', (c: Buffer) => ((err += c.toString()), wake()));
-  const until = (what: () => string, re: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${re} within 15 s; stderr:\n${err}`)), 15_000);
-      const check = () => {
-        const m = re.exec(what());
-        if (m) {
-          clearTimeout(timer);
-          resolve(m);
-        } else waiters.push(check);
-      };
-      check();
-    });
+  const out = watchText(child.stdout!, 'stdout');
+  const err = watchText(child.stderr!, 'stderr');
   const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     home,
     child,
     closed,
-    stdout: () => out,
-    stderr: () => err,
-    stderrMatch: (re: RegExp) => until(() => err, re),
-    stdoutMatch: (re: RegExp) => until(() => out, re),
+    stdout: out.text,
+    stderr: err.text,
+    stderrMatch: (re: RegExp) => err.match(re),
+    stdoutMatch: (re: RegExp) => out.match(re),
   };
 }
 
