@@ -461,7 +461,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           },
         ],
         ingest: capture,
-        ingestOptions: { breakpoints, paused, holdMs: options.holdMs, links: stdioLinks, token },
+        ingestOptions: { breakpoints, paused, holdMs: options.holdMs, links: stdioLinks, token, exports: otlp !== undefined },
       });
     } catch (err) {
       // (e.g. the UI port is taken): leave nothing listening or open behind.

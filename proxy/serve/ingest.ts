@@ -40,6 +40,8 @@ export interface IngestHubOptions {
   links?: StdioLinks;
   /** This UI's token: what it proves it knows when a wrapper says `hello`. */
   token?: string;
+  /** Whether this mcpscope exports OpenTelemetry (--otlp): said in the proof, so a wrapper with --otlp can tell its user. */
+  exports?: boolean;
 }
 
 /** A rule as one connection's wrapper matches it: a session key in its xid space, or none (matches nothing there). */
@@ -181,7 +183,12 @@ export class IngestHub {
         // The proof first: the wrapper reads nothing else before it.
         const hello = isControl(text) ? parseControlUp(text) : undefined;
         if (hello && typeof hello !== 'string' && hello.type === 'hello' && this.options.token)
-          down({ type: 'proof', hmac: ingestProof(this.options.token, hello.nonce), ...(authenticated ? {} : { nonce: uiNonce }) });
+          down({
+            type: 'proof',
+            hmac: ingestProof(this.options.token, hello.nonce),
+            ...(authenticated ? {} : { nonce: uiNonce }),
+            exports: this.options.exports === true,
+          });
         else if (!authenticated) return void ws.close(1008, 'say hello first: this UI proves itself, then you');
         this.ruleSenders.get(ws)?.();
       } else if (!authenticated) {

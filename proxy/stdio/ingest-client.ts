@@ -175,7 +175,8 @@ export class IngestClient {
 
 export type ConnectResult =
   /** Linked, the UI's proof checked. `listen` takes its control messages (from the first after the proof on). */
-  | { ok: true; ws: WebSocket; listen(onText: (text: string) => void): void }
+  /** `exports`: that mcpscope exports OpenTelemetry (its proof says so). */
+  | { ok: true; ws: WebSocket; exports: boolean; listen(onText: (text: string) => void): void }
   /** Nothing listens on the port. */
   | { ok: false; refused: true; message: string }
   /**
@@ -247,6 +248,7 @@ export function connectIngest(host: string, port: number, token: string | undefi
         settle({
           ok: true,
           ws,
+          exports: m.exports === true,
           listen(onText) {
             forward = onText;
             for (const text of early.splice(0)) onText(text);

@@ -31,7 +31,8 @@ export type ControlDown =
   | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number; seq?: number }
   | { type: 'act'; id: string; action: PausedAction }
   | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number }
-  | { type: 'proof'; hmac: string; nonce?: string };
+  /** `exports`: whether that mcpscope exports OpenTelemetry (a wrapper with --otlp says when it does not). */
+  | { type: 'proof'; hmac: string; nonce?: string; exports?: boolean };
 
 export type ControlUp =
   | { type: 'hello'; nonce: string }
@@ -159,7 +160,12 @@ export function parseControlDown(text: string): ControlDown | undefined {
   const o = parseObject(text);
   if (!o) return undefined;
   if (o.type === 'proof' && str(o.hmac, 200))
-    return { type: 'proof', hmac: o.hmac, ...(typeof o.nonce === 'string' && NONCE.test(o.nonce) ? { nonce: o.nonce } : {}) };
+    return {
+      type: 'proof',
+      hmac: o.hmac,
+      ...(typeof o.nonce === 'string' && NONCE.test(o.nonce) ? { nonce: o.nonce } : {}),
+      ...(typeof o.exports === 'boolean' ? { exports: o.exports } : {}),
+    };
   if (o.type === 'breakpoints' && Array.isArray(o.entries))
     return {
       type: 'breakpoints',

@@ -189,7 +189,11 @@ export class IngestLink {
         this.lastToken = token;
         this.attach(r.ws, r.listen);
         if (!this.linkedOnce) this.hooks.say(`recording ${this.shown} in the mcpscope UI at http://${UI_HOST}:${port}/`);
-        if (!this.linkedOnce && this.config.otlp) void this.checkSharedExport(token).catch(() => undefined);
+        // With --otlp, joining a UI that does not export: say so (its proof says whether it does).
+        if (!this.linkedOnce && this.config.otlp && !r.exports)
+          this.hooks.say(
+            `the mcpscope UI on port ${port} records ${this.shown} but exports no OpenTelemetry data: start that one with --otlp (a wrapper exports only when it serves the UI itself).`,
+          );
         this.linkedOnce = true;
         return;
       }
@@ -285,19 +289,6 @@ export class IngestLink {
   }
 
   /** With --otlp, linked to a UI that was started without it: say that nothing is exported. */
-  private async checkSharedExport(token: string): Promise<void> {
-    const port = this.config.uiPort;
-    const res = await fetch(`http://${UI_HOST}:${port}/api/stats`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(3_000),
-    });
-    if (!res.ok) return;
-    const stats = (await res.json()) as { telemetry?: { endpoint?: unknown } };
-    if (stats.telemetry) return;
-    this.hooks.say(
-      `the mcpscope UI on port ${port} records ${this.shown} but exports no OpenTelemetry data: start that one with --otlp (a wrapper exports only when it serves the UI itself).`,
-    );
-  }
 }
 
 /** Closes a socket after its queued data, giving up after a moment. */

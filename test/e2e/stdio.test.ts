@@ -492,7 +492,8 @@ describe('/ingest on the UI port', () => {
     const nonce = randomBytes(32).toString('base64url');
     const first = new Promise<string>((resolve) => ws.once('message', (d) => resolve(d.toString())));
     ws.send(JSON.stringify({ type: 'hello', nonce }));
-    expect(JSON.parse(await first)).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce) });
+    // The proof, and whether this mcpscope exports OpenTelemetry (it does not: no --otlp).
+    expect(JSON.parse(await first)).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce), exports: false });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ type: 'hello', nonce }));
     expect(await closed).toBe(1008);
@@ -508,7 +509,12 @@ describe('/ingest on the UI port', () => {
       );
       ws.send(JSON.stringify({ type: 'hello', nonce }));
       const p = await proof;
-      expect(p).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce), nonce: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(p).toEqual({
+        type: 'proof',
+        hmac: ingestProof(scope.token, nonce),
+        nonce: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        exports: false,
+      });
       const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
       return { ws, uiNonce: p.nonce, closed };
     };
