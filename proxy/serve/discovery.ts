@@ -75,9 +75,11 @@ export const systemChecks: DiscoveryChecks = {
   uid: typeof process.getuid === 'function' ? process.getuid() : undefined,
   statDir: (path) => statSync(path),
   readFile(path) {
-    const fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
+    // Non-blocking, and read only once it is known to be a regular file: a FIFO put there would block the reader for ever.
+    const fd = openSync(path, constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0));
     try {
-      return { stats: fstatSync(fd), text: readFileSync(fd, 'utf8') };
+      const stats = fstatSync(fd);
+      return { stats, text: stats.isFile() ? readFileSync(fd, 'utf8') : '' };
     } finally {
       closeSync(fd);
     }

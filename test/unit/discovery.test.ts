@@ -106,6 +106,14 @@ describe.runIf(posix)('inspectDiscovery', () => {
     expect(inspectDiscovery(PORT, env)).toEqual({ ok: false, path, reason: `${path} is a symbolic link, not a file mcpscope wrote` });
   });
 
+  it('ignores a FIFO in its place, without blocking on it (nothing writes to it)', () => {
+    const { env } = home();
+    const path = discoveryPath(PORT, env);
+    expect(spawnSync('mkfifo', ['-m', '600', path]).status).toBe(0);
+    // Before: opened blocking and read, it never returned (the test timed out).
+    expect(inspectDiscovery(PORT, env)).toEqual({ ok: false, path, reason: `${path} is not a regular file` });
+  });
+
   it('ignores a file in a home directory others can write', () => {
     const { env, dir } = home();
     writeDiscovery(PORT, { token: 'tok-0123456789', url: '' }, env);
