@@ -137,10 +137,14 @@ export async function main(argv: string[]): Promise<number> {
   // Join a running forward proxy on that UI port, or start one for the command's lifetime.
   let scope: McpscopeCore | undefined;
   let proxyUrl: string;
+  let refusedWhy: string | undefined;
   const running =
     uiPort === 0
       ? undefined
-      : await findForwardProxy(uiPort, process.env, (why) => say(`not joining the mcpscope on UI port ${uiPort}: ${why}.`));
+      : await findForwardProxy(uiPort, process.env, (why) => {
+          refusedWhy = why;
+          say(`not joining the mcpscope on UI port ${uiPort}: ${why}.`);
+        });
   if (running) {
     proxyUrl = running.proxyUrl;
     if (v.intercept || upstreamCa || v.port || v.lint)
@@ -173,7 +177,11 @@ export async function main(argv: string[]): Promise<number> {
         say(`port ${proxyPort} is in use (${(err as Error).message}); choose another with --port, or leave it out for any free port.`);
         return 1;
       }
-      say(`UI port ${uiPort} is taken by something that is not an mcpscope forward proxy; this run's UI gets a free port instead.`);
+      say(
+        refusedWhy
+          ? `UI port ${uiPort} is in use (by the mcpscope not joined, above); this run's UI gets a free port instead.`
+          : `UI port ${uiPort} is taken by something that is not an mcpscope forward proxy; this run's UI gets a free port instead.`,
+      );
       scope = await startMcpscope({ ...options, uiPort: 0 });
     }
     proxyUrl = scope.forwardProxy!.origin;
