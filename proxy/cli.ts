@@ -308,11 +308,10 @@ async function main(): Promise<void> {
     keepRunning: !(sub !== undefined && ONE_SHOT.has(sub)),
     redact: (text) => lastResortRedact?.(text) ?? text,
   });
-  // The redactor for those lines, loaded once the command has started (the stdio wrapper starts its server first).
-  setTimeout(
-    () => void import('./record/redact.js').then(({ createRedactor }) => (lastResortRedact = createRedactor().text)),
-    2000,
-  ).unref();
+  // The redactor for those lines: loaded at once, but for the stdio wrapper, which starts its server first (2 s later).
+  const loadRedactor = () => void import('./record/redact.js').then(({ createRedactor }) => (lastResortRedact = createRedactor().text));
+  if (process.argv.indexOf('--', 2) >= 0 && !(sub !== undefined && SUBCOMMANDS.has(sub))) setTimeout(loadRedactor, 2000).unref();
+  else loadRedactor();
   if (sub !== undefined && SUBCOMMANDS.has(sub)) {
     const mod = (await import(`./commands/${sub}.js`)) as { main(argv: string[]): Promise<number | void> };
     const code = await mod.main(process.argv.slice(3));
