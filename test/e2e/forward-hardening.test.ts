@@ -124,7 +124,10 @@ describe('clients that hang up in the middle of a CONNECT', () => {
     expect(reasons.filter((r) => /closed the tunnel before it had sent a whole TLS ClientHello/.test(r ?? '')).length).toBeGreaterThan(
       1000,
     );
-    expect(reasons.filter((r) => /hung up during the TLS handshake/.test(r ?? '')).length).toBeGreaterThan(600);
+    // Mid-handshake: a hang-up, or (when the reset reaches mcpscope before the close) a failed handshake — the stage either way.
+    expect(
+      reasons.filter((r) => /hung up during the TLS handshake|TLS handshake with the client failed/.test(r ?? '')).length,
+    ).toBeGreaterThan(600);
   }, 120_000);
 });
 
