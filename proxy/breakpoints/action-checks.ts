@@ -62,8 +62,18 @@ export function checkAnswer(value: unknown, requestId: unknown): { answer: Recor
   const m = { ...(value as Record<string, unknown>) };
   if (m.jsonrpc === undefined) m.jsonrpc = '2.0';
   if (!('id' in m)) m.id = requestId;
-  else if (m.id !== requestId) return { error: `the answer's id must be the request's id (${JSON.stringify(requestId)})` };
+  else if (m.id !== requestId) return { error: `the answer's id must be the request's id (${quotableId(requestId)})` };
   if (typeof m.method === 'string') return { error: 'an answer is a response (result or error), not a request' };
   const problem = checkOne(m);
   return problem ? { error: problem } : { answer: m };
+}
+
+/**
+ * A held request's id as an error may quote it: a number, or a short plain string. Any other id is
+ * the peer's text (a sentence, control characters) and this error reaches the UI and coding agents
+ * outside any frame (docs/agent-mcp.md), so it is named, not quoted.
+ */
+function quotableId(id: unknown): string {
+  if (typeof id === 'number' || (typeof id === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(id))) return JSON.stringify(id);
+  return 'the one the held message shows';
 }
