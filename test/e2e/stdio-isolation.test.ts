@@ -1,7 +1,8 @@
 /**
  * The stdio wrapper's relay shares no event loop with recording (issue 26, finding 1, the stdio
  * half): the built CLI's wrapper serving its own UI (`--ui-port <free port> -- node <server>`)
- * between the official SDK client and a server whose tool makes a backtracking linter spin, and
+ * between the official SDK client and a server whose tool's pattern backtracks (a linter on V8's
+ * RegExp spun on it; on RE2 it answers at once: the acceptance bounds), and
  * with its recording thread blocked outright (the test-only MCPSCOPE_TEST_RECORDER_BLOCK_MS). The
  * server keeps answering through the wrapper within the acceptance bounds (pings within 100 ms),
  * the wrapper says on stderr what it cannot record, and SIGTERM ends it within the grace period.
@@ -79,7 +80,7 @@ async function terminate(w: Wrapped): Promise<number> {
 }
 
 describe('the stdio wrapper relays while its recorder is stuck', () => {
-  it('a tool schema that spins a backtracking linter: pings within 100 ms, /api/stats within 200 ms, SIGTERM within the grace period', async () => {
+  it('the acceptance bounds with a tool whose pattern backtracks (^(a+)+$): pings within 100 ms, /api/stats within 200 ms, the violation recorded, SIGTERM within the grace period', async () => {
     const w = await wrapped();
     const [, url] = await w.match(/so this one serves it while .* runs: (http:\/\/\S+)/);
     const token = new URL(url).searchParams.get('token')!;
@@ -109,6 +110,17 @@ describe('the stdio wrapper relays while its recorder is stuck', () => {
     expect(Math.max(...pings)).toBeLessThan(100);
     expect(stats.length).toBeGreaterThan(5);
     expect(Math.max(...stats)).toBeLessThan(200);
+    // The pattern ran (on RE2) and the value broke it: the violation is in the wrapper's own UI.
+    const events = (await (
+      await fetch(`http://127.0.0.1:${w.port}/api/events`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      type: string;
+      code?: string;
+      rule?: string;
+    }[];
+    expect(events.filter((e) => e.type === 'problem' && e.code === 'spec-violation').map((e) => e.rule)).toEqual([
+      'tools/structured-content-schema',
+    ]);
     expect(await terminate(w)).toBeLessThan(DEFAULT_GRACE_MS);
   });
 
