@@ -16,7 +16,13 @@ describe('measureSchema', () => {
   });
 
   it('uniqueItems, $dynamicRef, $recursiveRef and a format that is not linear make a schema unbounded', () => {
-    for (const extra of [{ uniqueItems: true }, { $dynamicRef: '#x' }, { $recursiveRef: '#' }, { format: 'duration' }, { format: 'no-such' }]) {
+    for (const extra of [
+      { uniqueItems: true },
+      { $dynamicRef: '#x' },
+      { $recursiveRef: '#' },
+      { format: 'duration' },
+      { format: 'no-such' },
+    ]) {
       const m = measureSchema({ type: 'object', properties: { a: extra } }, 100, FORMATS);
       expect(m, JSON.stringify(extra)).toMatchObject({ bounded: false, weight: Infinity });
     }
