@@ -6,13 +6,18 @@
  * streams them, NDJSON export writes them one per line, and the UI reduces them into its view.
  * Proxy and UI both import this module: it must stay free of Node-only imports.
  *
- * Events are append-only facts. Objects that evolve (a session, an HTTP exchange) are sent again
- * in full on every change (`session`, `exchange` events are upserts keyed by `id`); messages never
+ * Events are append-only facts. Objects that evolve (a session, an HTTP exchange, a model turn) are
+ * sent again in full on every change (`session`, `exchange`, `model-turn` events are upserts keyed
+ * by `id`); messages never
  * change after they are emitted — a response points back at its request with `pair`, so the
  * request never needs to be rewritten.
  *
  * Documented in docs/event-schema.md — keep the two in step.
  */
+
+import type { ModelCallLink, ModelTurnEvent } from './model-turn.js';
+
+export type * from './model-turn.js';
 
 export const EVENT_SCHEMA_VERSION = 1;
 
@@ -262,6 +267,8 @@ export interface MessageEvent {
   edited?: number;
   /** Sent by mcpscope itself (a resend, a tool called from the UI, an answer given at a breakpoint), not by the client. */
   sentBy?: 'mcpscope';
+  /** A `tools/call` (and its response) that carried out a tool call a model turn chose (docs/agent-view.md). */
+  modelCall?: ModelCallLink;
   hints: Hint[];
 }
 
@@ -385,7 +392,15 @@ export interface LogEvent {
 }
 
 export type McpscopeEvent =
-  SessionEvent | ExchangeEvent | MessageEvent | SseFrameEvent | ProblemEvent | ModificationEvent | LogEvent | PausedEvent;
+  | SessionEvent
+  | ExchangeEvent
+  | MessageEvent
+  | SseFrameEvent
+  | ProblemEvent
+  | ModificationEvent
+  | LogEvent
+  | PausedEvent
+  | ModelTurnEvent;
 
 export type McpscopeEventType = McpscopeEvent['type'];
 

@@ -6,7 +6,7 @@
  * throws never keeps the batch from the others, nor breaks the store; its first failure is said
  * in a `log` event (and a process warning), later ones are not.
  */
-import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo, UnsequencedEvent } from '../model/events.js';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, ModelTurnInfo, SessionInfo, UnsequencedEvent } from '../model/events.js';
 import type { StoreStats } from '../model/api-stats.js';
 
 type Listener = (batch: readonly McpscopeEvent[]) => void;
@@ -49,6 +49,8 @@ export class EventStore {
   private latestUpsert = new Map<string, number>();
   readonly sessions = new Map<string, SessionInfo>();
   readonly exchanges = new Map<string, ExchangeInfo>();
+  /** Model turns by id, latest state (docs/agent-view.md). */
+  readonly turns = new Map<string, ModelTurnInfo>();
   private messagesBySession = new Map<string, MessageEvent[]>();
   private messagesBySeq = new Map<number, MessageEvent>();
   readonly maxEvents: number;
@@ -114,6 +116,10 @@ export class EventStore {
       case 'exchange':
         this.exchanges.set(e.exchange.id, e.exchange);
         this.latestUpsert.set(`x:${e.exchange.id}`, e.seq);
+        break;
+      case 'model-turn':
+        this.turns.set(e.turn.id, e.turn);
+        this.latestUpsert.set(`t:${e.turn.id}`, e.seq);
         break;
       case 'message': {
         let list = this.messagesBySession.get(e.sessionId);
@@ -191,8 +197,8 @@ export class EventStore {
     const out: McpscopeEvent[] = [];
     for (const e of this.log) {
       if (e.seq <= since) continue;
-      if (e.type === 'session' && this.latestUpsert.get(`s:${e.session.id}`) !== e.seq) continue;
-      if (e.type === 'exchange' && this.latestUpsert.get(`x:${e.exchange.id}`) !== e.seq) continue;
+      const key = upsertKey(e);
+      if (key !== undefined && this.latestUpsert.get(key) !== e.seq) continue;
       out.push(e);
     }
     return out;
@@ -256,6 +262,10 @@ export class EventStore {
             this.exchanges.delete(e.exchange.id);
             this.latestUpsert.delete(`x:${e.exchange.id}`);
           }
+          if (e.type === 'model-turn' && this.isLatestUpsert(e)) {
+            this.turns.delete(e.turn.id);
+            this.latestUpsert.delete(`t:${e.turn.id}`);
+          }
           const size = estimateEventBytes(e);
           const acc = this.perSession.get(sid ?? '');
           if (acc) {
@@ -286,6 +296,12 @@ export class EventStore {
           if (x.sessionId !== undefined && dropSessions.has(x.sessionId)) {
             this.exchanges.delete(xid);
             this.latestUpsert.delete(`x:${xid}`);
+          }
+        }
+        for (const [tid, t] of this.turns) {
+          if (dropSessions.has(t.sessionId)) {
+            this.turns.delete(tid);
+            this.latestUpsert.delete(`t:${tid}`);
           }
         }
       }
@@ -319,6 +335,7 @@ export class EventStore {
   private isPinned(e: McpscopeEvent): boolean {
     if (e.type === 'session') return this.latestUpsert.get(`s:${e.session.id}`) === e.seq;
     if (e.type === 'exchange') return e.exchange.endedAt === undefined && this.latestUpsert.get(`x:${e.exchange.id}`) === e.seq;
+    if (e.type === 'model-turn') return e.turn.status === 'pending' && this.latestUpsert.get(`t:${e.turn.id}`) === e.seq;
     return false;
   }
 
@@ -328,19 +345,14 @@ export class EventStore {
    * as the snapshot does: an exchange is upserted two or three times within milliseconds.
    */
   isSuperseded(e: McpscopeEvent): boolean {
-    const latest =
-      e.type === 'session'
-        ? this.latestUpsert.get(`s:${e.session.id}`)
-        : e.type === 'exchange'
-          ? this.latestUpsert.get(`x:${e.exchange.id}`)
-          : undefined;
+    const key = upsertKey(e);
+    const latest = key === undefined ? undefined : this.latestUpsert.get(key);
     return latest !== undefined && latest > e.seq;
   }
 
   private isLatestUpsert(e: McpscopeEvent): boolean {
-    if (e.type === 'session') return this.latestUpsert.get(`s:${e.session.id}`) === e.seq;
-    if (e.type === 'exchange') return this.latestUpsert.get(`x:${e.exchange.id}`) === e.seq;
-    return false;
+    const key = upsertKey(e);
+    return key !== undefined && this.latestUpsert.get(key) === e.seq;
   }
 
   clear(): void {
@@ -351,6 +363,7 @@ export class EventStore {
     this.latestUpsert.clear();
     this.sessions.clear();
     this.exchanges.clear();
+    this.turns.clear();
     this.messagesBySession.clear();
     this.messagesBySeq.clear();
   }
@@ -362,6 +375,20 @@ function describeError(err: unknown): string {
     return text.length > 300 ? `${text.slice(0, 299)}…` : text;
   } catch {
     return 'an error that could not be described';
+  }
+}
+
+/** The key of an upsert event (session, exchange, model turn): later ones with the same key supersede it. */
+export function upsertKey(e: McpscopeEvent): string | undefined {
+  switch (e.type) {
+    case 'session':
+      return `s:${e.session.id}`;
+    case 'exchange':
+      return `x:${e.exchange.id}`;
+    case 'model-turn':
+      return `t:${e.turn.id}`;
+    default:
+      return undefined;
   }
 }
 
