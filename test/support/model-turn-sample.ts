@@ -6,7 +6,7 @@
  * (turn m2), which answers with text. Shaped exactly as proxy/model/model-turn.ts says; seqs as the
  * store would give them. test/support/scripted-agent.ts drives the real recorder instead.
  */
-import type { McpscopeEvent, ModelTurnInfo, SessionInfo } from '../../proxy/model/events.js';
+import type { McpscopeEvent, ModelTurnInfo, SessionInfo, UnsequencedEvent } from '../../proxy/model/events.js';
 
 export const SAMPLE_START = Date.UTC(2026, 0, 15, 9, 30, 0);
 const t = (ms: number) => SAMPLE_START + ms;
@@ -139,7 +139,7 @@ const exchange = (id: string, sessionId: string, url: string, startedAt: number,
 
 /** The events in store order: MCP session s1 (initialize, tools/list), turn m1, tools/call echo (joined), turn m2. */
 export function sampleAgentEvents(): McpscopeEvent[] {
-  const events: Omit<McpscopeEvent, 'seq'>[] = [
+  const events: UnsequencedEvent[] = [
     { type: 'session', ts: t(0), session: { ...mcpSession, counts: counts(0, 0, 0) } },
     {
       type: 'message',
