@@ -1,0 +1,213 @@
+/**
+ * What the four dialects' response parsers share: the output blocks a response streams (text,
+ * thinking, tool uses) assembled from fragments, and the state around them (model, stop reason,
+ * usage, error, completeness, notes).
+ *
+ * Fragments are kept in arrays and joined once per block when the state is read (a cache makes a
+ * second read of an unchanged block free), so a stream of many small deltas stays linear.
+ */
+import type { ModelUsage } from '../model/model-turn.js';
+import type { ParsedToolCall, ResponseParser, ResponseState, RawEntry } from './dialect.js';
+import { parseJson } from './json-parts.js';
+
+interface Block {
+  kind: RawEntry['kind'];
+  role: RawEntry['role'];
+  callId?: string;
+  name?: string;
+  /** Used while no fragment came (a tool use's `input` from its start event). */
+  initial?: string;
+  parts: string[];
+  /** parts joined, valid while `joinedOf === parts.length` (-1: not joined yet). */
+  joined: string;
+  joinedOf: number;
+  open: boolean;
+  /** Still open when the stream broke off. */
+  cut?: boolean;
+  call?: ParsedToolCall;
+}
+
+export interface BlockInit {
+  kind: RawEntry['kind'];
+  callId?: string;
+  name?: string;
+  initial?: string;
+}
+
+/** Whether a tool's arguments text is whitespace only: read as `{}` (no arguments). */
+function blank(text: string): boolean {
+  return text.trim() === '';
+}
+
+export function toolCallOf(id: string, name: string, text: string, cut: boolean): ParsedToolCall {
+  const call: ParsedToolCall = { id, name, argumentsText: text };
+  const parsed = blank(text) ? ({ ok: true, value: {} } as const) : parseJson(text);
+  if (cut) {
+    call.argumentsError = parsed.ok
+      ? 'the stream broke off before the arguments ended'
+      : `the stream broke off before the arguments ended (${parsed.error})`;
+  } else if (parsed.ok) {
+    call.arguments = parsed.value;
+  } else {
+    call.argumentsError = `the arguments are not valid JSON: ${parsed.error}`;
+  }
+  return call;
+}
+
+export function usageOf(u: {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+}): ModelUsage | undefined {
+  const usage: ModelUsage = {};
+  if (u.input !== undefined) usage.inputTokens = u.input;
+  if (u.output !== undefined) usage.outputTokens = u.output;
+  if (u.cacheRead !== undefined) usage.cacheReadTokens = u.cacheRead;
+  if (u.cacheWrite !== undefined) usage.cacheWriteTokens = u.cacheWrite;
+  if (u.reasoning !== undefined) usage.reasoningTokens = u.reasoning;
+  if (u.input !== undefined || u.cacheRead !== undefined || u.cacheWrite !== undefined) {
+    usage.totalInputTokens = (u.input ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
+  }
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/**
+ * A response parser's common half. A dialect extends it with `event` and `json`, opens, feeds and
+ * closes blocks by a key of its own (a content block index, an item id), and sets the fields.
+ */
+export abstract class ResponseBase implements ResponseParser {
+  model?: string;
+  stopReason?: string;
+  usage?: ModelUsage;
+  error?: string;
+  complete = false;
+  private readonly blocks: Block[] = [];
+  private readonly byKey = new Map<string, Block>();
+  private readonly notes: string[] = [];
+  private readonly noted = new Set<string>();
+  private ended?: ResponseState;
+
+  abstract event(eventType: string | undefined, data: string): boolean;
+  abstract json(body: unknown): void;
+
+  /** What the stream's own end is called (`message_stop`), for the note of a stream that ended without it. */
+  protected abstract readonly endName: string;
+
+  note(text: string): void {
+    if (this.noted.has(text)) return;
+    this.noted.add(text);
+    this.notes.push(text);
+  }
+
+  /** Opens a block under `key` (an open block of the same key is closed first). */
+  open(key: string, init: BlockInit): void {
+    const previous = this.byKey.get(key);
+    if (previous?.open) previous.open = false;
+    const block: Block = { kind: init.kind, role: 'assistant', parts: [], joined: '', joinedOf: -1, open: true };
+    if (init.callId !== undefined) block.callId = init.callId;
+    if (init.name !== undefined) block.name = init.name;
+    if (init.initial !== undefined) block.initial = init.initial;
+    this.blocks.push(block);
+    this.byKey.set(key, block);
+  }
+
+  has(key: string): boolean {
+    return this.byKey.get(key)?.open === true;
+  }
+
+  kindOf(key: string): RawEntry['kind'] | undefined {
+    return this.byKey.get(key)?.kind;
+  }
+
+  /** Appends a fragment to the open block `key`; false when there is none. */
+  append(key: string, fragment: string): boolean {
+    const block = this.byKey.get(key);
+    if (!block?.open) return false;
+    if (fragment !== '') block.parts.push(fragment);
+    return true;
+  }
+
+  /** Replaces an open block's text (a `done` event that carries the whole text). */
+  replace(key: string, text: string): void {
+    const block = this.byKey.get(key);
+    if (!block?.open) return;
+    block.parts = [text];
+    block.joinedOf = -1;
+  }
+
+  /** Sets a tool block's id or name when a later fragment carries them (as the OpenAI SDK's stream accumulator does: the last one given wins). */
+  identify(key: string, callId: string | undefined, name: string | undefined): void {
+    const block = this.byKey.get(key);
+    if (!block) return;
+    if (callId) block.callId = callId;
+    if (name) block.name = name;
+  }
+
+  close(key: string): void {
+    const block = this.byKey.get(key);
+    if (block) block.open = false;
+  }
+
+  /** Adds a whole block at once (a non-streaming body's content). */
+  whole(init: BlockInit, text: string): void {
+    const block: Block = { kind: init.kind, role: 'assistant', parts: [text], joined: '', joinedOf: -1, open: false };
+    if (init.callId !== undefined) block.callId = init.callId;
+    if (init.name !== undefined) block.name = init.name;
+    this.blocks.push(block);
+  }
+
+  private text(block: Block): string {
+    if (block.joinedOf !== block.parts.length) {
+      block.joined = block.parts.length === 0 ? (block.initial ?? '') : block.parts.join('');
+      if (block.parts.length > 1) block.parts = [block.joined];
+      block.joinedOf = block.parts.length;
+      block.call = undefined;
+    }
+    return block.joined;
+  }
+
+  state(): ResponseState {
+    if (this.ended) return this.ended;
+    const output: RawEntry[] = [];
+    const toolCalls: ParsedToolCall[] = [];
+    for (const block of this.blocks) {
+      const text = this.text(block);
+      const entry: RawEntry = { role: block.role, kind: block.kind, text };
+      if (block.callId !== undefined) entry.callId = block.callId;
+      if (block.name !== undefined) entry.name = block.name;
+      output.push(entry);
+      if (block.kind === 'tool-use' && (!block.open || block.cut)) {
+        block.call ??= toolCallOf(block.callId ?? '', block.name ?? '', text, block.cut === true);
+        toolCalls.push(block.call);
+      }
+    }
+    const state: ResponseState = { output, toolCalls, complete: this.complete, notes: [...this.notes] };
+    if (this.model !== undefined) state.model = this.model;
+    if (this.stopReason !== undefined) state.stopReason = this.stopReason;
+    if (this.usage !== undefined) state.usage = this.usage;
+    if (this.error !== undefined) state.error = this.error;
+    return state;
+  }
+
+  end(cut: boolean): ResponseState {
+    if (this.ended) return this.ended;
+    const open = this.blocks.filter((b) => b.open);
+    for (const block of open) {
+      block.open = false;
+      if (cut && !this.complete) block.cut = true;
+    }
+    if (!this.complete && this.error === undefined) {
+      const missing = open
+        .filter((b) => b.kind === 'tool-use')
+        .map((b) => `tool call ${b.callId ?? '(no id)'} (${b.name ?? 'no name'}) had not finished its arguments`);
+      const head = cut ? 'the response broke off' : 'the response ended';
+      this.note(
+        `${head} before ${this.endName}${missing.length > 0 ? `: ${missing.join('; ')}` : open.length > 0 ? ' with a content block still open' : ''}`,
+      );
+    }
+    this.ended = this.state();
+    return this.ended;
+  }
+}
