@@ -22,7 +22,8 @@ export interface TextLogOptions {
 }
 
 /** What a log entry is about. */
-export type LogEntryKind = 'session' | 'request' | 'response' | 'end' | 'message' | 'sse' | 'problem' | 'modification' | 'log' | 'paused';
+export type LogEntryKind =
+  'session' | 'request' | 'response' | 'end' | 'message' | 'sse' | 'problem' | 'modification' | 'log' | 'paused' | 'model-turn';
 
 /** A piece of a line and how it is coloured. */
 export type Style =

@@ -27,6 +27,7 @@
 import type { ExchangeInfo, Hint, JsonRpcId, McpscopeEvent, MessageEvent, SessionInfo } from '../model/events.js';
 import { formatBytes, formatMs } from '../model/units.js';
 import { plural } from '../annotate/hint-text.js';
+import { ModelTurnLog } from './text-log-model.js';
 import { idText, prettyJsonLines, renderEntry, wrap, type LogEntry, type Segment, type TextLogOptions } from './text-log-render.js';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -94,6 +95,10 @@ export class TextLog {
   private readonly width: number;
   private readonly maxJsonLines: number;
   private readonly maxLineChars: number;
+  private readonly turns = new ModelTurnLog(
+    (s) => this.cut(s),
+    (h) => this.hintLines(h),
+  );
 
   constructor(options: TextLogOptions = {}) {
     this.width = options.width ?? 100;
@@ -193,6 +198,8 @@ export class TextLog {
             [['note', `  after:  ${this.cut(e.after)}`]],
           ],
         });
+      case 'model-turn':
+        return this.turns.push(e, out);
       case 'log':
         return void out.push({
           seq: e.seq,
@@ -509,6 +516,7 @@ export class TextLog {
         [m.dir === 'c2s' ? 'c2s' : 's2c', `${sse ? 'SSE << ' : ''}${arrow} `],
         [bad ? 'error' : 'plain', correlation],
         ['note', extra.length > 0 ? `  [${extra.join(', ')}]` : ''],
+        ['note', m.modelCall && m.kind === 'request' ? this.cut(`  ← model turn ${m.modelCall.turn} (${m.modelCall.name})`) : ''],
       ],
     ];
     const pretty = prettyJsonLines(m.jsonrpc, this.maxJsonLines, this.maxLineChars);
