@@ -3,12 +3,15 @@
  * thinking, tool uses) assembled from fragments, and the state around them (model, stop reason,
  * usage, error, completeness, notes).
  *
- * Fragments are kept in arrays and joined once per block when the state is read (a cache makes a
- * second read of an unchanged block free), so a stream of many small deltas stays linear.
+ * Fragments are kept in arrays and joined when a block's text is read (a cache makes a second read
+ * of an unchanged block free); `state()` after every event costs the number of blocks, not their
+ * text, so a stream of many small deltas stays linear.
  */
 import type { ModelUsage } from '../model/model-turn.js';
 import type { ParsedToolCall, ResponseParser, ResponseState, RawEntry } from './dialect.js';
 import { parseJson } from './json-parts.js';
+
+const MAX_NOTES = 20;
 
 interface Block {
   kind: RawEntry['kind'];
@@ -25,6 +28,7 @@ interface Block {
   /** Still open when the stream broke off. */
   cut?: boolean;
   call?: ParsedToolCall;
+  entry?: RawEntry;
 }
 
 export interface BlockInit {
@@ -87,6 +91,8 @@ export abstract class ResponseBase implements ResponseParser {
   private readonly byKey = new Map<string, Block>();
   private readonly notes: string[] = [];
   private readonly noted = new Set<string>();
+  /** Tool calls whose blocks closed, in that order: the list only grows (the recorder offers calls by index). */
+  private readonly calls: ParsedToolCall[] = [];
   private ended?: ResponseState;
 
   abstract event(eventType: string | undefined, data: string): boolean;
@@ -95,16 +101,17 @@ export abstract class ResponseBase implements ResponseParser {
   /** What the stream's own end is called (`message_stop`), for the note of a stream that ended without it. */
   protected abstract readonly endName: string;
 
+  /** A note, said once however often it happens; at most MAX_NOTES of them. */
   note(text: string): void {
-    if (this.noted.has(text)) return;
+    if (this.noted.has(text) || this.notes.length > MAX_NOTES) return;
     this.noted.add(text);
-    this.notes.push(text);
+    this.notes.push(this.notes.length === MAX_NOTES ? 'more notes were left out' : text);
   }
 
   /** Opens a block under `key` (an open block of the same key is closed first). */
   open(key: string, init: BlockInit): void {
     const previous = this.byKey.get(key);
-    if (previous?.open) previous.open = false;
+    if (previous?.open) this.closeBlock(previous);
     const block: Block = { kind: init.kind, role: 'assistant', parts: [], joined: '', joinedOf: -1, open: true };
     if (init.callId !== undefined) block.callId = init.callId;
     if (init.name !== undefined) block.name = init.name;
@@ -147,7 +154,17 @@ export abstract class ResponseBase implements ResponseParser {
 
   close(key: string): void {
     const block = this.byKey.get(key);
-    if (block) block.open = false;
+    if (block?.open) this.closeBlock(block);
+  }
+
+  /** Closes every open block (a chunk with a finish reason ends them all). */
+  closeAll(): void {
+    for (const block of this.byKey.values()) if (block.open) this.closeBlock(block);
+  }
+
+  private closeBlock(block: Block): void {
+    block.open = false;
+    this.finishCall(block);
   }
 
   /** Adds a whole block at once (a non-streaming body's content). */
@@ -156,6 +173,7 @@ export abstract class ResponseBase implements ResponseParser {
     if (init.callId !== undefined) block.callId = init.callId;
     if (init.name !== undefined) block.name = init.name;
     this.blocks.push(block);
+    this.finishCall(block);
   }
 
   private text(block: Block): string {
@@ -163,27 +181,38 @@ export abstract class ResponseBase implements ResponseParser {
       block.joined = block.parts.length === 0 ? (block.initial ?? '') : block.parts.join('');
       if (block.parts.length > 1) block.parts = [block.joined];
       block.joinedOf = block.parts.length;
-      block.call = undefined;
     }
     return block.joined;
   }
 
+  /** A block's entry: made once, its text read (joined) only when asked for, so reading the state after every event stays cheap. */
+  private entryOf(block: Block): RawEntry {
+    if (!block.entry) {
+      const entry = { role: block.role, kind: block.kind } as RawEntry;
+      Object.defineProperty(entry, 'text', { enumerable: true, get: () => this.text(block) });
+      block.entry = entry;
+    }
+    const entry = block.entry;
+    if (block.callId !== undefined) entry.callId = block.callId;
+    if (block.name !== undefined) entry.name = block.name;
+    return entry;
+  }
+
+  /** A tool block has closed: its call is parsed once and joins the calls, in the order they closed. */
+  private finishCall(block: Block): void {
+    if (block.kind !== 'tool-use' || block.call) return;
+    block.call = toolCallOf(block.callId ?? '', block.name ?? '', this.text(block), block.cut === true);
+    this.calls.push(block.call);
+  }
+
   state(): ResponseState {
     if (this.ended) return this.ended;
-    const output: RawEntry[] = [];
-    const toolCalls: ParsedToolCall[] = [];
-    for (const block of this.blocks) {
-      const text = this.text(block);
-      const entry: RawEntry = { role: block.role, kind: block.kind, text };
-      if (block.callId !== undefined) entry.callId = block.callId;
-      if (block.name !== undefined) entry.name = block.name;
-      output.push(entry);
-      if (block.kind === 'tool-use' && (!block.open || block.cut)) {
-        block.call ??= toolCallOf(block.callId ?? '', block.name ?? '', text, block.cut === true);
-        toolCalls.push(block.call);
-      }
-    }
-    const state: ResponseState = { output, toolCalls, complete: this.complete, notes: [...this.notes] };
+    const state: ResponseState = {
+      output: this.blocks.map((b) => this.entryOf(b)),
+      toolCalls: this.calls.slice(),
+      complete: this.complete,
+      notes: this.notes.slice(),
+    };
     if (this.model !== undefined) state.model = this.model;
     if (this.stopReason !== undefined) state.stopReason = this.stopReason;
     if (this.usage !== undefined) state.usage = this.usage;
@@ -195,8 +224,8 @@ export abstract class ResponseBase implements ResponseParser {
     if (this.ended) return this.ended;
     const open = this.blocks.filter((b) => b.open);
     for (const block of open) {
-      block.open = false;
       if (cut && !this.complete) block.cut = true;
+      this.closeBlock(block);
     }
     if (!this.complete && this.error === undefined) {
       const missing = open
