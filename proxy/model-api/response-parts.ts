@@ -100,6 +100,8 @@ export abstract class ResponseBase implements ResponseParser {
 
   /** What the stream's own end is called (`message_stop`), for the note of a stream that ended without it. */
   protected abstract readonly endName: string;
+  /** The id of a tool call the wire gave none: `<prefix>-<n>`. */
+  protected readonly fallbackIdPrefix: string = 'call';
 
   /** A note, said once however often it happens; at most MAX_NOTES of them. */
   note(text: string): void {
@@ -201,7 +203,10 @@ export abstract class ResponseBase implements ResponseParser {
   /** A tool block has closed: its call is parsed once and joins the calls, in the order they closed. */
   private finishCall(block: Block): void {
     if (block.kind !== 'tool-use' || block.call) return;
-    block.call = toolCallOf(block.callId ?? '', block.name ?? '', this.text(block), block.cut === true);
+    // A call without an id (Gemini's, some OpenAI-compatible servers'): `<prefix>-<n>`, n its place among this response's calls.
+    block.callId ||= `${this.fallbackIdPrefix}-${this.calls.length}`;
+    if (block.entry) block.entry.callId = block.callId;
+    block.call = toolCallOf(block.callId, block.name ?? '', this.text(block), block.cut === true);
     this.calls.push(block.call);
   }
 
