@@ -32,6 +32,7 @@ import { PausedPanel } from './components/PausedPanel.js';
 import { SendPanel } from './components/SendPanel.js';
 import { ToolsPanel } from './components/ToolsPanel.js';
 import { LintReport } from './components/LintReport.js';
+import { ContextPanel } from './components/ContextPanel.js';
 
 /** The panel that acts on the traffic (issue 18), open over the right side: held messages and breakpoints, edit and send, the tool form. */
 type ActView =
@@ -39,7 +40,9 @@ type ActView =
   | { kind: 'send'; sessionId: string; draft: unknown; serial: number }
   | { kind: 'tools' }
   // A session's lint report (issue 19).
-  | { kind: 'lint'; sessionId: string };
+  | { kind: 'lint'; sessionId: string }
+  // What the tools cost the model's context (issue 27).
+  | { kind: 'context' };
 
 export type { ComparePair } from './url-state.js';
 
@@ -304,7 +307,11 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
     const seen = new Set<string>();
     const visit = (r: Row, depth: number) => {
       const m =
-        r.type === 'call' ? r.request.method : r.type === 'problem' || r.type === 'http' || r.type === 'log' ? undefined : r.message.method;
+        r.type === 'call'
+          ? r.request.method
+          : r.type === 'problem' || r.type === 'http' || r.type === 'log' || r.type === 'turn'
+            ? undefined
+            : r.message.method;
       if (m) seen.add(m);
       if (r.type === 'call' && depth < 4) for (const c of store.childrenOf(r)) visit(c, depth + 1);
     };
@@ -354,6 +361,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
         held={store.held().length}
         onShowPaused={() => setActView((v) => (v?.kind === 'paused' ? undefined : { kind: 'paused' }))}
         onShowTools={() => setActView((v) => (v?.kind === 'tools' ? undefined : { kind: 'tools' }))}
+        onShowContext={() => setActView((v) => (v?.kind === 'context' ? undefined : { kind: 'context' }))}
       />
       {showSecrets ? (
         <div className="banner banner-warn" role="alert">
@@ -462,6 +470,10 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
       ) : actView?.kind === 'lint' ? (
         <Drawer title={`Spec violations — ${actView.sessionId}`} testId="lint-drawer" onClose={closeAct}>
           <LintReport store={store} version={version} sessionId={actView.sessionId} onSelect={selectFromAct} />
+        </Drawer>
+      ) : actView?.kind === 'context' ? (
+        <Drawer title="Context — what the tools cost the model" testId="context-drawer" onClose={closeAct}>
+          <ContextPanel store={store} version={version} sessionId={filters.session} onSelect={selectFromAct} />
         </Drawer>
       ) : actView?.kind === 'tools' ? (
         <Drawer title="Call a tool" testId="tools-drawer" onClose={closeAct}>

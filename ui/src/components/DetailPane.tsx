@@ -25,9 +25,12 @@ import { SpecTab } from './detail/SpecTab.js';
 import { isLintNote, isViolation, ruleIds, violationLevel } from '../state/violations.js';
 import { addBreakpoint, matchFor } from '../state/breakpoints.js';
 import { resendDraft } from '../state/tool-schema.js';
+import { ModelTab, turnOfRow } from './detail/ModelTab.js';
 
-export type DetailTab = 'messages' | 'raw' | 'http' | 'stream' | 'hints' | 'spec';
+export type DetailTab = 'model' | 'messages' | 'raw' | 'http' | 'stream' | 'hints' | 'spec';
 const TABS: { id: DetailTab; label: string }[] = [
+  // Shown only for a model turn and a tools/call one asked for (issue 27).
+  { id: 'model', label: 'Model' },
   { id: 'messages', label: 'Messages' },
   { id: 'raw', label: 'Raw' },
   { id: 'http', label: 'HTTP' },
@@ -86,6 +89,7 @@ function exchangesOf(store: TimelineStore, row: Row): ExchangeInfo[] {
   };
   if (row.type === 'problem') add(row.event.exchangeId);
   else if (row.type === 'http') add(row.exchange.id);
+  else if (row.type === 'turn') add(row.turn.exchangeId);
   else if (row.type === 'log') return [];
   else for (const m of rowMessages(row)) add(m.exchangeId);
   const out: ExchangeInfo[] = [];
@@ -106,8 +110,15 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
   const annotations = specViolationsOf(store, row);
   const violations = annotations.filter(isViolation);
   const specLevel = violationLevel(violations);
-  // The Spec tab, chosen on a row with violations or notes, gives way to Messages on a row without.
-  const tab: DetailTab = chosenTab === 'spec' && annotations.length === 0 ? 'messages' : chosenTab;
+  // The Model tab is a model turn's (and a tools/call's that one asked for); a turn's row opens on it.
+  const hasModel = row.type === 'turn' || turnOfRow(store, row).link !== undefined;
+  // The Spec tab, chosen on a row with violations or notes, gives way to Messages on a row without; Model likewise.
+  const tab: DetailTab =
+    (chosenTab === 'spec' && annotations.length === 0) || (chosenTab === 'model' && !hasModel)
+      ? 'messages'
+      : row.type === 'turn' && chosenTab === 'messages'
+        ? 'model'
+        : chosenTab;
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const bodyRef = useRef<HTMLDivElement>(null);
   const exchanges = exchangesOf(store, row);
@@ -135,6 +146,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
     if (row.type === 'call') value = { request: row.request.jsonrpc, response: row.response?.jsonrpc ?? null };
     else if (row.type === 'problem' || row.type === 'log') value = row.event;
     else if (row.type === 'http') value = store.exchanges.get(row.exchange.id) ?? row.exchange;
+    else if (row.type === 'turn') value = row.turn;
     else value = row.message.jsonrpc;
     if (await copyText(jsonPretty(value))) setCopied('JSON');
   };
@@ -238,7 +250,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
         </button>
       ) : null}
       <nav className="tabs" role="tablist">
-        {TABS.filter((t) => t.id !== 'spec' || annotations.length > 0).map((t) => {
+        {TABS.filter((t) => (t.id !== 'spec' || annotations.length > 0) && (t.id !== 'model' || hasModel)).map((t) => {
           const disabled = t.id === 'stream' && sseExchanges.length === 0;
           return (
             <button
@@ -265,6 +277,7 @@ export function DetailPane({ store, row, onSelect, onClose, initialTab = 'messag
         })}
       </nav>
       <div className="detail-body" ref={bodyRef}>
+        {tab === 'model' ? <ModelTab store={store} row={row} onSelect={onSelect} /> : null}
         {tab === 'messages' ? <MessagesTab store={store} row={row} onSelect={onSelect} /> : null}
         {tab === 'raw' ? <RawTab row={row} /> : null}
         {tab === 'http' ? <HttpTab store={store} exchanges={exchanges} /> : null}
@@ -297,6 +310,8 @@ function copyJsonTitle(row: Row): string {
       return 'Copy the request and its response as JSON';
     case 'http':
       return 'Copy the HTTP exchange as JSON';
+    case 'turn':
+      return 'Copy the model turn as JSON';
     case 'problem':
     case 'log':
       return 'Copy the event as JSON';
@@ -315,6 +330,7 @@ function countHints(store: TimelineStore, row: Row, exchanges: ExchangeInfo[]): 
     }
   };
   for (const m of rowMessages(row)) add(m.hints);
+  if (row.type === 'turn') add(row.turn.hints);
   for (const x of exchanges) {
     add(x.hints);
     for (const p of store.problemsOf(x.id)) {

@@ -37,6 +37,8 @@ export interface HeaderProps {
   onShowPaused?(): void;
   /** Opens the tool form. */
   onShowTools?(): void;
+  /** Opens the Context view (issue 27: what the tools cost the model's context), live or not. */
+  onShowContext?(): void;
 }
 
 export function statusText(status: FeedStatus, detail?: string, paused?: boolean): string {
@@ -133,6 +135,7 @@ export function Header({
   held = 0,
   onShowPaused,
   onShowTools,
+  onShowContext,
 }: HeaderProps) {
   const fileRef = useRef<HTMLInputElement>(null);
   const live = source.mode === 'live';
@@ -250,6 +253,17 @@ export function Header({
             title="Call a session's tools from a form built from their input schemas"
           >
             Tools
+          </button>
+        ) : null}
+        {onShowContext ? (
+          <button
+            type="button"
+            className="btn"
+            data-testid="context-open"
+            onClick={onShowContext}
+            title="What the tools cost the model's context: tokens per MCP server and tool in every request"
+          >
+            Context
           </button>
         ) : null}
         {live ? <FaultsPanel /> : null}

@@ -28,6 +28,7 @@ import { InvisibleMark, Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { editedOf, sentByMcpscope } from '../state/breakpoints.js';
 import { isLintNote, isViolation, violationLevel, violationsTitle } from '../state/violations.js';
+import { ModelCallBadge, TurnMethodCell } from './TurnCell.js';
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -157,7 +158,7 @@ export function Timeline({
   };
 
   const slice = rows.slice(range.start, range.end);
-  const anyPending = slice.some((r) => r.type === 'call' && r.status === 'pending' && !closedSessions?.has(r.sessionId));
+  const anyPending = slice.some((r) => isPending(r) && !closedSessions?.has(r.sessionId ?? ''));
   const now = useNow(200, live && anyPending);
   const newRows = follow ? 0 : Math.max(0, count - baseline);
 
@@ -199,7 +200,7 @@ export function Timeline({
                 index={range.start + i}
                 selected={row.key === selectedKey}
                 showSession={showSession}
-                now={row.type === 'call' && row.status === 'pending' ? now : 0}
+                now={isPending(row) ? now : 0}
                 stopped={closedSessions?.has(row.sessionId ?? '') ?? false}
                 violationsOf={violationsOf}
                 onSelect={onSelect}
@@ -218,6 +219,11 @@ export function Timeline({
       ) : null}
     </div>
   );
+}
+
+/** A call waiting for its answer, or a model turn for its response: their latency cells tick. */
+function isPending(row: Row): boolean {
+  return (row.type === 'call' && row.status === 'pending') || (row.type === 'turn' && row.turn.status === 'pending');
 }
 
 function EmptyTimeline() {
@@ -288,7 +294,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, viol
           <Vis text={sessionId} />
         </span>
       ) : null}
-      <MethodCell row={row} depth={depth} violations={violationsOf?.(row)} />
+      <MethodCell row={row} depth={depth} violations={violationsOf?.(row)} onSelect={onSelect} />
       <span className="c-progress">{row.type === 'call' && row.progress.length > 0 ? <ProgressCell row={row} /> : null}</span>
       <span className="c-status">
         <span className={`badge st-${status}`} title={escapeInvisible(statusTitle(row), { multiline: true })}>
@@ -319,6 +325,7 @@ function statusTitle(row: Row): string {
   }
   if (row.type === 'problem') return `${row.event.code}: ${row.event.text}`;
   if (row.type === 'log') return 'A line the server process wrote to stderr (its log output, not MCP).';
+  if (row.type === 'turn') return `Model turn ${row.turn.id}: ${row.turn.status === 'done' ? 'answered' : row.turn.status}.`;
   if (row.type === 'http') {
     const x = row.exchange;
     return x.error ?? (x.status !== undefined ? `HTTP ${x.status}` : 'Waiting for the response.');
@@ -328,7 +335,17 @@ function statusTitle(row: Row): string {
   return '';
 }
 
-function MethodCell({ row, depth, violations }: { row: Row; depth: number; violations?: readonly ProblemEvent[] }) {
+function MethodCell({
+  row,
+  depth,
+  violations,
+  onSelect,
+}: {
+  row: Row;
+  depth: number;
+  violations?: readonly ProblemEvent[];
+  onSelect?(key: string): void;
+}) {
   let main: string;
   let name: string | undefined;
   let gist = '';
@@ -345,6 +362,7 @@ function MethodCell({ row, depth, violations }: { row: Row; depth: number; viola
       </span>
     );
   }
+  if (row.type === 'turn') return <TurnMethodCell row={row} onSelect={onSelect} />;
   if (row.type === 'problem') {
     main = row.event.code;
     gist = row.event.text;
@@ -397,6 +415,7 @@ function MethodCell({ row, depth, violations }: { row: Row; depth: number; viola
           sent by mcpscope
         </span>
       ) : null}
+      {row.type === 'call' && row.request.modelCall ? <ModelCallBadge link={row.request.modelCall} onSelect={onSelect} /> : null}
       {violations && violations.length > 0 ? <SpecTags annotations={violations} /> : null}
       {level ? (
         <span className={`tag lvl lvl-${level}`}>
@@ -483,6 +502,25 @@ function LatencyCell({ row, now, stopped }: { row: Row; now: number; stopped: bo
     return (
       <span className="c-latency mono" data-testid="row-latency" title="Time until the response ended">
         {x.endedAt !== undefined ? formatMs(x.endedAt - x.startedAt) : ''}
+      </span>
+    );
+  }
+  if (row.type === 'turn') {
+    const t = row.turn;
+    const done = t.status !== 'pending' ? (t.endedAt ?? t.respondedAt) : undefined;
+    return (
+      <span
+        className={`c-latency mono${t.status === 'pending' && !stopped ? ' pending-timer' : ''}`}
+        data-testid="row-latency"
+        title={
+          t.firstTokenAt !== undefined ? `First token after ${formatMs(t.firstTokenAt - t.startedAt)}` : 'Time until the response ended'
+        }
+      >
+        {done !== undefined
+          ? formatMs(done - t.startedAt)
+          : t.status === 'pending' && !stopped
+            ? formatMs(Math.max(0, now - t.startedAt))
+            : ''}
       </span>
     );
   }

@@ -463,7 +463,7 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
   const last = progress.length ? progress[progress.length - 1].progress : undefined;
   const title = `${escapeInvisible(bar.label)}\n${bar.status}${bar.end === undefined ? ' (running)' : ''} · ${formatMs(elapsed)}${
     last ? `\nprogress ${last.progress ?? ''}${last.total !== undefined ? `/${last.total}` : ''}` : ''
-  }`;
+  }${bar.mark !== undefined ? `\nfirst token after ${formatMs(bar.mark - bar.start)}` : ''}`;
   const barTop = nested ? top + 4 : top + 1;
   const select = (e: { stopPropagation(): void }) => {
     e.stopPropagation();
@@ -472,7 +472,7 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
   return (
     <>
       <div
-        className={`wf-bar st-${bar.status}${nested ? ' nested' : ''}${selected ? ' selected' : ''}`}
+        className={`wf-bar st-${bar.status}${nested ? ' nested' : ''}${bar.model ? ' model' : ''}${selected ? ' selected' : ''}`}
         data-testid="waterfall-bar"
         data-key={bar.key}
         data-status={bar.status}
@@ -484,6 +484,13 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
           <span className="wf-bar-label">
             <Vis text={label.text} />
           </span>
+        ) : null}
+        {bar.mark !== undefined && bar.mark >= bar.start ? (
+          <i
+            className="wf-ttft"
+            data-testid="waterfall-ttft"
+            style={{ left: Math.max(0, Math.min(width - 2, (bar.mark - bar.start) * pxPerMs)) }}
+          />
         ) : null}
         {progress.map((p) => (
           <i key={p.seq} className="wf-ptick" style={{ left: Math.max(0, Math.min(width - 1, (p.ts - bar.start) * pxPerMs)) }} />

@@ -5,7 +5,19 @@
 import type { ExchangeInfo, MessageEvent, Row } from '../state/types.js';
 import { jsonText } from '../state/format.js';
 
-export type RowStatus = 'ok' | 'error' | 'tool-error' | 'cancelled' | 'pending' | 'notification' | 'orphan' | 'problem' | 'warn' | 'log';
+export type RowStatus =
+  | 'ok'
+  | 'error'
+  | 'tool-error'
+  | 'cancelled'
+  | 'pending'
+  | 'notification'
+  | 'orphan'
+  | 'problem'
+  | 'warn'
+  | 'log'
+  // A model turn whose response broke off.
+  | 'cut';
 
 /** Text shown in the status badge per status. */
 export const STATUS_LABEL: Record<RowStatus, string> = {
@@ -19,6 +31,7 @@ export const STATUS_LABEL: Record<RowStatus, string> = {
   problem: 'problem',
   warn: 'warning',
   log: 'log',
+  cut: 'cut',
 };
 
 /** `data-status` of a row: a call's status; `error` for an error orphan or problem. */
@@ -36,6 +49,8 @@ export function rowStatus(row: Row): RowStatus {
       return httpStatus(row.exchange);
     case 'log':
       return 'log';
+    case 'turn':
+      return row.turn.status === 'done' ? 'ok' : row.turn.status;
   }
 }
 
@@ -79,6 +94,7 @@ export function rowMethod(row: Row): string {
     case 'problem':
     case 'http':
     case 'log':
+    case 'turn':
       return '';
   }
 }
@@ -93,6 +109,7 @@ export function rowName(row: Row): string | undefined {
     case 'problem':
     case 'http':
     case 'log':
+    case 'turn':
       return undefined;
   }
 }
@@ -118,6 +135,8 @@ export function rowTs(row: Row): number {
       return row.exchange.startedAt;
     case 'log':
       return row.event.ts;
+    case 'turn':
+      return row.turn.startedAt;
   }
 }
 
@@ -136,6 +155,7 @@ export function rowMessages(row: Row): MessageEvent[] {
     case 'problem':
     case 'http':
     case 'log':
+    case 'turn':
       return [];
   }
 }
@@ -154,6 +174,8 @@ export function rowSize(row: Row): number {
       return row.exchange.requestBytes + row.exchange.responseBytes;
     case 'log':
       return row.event.text.length;
+    case 'turn':
+      return row.turn.context?.requestBytes ?? 0;
   }
 }
 

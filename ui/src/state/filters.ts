@@ -100,6 +100,8 @@ function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
     }
     case 'log':
       return row.event.text.toLowerCase().includes(needle);
+    case 'turn':
+      return store.modelTurns.searchText(row.turn).includes(needle);
   }
 }
 
@@ -144,7 +146,7 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
         ? row.request.dir
         : row.type === 'problem' || row.type === 'log'
           ? undefined
-          : row.type === 'http'
+          : row.type === 'http' || row.type === 'turn'
             ? row.dir
             : row.message.dir;
     if (dir !== f.dir) return false;
@@ -166,6 +168,7 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
         break;
       case 'problem':
       case 'http':
+      case 'turn':
         return false;
       case 'log':
         break;
@@ -176,7 +179,7 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
     const method =
       row.type === 'call'
         ? row.request.method
-        : row.type === 'problem' || row.type === 'http' || row.type === 'log'
+        : row.type === 'problem' || row.type === 'http' || row.type === 'log' || row.type === 'turn'
           ? undefined
           : row.message.method;
     if (method === undefined || !method.toLowerCase().includes(f.method)) return false;
@@ -204,6 +207,10 @@ export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineSto
       case 'log':
         // A stderr line is what the server chose to print: often a log, not necessarily an error.
         err = false;
+        break;
+      case 'turn':
+        // An API error answer, or a response that broke off.
+        err = row.turn.status === 'error' || row.turn.status === 'cut';
         break;
     }
     if (!err) return false;

@@ -129,6 +129,10 @@ export function rowTitle(row: Row): string {
     }
     case 'log':
       return `stderr: ${truncate(row.event.text, 160)}`;
+    case 'turn': {
+      const t = row.turn;
+      return `model turn ${t.id}: ${t.model ?? t.api}${t.stopReason ? ` → ${t.stopReason}` : t.status !== 'done' ? ` (${t.status})` : ''}`;
+    }
   }
 }
 

@@ -34,6 +34,7 @@ import { SSE_CARRIERS, streamEntries, type ExchangeBucket } from './stream-table
 import { WaterfallBuilder } from './waterfall.js';
 import { reduceHeld } from './breakpoints.js';
 import { ViolationIndex, rowViolations } from './violations.js';
+import { ModelTurns } from './model-turns.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
@@ -79,6 +80,8 @@ export class TimelineStore {
   // ---- caches -----------------------------------------------------------------------------
   /** The filtered, flattened lists and the search text (visible-list.ts). */
   private readonly list = new VisibleList(this);
+  /** Model turns (issue 27): latest upserts and their rows, which take their exchanges' HTTP rows' places (model-turns.ts). */
+  readonly modelTurns = new ModelTurns({ rows: () => this.rows, rowByKey: this.rowByKey, list: this.list, touch: (r) => this.touch(r) });
   /** The waterfall's streams and bars (ui/src/state/waterfall.ts), memoized per version. */
   private readonly waterfallBuilder = new WaterfallBuilder({
     sessions: this._sessions,
@@ -87,6 +90,7 @@ export class TimelineStore {
     streamExchanges: () => this.streamExchanges,
     messagesOf: (exchangeId) => this.buckets.get(exchangeId)?.messages,
     depthOf: (row) => this.depthOf(row),
+    turns: () => this.modelTurns.rows(),
   });
   private statsCache?: { version: number; value: StoreStats };
   private sessionListCache?: { version: number; value: SessionInfo[] };
@@ -213,6 +217,7 @@ export class TimelineStore {
     this._logs = [];
     this._held.clear();
     this.latestAnswers.clear();
+    this.modelTurns.clear();
     this.clock = 0;
     // Every list computed before now is stale as a whole.
     this.list.reset(this._version, { searchText });
@@ -303,6 +308,9 @@ export class TimelineStore {
         this.addTopLevel(problemRow(e, e.sessionId ?? this.sessionOfExchange(e.exchangeId)));
         break;
       }
+      case 'model-turn':
+        this.modelTurns.apply(e);
+        break;
       case 'modification':
         if (e.exchangeId !== undefined) this.bucket(e.exchangeId).modifications.push(e);
         break;
@@ -325,6 +333,7 @@ export class TimelineStore {
 
   /** A plain HTTP exchange: its row, made on its first plain upsert and refreshed by the later ones. */
   private applyPlain(seq: number, x: ExchangeInfo): void {
+    if (this.modelTurns.exchangeChanged(x.id)) return;
     const key = `h${x.id}`;
     const row = this.rowByKey.get(key) as HttpRow | undefined;
     if (row) {

@@ -10,6 +10,7 @@ import type {
   McpscopeEvent,
   MessageEvent,
   MessageKind,
+  ModelTurnInfo,
   ModificationEvent,
   ProblemEvent,
   SessionInfo,
@@ -119,7 +120,25 @@ export interface LogRow {
   rev?: number;
 }
 
-export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow | HttpRow | LogRow;
+/**
+ * A model turn (issue 27): one call of a client to its model API, shown from its latest upsert
+ * (ui/src/state/model-turns.ts). It takes the place of its exchange's plain HTTP row.
+ */
+export interface TurnRow {
+  type: 'turn';
+  key: string; // `t<turn id>`
+  /** seq of the turn's first upsert, or of the plain HTTP row of its exchange it took the place of. */
+  seq: number;
+  sessionId: string;
+  /** The client asked its model API: client → server. */
+  dir: 'c2s';
+  /** The latest upsert. */
+  turn: ModelTurnInfo;
+  /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
+  rev?: number;
+}
+
+export type Row = CallRow | NotificationRow | OrphanRow | ProblemRow | HttpRow | LogRow | TurnRow;
 
 /** What the kind filter picks: a JSON-RPC kind, or `log` (a stdio server's stderr lines). */
 export type RowKind = MessageKind | 'log';
@@ -154,6 +173,8 @@ export interface Lane {
   end?: number;
   /** What the lane's stream is: `post-sse`, `get-sse`, `legacy-sse`, `post-json` (shared lane of JSON answers), `stdio`, or `post-body` (a POST whose answer has not started yet). */
   carrier?: Carrier;
+  /** A lane of model turns (one agent's calls to its model API: model-waterfall.ts). */
+  model?: boolean;
 }
 
 /** Connection state of the feed, shown in the status indicator. */
@@ -197,6 +218,10 @@ export interface Bar {
   sessionId: string;
   /** Fraction 0..1 of the latest progress notification with a total, if any. */
   progress?: number;
+  /** A model turn's bar: when its first token came (time to first token = mark - start). */
+  mark?: number;
+  /** A model turn (row key `t<id>`), not an MCP call. */
+  model?: boolean;
 }
 
 export interface Waterfall {

@@ -15,8 +15,9 @@
  *   a closed session ends at its last event and an open one may run on to now.
  */
 import type { Carrier, ExchangeInfo, MessageEvent, SessionInfo } from '../../../proxy/model/events.js';
-import type { Bar, CallRow, Lane, Row, Waterfall } from './types.js';
+import type { Bar, CallRow, Lane, Row, TurnRow, Waterfall } from './types.js';
 import { rowTitle } from './format.js';
+import { withModelTurns } from './model-waterfall.js';
 
 const SSE_CARRIERS: ReadonlySet<Carrier> = new Set<Carrier>(['post-sse', 'get-sse', 'legacy-sse']);
 
@@ -31,6 +32,8 @@ export interface WaterfallSource {
   /** The messages an exchange carried, in seq order. */
   messagesOf(exchangeId: string): readonly MessageEvent[] | undefined;
   depthOf(row: Row): number;
+  /** Model turns' rows (issue 27): drawn in lanes of their own (model-waterfall.ts). */
+  turns?(): readonly TurnRow[];
 }
 
 /** A stream and the bookkeeping of one computation. */
@@ -78,7 +81,7 @@ export class WaterfallBuilder {
   waterfall(sessionId: string, version: number): Waterfall {
     const cached = this.cache.get(sessionId);
     if (cached && cached.version === version) return cached.value;
-    const value = this.compute(sessionId);
+    const value = withModelTurns(this.compute(sessionId), this.src.turns?.() ?? [], sessionId);
     if (this.cache.size > 8) this.cache.clear();
     this.cache.set(sessionId, { version, value });
     return value;
@@ -325,9 +328,10 @@ export function waterfallAxis(wf: Waterfall, sessions: ReadonlyMap<string, Sessi
 // ---- packing ----------------------------------------------------------------------------------
 
 /** Which streams may share a row: POST streams of one session do; every other stream keeps its own. */
-export type LaneKind = 'post' | 'get' | 'legacy' | 'post-json' | 'stdio' | 'other';
+export type LaneKind = 'post' | 'get' | 'legacy' | 'post-json' | 'stdio' | 'model' | 'other';
 
 function laneKind(lane: Lane): LaneKind {
+  if (lane.model) return 'model';
   switch (lane.carrier) {
     case 'post-sse':
     case 'post-body':

@@ -9,6 +9,7 @@ import { rowTitle } from '../../state/format.js';
 import { Vis } from '../VisibleText.js';
 import { exchangeTitle, rowKeysForMessage, seqTitle } from '../row-info.js';
 import { findRowKey } from './shared.js';
+import { turnKey } from '../../state/model-turns.js';
 
 export function CorrelationLinks({
   store,
@@ -57,6 +58,20 @@ export function CorrelationLinks({
       chip('cancel', `cancelled #${row.cancel.seq}`, { section: 'cancel' }, `Show the cancellation. ${seqTitle(row.cancel.seq)}`, true);
     }
     if (row.children.length) chip('children', `nested ×${row.children.length}`, { section: 'children' });
+    // Issue 27: the model turn that chose this tool call.
+    const asked = row.request.modelCall;
+    if (asked && store.row(turnKey(asked.turn))) chip('model-turn', `← model turn ${asked.turn}`, { to: turnKey(asked.turn) });
+  } else if (row.type === 'turn') {
+    // The MCP calls that carried out the tool calls it chose; the turns before and after it in the loop.
+    const t = row.turn;
+    const before = new Set(t.toolResults.map((r) => r.fromTurn).filter((id): id is string => id !== undefined));
+    for (const id of before) if (store.row(turnKey(id))) chip(`from-${id}`, `← turn ${id}`, { to: turnKey(id) });
+    for (const c of t.toolCalls) {
+      const key = c.mcpCall ? store.rowOfMessage(c.mcpCall.seq)?.key : undefined;
+      if (key) chip(`call-${c.id}`, `→ ${c.tool ?? c.name}`, { to: key }, `The MCP call that carried out ${c.name}`, c.mcpFailed);
+    }
+    const after = new Set(t.toolCalls.map((c) => c.resultTurn).filter((id): id is string => id !== undefined));
+    for (const id of after) if (store.row(turnKey(id))) chip(`next-${id}`, `→ turn ${id}`, { to: turnKey(id) });
   } else if (row.type === 'notification' || row.type === 'orphan') {
     const m = row.message;
     if (m.pair !== undefined) {

@@ -21,6 +21,16 @@ export function HintsTab({ store, row, exchanges }: { store: TimelineStore; row:
       </div>,
     );
   }
+  if (row.type === 'turn' && row.turn.hints.length > 0) {
+    sections.push(
+      <div className="panel" key="turn">
+        <div className="panel-head">
+          <span className="panel-title">Model turn {row.turn.id}</span>
+        </div>
+        <HintList hints={row.turn.hints} />
+      </div>,
+    );
+  }
   for (const m of rowMessages(row)) {
     if (m.hints.length === 0) continue;
     sections.push(

@@ -17,6 +17,16 @@ import { HttpTab } from './HttpTab.js';
 export function MessagesTab({ store, row, onSelect }: { store: TimelineStore; row: Row; onSelect(key: string): void }) {
   if (row.type === 'problem') return <ProblemView row={row} />;
   if (row.type === 'log') return <LogView store={store} row={row} />;
+  if (row.type === 'turn') {
+    // A model turn: the Model tab shows it; here, the exchange that carried it.
+    const x = store.exchanges.get(row.turn.exchangeId);
+    return (
+      <div className="messages">
+        <div className="note">A call to a model API, not MCP: the Model tab shows the conversation; this is its HTTP exchange.</div>
+        {x ? <HttpTab store={store} exchanges={[x]} /> : null}
+      </div>
+    );
+  }
   if (row.type === 'http') {
     // Plain HTTP carries no JSON-RPC: what there is to see is the exchange itself.
     const x = store.exchanges.get(row.exchange.id) ?? row.exchange;

@@ -27,6 +27,7 @@ export function RawText({ text }: { text: string }) {
 
 export function RawTab({ row }: { row: Row }) {
   if (row.type === 'log') return <RawText text={row.event.text} />;
+  if (row.type === 'turn') return <RawText text={jsonPretty(row.turn)} />;
   if (row.type === 'problem') {
     return row.event.raw !== undefined ? (
       <RawText text={row.event.raw} />
