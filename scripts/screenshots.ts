@@ -9,7 +9,9 @@
  * Tools panel's form for the demo's `add`, called, with its answer), docs/images/spec-violation.png (the
  * Spec tab of the demo's `add` called with a string), lint-report.png (that session's lint report) and
  * export-menu.png (the Export menu: fixture, HAR, NDJSON, annotated log, "Copy as annotated log"),
- * and docs/images/lint-not-checked.png (a linter note: a 3,000-property outputSchema not checked).
+ * and docs/images/lint-not-checked.png (a linter note: a 3,000-property outputSchema not checked),
+ * docs/images/model-turn.png and context-cost.png (issue 27: a model turn's Model tab and the Context
+ * view, from the sample agent loop: scripts/model-screenshots.ts).
  * Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
@@ -28,6 +30,7 @@ import { launchBrowser } from '../test/support/browser.js';
 import { startStrictOAuthWorld } from '../test/support/strict-auth-server.js';
 import { startHostileSchemaServer } from '../test/support/hostile-schema-server.js';
 import { TestOAuthClient, connectWithOAuth } from '../test/support/oauth-test-client.js';
+import { shootModelViews } from './model-screenshots.js';
 
 const images = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('../docs/images/', import.meta.url));
 mkdirSync(images, { recursive: true });
@@ -214,6 +217,9 @@ const browser = await launchBrowser();
   await scope.close();
   await server.close();
 }
+
+// The agent's side of the wire (issue 27): a model turn's Model tab, and the Context view.
+await shootModelViews(browser, images);
 
 await browser.close();
 console.log(`screenshots written to ${images}`);
