@@ -19,6 +19,7 @@ import { boundText, MAX_RESULT_TEXT, formatCall, formatSearch, formatSessions, j
 import { agentText, FRAME_NOTE, inertLine, safeStructured } from './agent-frame.js';
 import { UiApiError, type UiClient } from './ui-client.js';
 import type { ExportDir } from './agent-exports.js';
+import { registerModelTools } from './agent-model-tools.js';
 
 /** The redactor for one result: credentials (always, as exports do), and the token(s) this process knows. */
 export function agentRedactor(client: UiClient): Redactor {
@@ -31,7 +32,7 @@ export function agentErrorText(client: UiClient, err: unknown): string {
   return inertLine(agentRedactor(client).text(message));
 }
 
-function ok(out: ToolOutput): CallToolResult {
+export function ok(out: ToolOutput): CallToolResult {
   return { content: [{ type: 'text', text: out.text }], structuredContent: out.structured };
 }
 
@@ -46,7 +47,7 @@ function failure(message: string): CallToolResult {
  * also covers what a handler writes itself, such as a rule echoed back), and its structured result
  * is made inert (agent-frame.ts: every string and key escaped as the captured-traffic frame is).
  */
-async function guarded(client: UiClient, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(client: UiClient, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     const result = await run();
     const redactor = agentRedactor(client);
@@ -60,14 +61,14 @@ async function guarded(client: UiClient, run: () => Promise<CallToolResult>): Pr
   }
 }
 
-const qs = (params: Record<string, string | number | boolean | undefined>): string => {
+export const qs = (params: Record<string, string | number | boolean | undefined>): string => {
   const u = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) u.set(k, String(v));
   const s = u.toString();
   return s ? `?${s}` : '';
 };
 
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+export const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 export interface AgentTools {
   /** Tools that only make sense while breakpoints exist (or messages are held). */
@@ -466,6 +467,8 @@ export function registerAgentTools(
         return ok({ text: `Held message ${id} ${done}.`, structured: { id, action } });
       }),
   );
+
+  registerModelTools(server, client);
 
   return { breakpointTools: [listPaused, resumePaused, removeBreakpoint] };
 }

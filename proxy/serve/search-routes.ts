@@ -8,16 +8,20 @@
  *       one call gathered: request, response, progress, cancellation, nested server requests,
  *       exchanges, spec violations, problems (proxy/store/call-view.ts); ref = a message seq or an exchange id
  *
- * `mcpscope mcp` (proxy/agent/) reads both.
+ * `mcpscope mcp` (proxy/agent/) reads both, and the model-turn routes this plugin registers too
+ * (model-routes.ts: /api/model-turns, /api/context).
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventStore } from '../store/event-store.js';
 import { parseSearchQuery, searchMessages, SearchQueryError } from '../store/search.js';
 import { callView, CallViewError } from '../store/call-view.js';
+import { modelRoutes } from './model-routes.js';
 
 export function searchRoutes(options: { store: EventStore }): (app: FastifyInstance) => void {
   const { store } = options;
+  const models = modelRoutes({ store });
   return (app) => {
+    models(app);
     app.get('/api/search', async (req, reply) => {
       let query;
       try {
