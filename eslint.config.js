@@ -45,6 +45,26 @@ const lintBoundary = {
   message:
     'proxy/lint (the spec linter) reads messages and the model only: the recorder calls it, it never imports the recorder, store, servers or proxies. See docs/architecture.md.',
 };
+const modelApiBoundary = {
+  regex: proxyFolder([
+    'annotate',
+    'serve',
+    'reverse',
+    'forward',
+    'forwarding',
+    'thread',
+    'record',
+    'store',
+    'export',
+    'import',
+    'replay',
+    'lint',
+    'telemetry',
+    'agent',
+  ]),
+  message:
+    "proxy/model-api (the model APIs' wire formats, the join, the context cost) is pure: the recorder calls it (record/model-turns.ts); it imports only model/ and parse/. See docs/architecture.md.",
+};
 /** The UI may take the linter's pure report (lint-report.ts), never the linter itself (zod schemas, ajv). */
 const uiLint = {
   regex: '^(\\.\\./)+proxy/lint/(?!lint-report\\.js$)',
@@ -145,6 +165,7 @@ export default tseslint.config(
   { files: SHARED.filter((f) => f !== 'ui/src/**'), rules: restrict(nodeBuiltins()) },
   { files: ['ui/src/**'], rules: restrict(nodeBuiltins(), uiLint) },
   { files: ['proxy/lint/**'], rules: restrict(nodeBuiltins(), lintBoundary, noUi) },
+  { files: ['proxy/model-api/**'], rules: restrict(nodeBuiltins(), modelApiBoundary, noUi) },
   {
     // The linter's one builtin: its time guard stops a schema compile or check that runs too long
     // (node:vm's timeout; issue 26). The browser never runs the linter (it imports lint-report.ts only).

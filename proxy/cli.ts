@@ -113,6 +113,10 @@ Options
   --lint <mode>         check every message against the MCP specification of its session's
                         protocol version (schema, capabilities, lifecycle; docs/spec-lint.md):
                         warn (default) marks violations as warnings, strict as errors, off skips it
+  --model-traffic <m>   a client's calls to its model API (Anthropic Messages, OpenAI Chat Completions
+                        and Responses, Gemini; found by path and body, any host): parse (default)
+                        reads each as a model turn — model, tokens, the tools it chose — joined to
+                        the MCP calls it caused (docs/agent-view.md); plain records them as plain HTTP
   --otlp <url>          export one OpenTelemetry span per JSON-RPC request, a span per session and
                         the MCP duration metrics to this OTLP/HTTP collector (e.g. http://127.0.0.1:4318;
                         /v1/traces and /v1/metrics are appended). Also on with OTEL_EXPORTER_OTLP_ENDPOINT;
@@ -135,6 +139,13 @@ function portOption(value: string | undefined, name: string, fallback: number): 
   } catch (err) {
     fail((err as Error).message);
   }
+}
+
+/** `--model-traffic parse|plain` (undefined: the default, parse). */
+export function modelTrafficOption(value: string | undefined): 'parse' | 'plain' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'parse' || value === 'plain') return value;
+  fail(`--model-traffic must be parse or plain, not ${JSON.stringify(value)}`);
 }
 
 /** `--lint off|warn|strict` (undefined: the default, warn). */
@@ -176,6 +187,7 @@ const OPTIONS = {
   grace: { type: 'string' },
   'hold-timeout': { type: 'string' },
   lint: { type: 'string' },
+  'model-traffic': { type: 'string' },
   otlp: { type: 'string' },
   'otlp-bodies': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -397,6 +409,7 @@ async function main(): Promise<void> {
     otlp,
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     lint: lintOption(v.lint),
+    modelTraffic: modelTrafficOption(v['model-traffic']),
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,
     // Once per upstream, in plain words: a target that is not reachable (and when it answers again).

@@ -120,6 +120,8 @@ export interface McpscopeOptions {
    * violation as a warning, `strict` as an error, `off` checks nothing.
    */
   lint?: LintMode;
+  /** Model API calls (issue 27, docs/agent-view.md): `parse` (default) reads them as model turns; `plain` records them as plain HTTP. */
+  modelTraffic?: 'parse' | 'plain';
   /**
    * OTLP export of spans and MCP metrics (issue 20, docs/team-setup.md), as resolved from `--otlp`,
    * `--otlp-bodies` and OTEL_* by proxy/telemetry/otlp-options.ts (`resolveOtlpOptions`). Unset:
@@ -256,7 +258,13 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
   // An exception nothing caught (proxy/last-resort.ts) becomes a problem event here, as does one on the proxy thread.
   const unexpected = recordUnexpectedErrors(store, (text) => redactor.text(text));
-  const recorder = new Recorder({ store, redactor, maxBodyBytes: options.maxBodyBytes, lint: options.lint });
+  const recorder = new Recorder({
+    store,
+    redactor,
+    maxBodyBytes: options.maxBodyBytes,
+    lint: options.lint,
+    modelTraffic: options.modelTraffic,
+  });
   const hashed = options.hashSessionIds ? hashingSessionIds() : undefined;
   // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
   const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed.apply)) : recorder.handle);
@@ -487,6 +495,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     removeDiscovery?.();
     await thread?.close();
     queue.close();
+    recorder.close();
     stopRecording?.();
     await stopLog();
     // Flushes what is left, for 2 s at most: a collector that is down or slow never holds the exit.

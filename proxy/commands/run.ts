@@ -35,6 +35,8 @@ Options
   --intercept <host>   decrypt only hosts matching this pattern (repeatable; * wildcards, :port)
   --upstream-ca <pem>  trust this CA file for upstream servers too (repeatable)
   --lint <mode>        spec linting when one is started here: warn (default), strict or off
+  --model-traffic <m>  the client's model API calls: parse (default: model turns joined to the MCP
+                       calls they cause) or plain (recorded as plain HTTP)
   --log <file>         the annotated log, appended to <file> (0600), when one is started here
                        (stdout is the command's); --log-format text|json
   --otlp <url>         when one is started here: export spans and MCP metrics to this OTLP/HTTP
@@ -73,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         intercept: { type: 'string', multiple: true },
         'upstream-ca': { type: 'string', multiple: true },
         lint: { type: 'string' },
+        'model-traffic': { type: 'string' },
         'log-format': { type: 'string' },
         otlp: { type: 'string' },
         'otlp-bodies': { type: 'boolean' },
@@ -121,6 +124,8 @@ export async function main(argv: string[]): Promise<number> {
     if (v.intercept) (await import('../forward/intercept.js')).parseInterceptPatterns(v.intercept);
     if (v.lint !== undefined && v.lint !== 'off' && v.lint !== 'warn' && v.lint !== 'strict')
       throw new Error(`--lint must be off, warn or strict, not ${JSON.stringify(v.lint)}`);
+    if (v['model-traffic'] !== undefined && v['model-traffic'] !== 'parse' && v['model-traffic'] !== 'plain')
+      throw new Error(`--model-traffic must be parse or plain, not ${JSON.stringify(v['model-traffic'])}`);
   } catch (err) {
     process.stderr.write(`mcpscope run: ${(err as Error).message}\n`);
     return 2;
@@ -147,8 +152,10 @@ export async function main(argv: string[]): Promise<number> {
         });
   if (running) {
     proxyUrl = running.proxyUrl;
-    if (v.intercept || upstreamCa || v.port || v.lint)
-      say(`joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port/--lint apply, not these.`);
+    if (v.intercept || upstreamCa || v.port || v.lint || v['model-traffic'])
+      say(
+        `joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port/--lint/--model-traffic apply, not these.`,
+      );
     // (Export asked for here, by --otlp or OTEL_EXPORTER_OTLP_ENDPOINT alike.)
     if (otlp)
       say(`joining the mcpscope already running on UI port ${uiPort}: it exports to OpenTelemetry only if it was started with --otlp.`);
@@ -164,6 +171,7 @@ export async function main(argv: string[]): Promise<number> {
       token: v.token,
       discoveryFile: true,
       lint: v.lint as 'off' | 'warn' | 'strict' | undefined,
+      modelTraffic: v['model-traffic'] as 'parse' | 'plain' | undefined,
       log,
       otlp,
       // The export's notices (collector unreachable, back); only with export on, as before otherwise.

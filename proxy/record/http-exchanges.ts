@@ -30,7 +30,8 @@ import { mediaType } from '../model/media-type.js';
 import { emitFrame, problemAt } from './message-path.js';
 import { PLAIN_PREVIEW_BYTES, PREVIEW_BYTES, TRUNCATED_PREFIX_BYTES, type FrameOwner, type RecorderContext } from './recorder-context.js';
 import { onResponseFrame } from './http-sse-events.js';
-import { annotatePlain, decide, plainRequestBody, plainResponseBody, toPlain } from './http-plain-exchanges.js';
+import { decide, plainRequestBody, plainResponseBody, plainResponseHead, toPlain } from './http-plain-exchanges.js';
+import type { LiveTurn } from './model-turns.js';
 import { META_VERSION, cancelByClose, noteStatelessMeta, onListenEnd, statelessSession } from './http-stateless.js';
 import { sentByHint, sentByOf } from './kept-requests.js';
 
@@ -65,6 +66,8 @@ export interface ExchangeState {
   deferred?: { end: BodyEnd; ts: number };
   /** Plain HTTP: the bodies its hints read. */
   plainBodies?: PlainBodies;
+  /** A model API call (model-turns.ts): its turn. */
+  model?: LiveTurn;
   /** mcpscope answered this request itself (own-answers.ts): said on the exchange and on the answer's messages. */
   ownAnswer?: Hint;
   /** The session closes once this response's body is read (its JSON-RPC error still pairs with the request). */
@@ -275,7 +278,7 @@ export class HttpExchanges {
       if (verdict === 'plain') toPlain(this, ex);
       else ex.kind = verdict;
     }
-    if (ex.kind === 'plain') plainRequestBody(this, ex, end);
+    if (ex.kind === 'plain') plainRequestBody(this, ex, end, ts);
     else if (ex.kind === 'mcp') this.mcpRequestBody(ex, end, cls, ts);
     else ex.deferred = { end, ts }; // neither yet: the response decides
   }
@@ -341,18 +344,7 @@ export class HttpExchanges {
     const isJson = info.responseType === 'application/json' || info.responseType?.endsWith('+json') === true;
     // Not known yet: an event stream is MCP; a JSON body decides at its end; anything else is plain.
     if (ex.kind === undefined && (isSse || !isJson)) decide(this, ex, isSse ? 'mcp' : 'plain');
-    if (ex.kind === 'plain') {
-      ex.resReader = new BodyReader({
-        framing: isJson ? 'json' : 'opaque',
-        encoding: firstHeader(headers, 'content-encoding'),
-        maxBytes: isJson ? this.ctx.maxBodyBytes : PREVIEW_BYTES,
-        truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES,
-        declaredBytes: declaredLength(headers),
-      });
-      annotatePlain(this, ex);
-      this.ctx.markExchange(ex);
-      return;
-    }
+    if (ex.kind === 'plain') return plainResponseHead(this, ex, ts, headers, isJson);
     const assigned = firstHeader(headers, 'mcp-session-id');
     const sentSessionId = firstHeader(ex.requestHeaders, 'mcp-session-id');
 
@@ -565,6 +557,7 @@ export class HttpExchanges {
   }
 
   private forget(ex: ExchangeState): void {
+    this.ctx.modelTurns?.finish(ex);
     this.exchanges.delete(ex.info.id);
     this.ctx.correlator.forgetExchange(ex.info.id);
   }

@@ -8,7 +8,9 @@ import type { BodyEnd } from '../parse/body-reader.js';
 import { plainHttpHints } from '../annotate/oauth-hints.js';
 import { originOf, parseJson, readRequestBody, type ExchangeKind } from './plain-http.js';
 import { targetOf } from './record-helpers.js';
-import { PLAIN_PREVIEW_BYTES } from './recorder-context.js';
+import { PLAIN_PREVIEW_BYTES, PREVIEW_BYTES, TRUNCATED_PREFIX_BYTES } from './recorder-context.js';
+import { BodyReader } from '../parse/body-reader.js';
+import { declaredLength, firstHeader, type HeaderMap } from '../capture/wire-records.js';
 import type { ExchangeState, HttpExchanges } from './http-exchanges.js';
 
 /** The exchange is MCP or plain HTTP after all: a request body held back goes its way now. */
@@ -18,7 +20,7 @@ export function decide(http: HttpExchanges, ex: ExchangeState, kind: ExchangeKin
   ex.kind = kind;
   if (kind === 'plain') toPlain(http, ex);
   if (!held) return;
-  if (kind === 'plain') plainRequestBody(http, ex, held.end);
+  if (kind === 'plain') plainRequestBody(http, ex, held.end, held.ts);
   else {
     const frame = held.end.frames[0];
     http.mcpRequestBody(ex, held.end, frame && !frame.truncated ? classifyPayload(frame.text) : undefined, held.ts);
@@ -47,16 +49,35 @@ export function toPlain(http: HttpExchanges, ex: ExchangeState): void {
   annotatePlain(http, ex);
 }
 
-export function plainRequestBody(http: HttpExchanges, ex: ExchangeState, end: BodyEnd): void {
+export function plainRequestBody(http: HttpExchanges, ex: ExchangeState, end: BodyEnd, ts: number): void {
   const text = end.frames[0]?.text ?? end.text;
   if (text === undefined) return;
-  Object.assign((ex.plainBodies ??= {}), readRequestBody(text, ex.info.requestType));
+  const read = readRequestBody(text, ex.info.requestType);
+  // A model API call (model-turns.ts) is read as a turn; its hints are not OAuth's.
+  if (!http.ctx.modelTurns?.request(ex, read.requestJson, end.bytes, ts)) Object.assign((ex.plainBodies ??= {}), read);
   ex.info.requestPreview = http.ctx.previewOf(text, ex.info.requestType, PLAIN_PREVIEW_BYTES);
   annotatePlain(http, ex);
   http.ctx.markExchange(ex);
 }
 
+/** The response head of a plain exchange: its body is read for a preview (or, for a model turn, in full: model-turns.ts). */
+export function plainResponseHead(http: HttpExchanges, ex: ExchangeState, ts: number, headers: HeaderMap, isJson: boolean): void {
+  const encoding = firstHeader(headers, 'content-encoding');
+  ex.resReader =
+    http.ctx.modelTurns?.responseReader(ex, ts, encoding) ??
+    new BodyReader({
+      framing: isJson ? 'json' : 'opaque',
+      encoding,
+      maxBytes: isJson ? http.ctx.maxBodyBytes : PREVIEW_BYTES,
+      truncatedPrefixBytes: TRUNCATED_PREFIX_BYTES,
+      declaredBytes: declaredLength(headers),
+    });
+  annotatePlain(http, ex);
+  http.ctx.markExchange(ex);
+}
+
 export function plainResponseBody(http: HttpExchanges, ex: ExchangeState, end: BodyEnd): void {
+  if (ex.model) http.ctx.modelTurns?.body(ex, end);
   const text = end.frames[0]?.text ?? end.text;
   if (text === undefined || end.bytes === 0) return;
   const frame = end.frames[0];

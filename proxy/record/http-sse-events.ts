@@ -13,6 +13,8 @@ import { PREVIEW_BYTES } from './recorder-context.js';
 import type { ExchangeState, HttpExchanges } from './http-exchanges.js';
 
 export function onResponseFrame(http: HttpExchanges, ex: ExchangeState, f: BodyFrame, ts: number): void {
+  // A model API's event stream (model-turns.ts): its events are the turn's, never JSON-RPC.
+  if (ex.model) return http.ctx.modelTurns?.frame(ex, f, ts);
   const sse = f.sse;
   const carrier: Carrier = ex.info.carrier ?? 'post-sse';
   if (!sse) return;

@@ -133,6 +133,19 @@ export function emitFrame(
         }),
       );
     }
+    // A tools/call that carries out a model turn's tool call (model-turns.ts): linked both ways.
+    const model =
+      corr.replayOf === undefined
+        ? ctx.modelTurns?.mcpLink(session, {
+            seq,
+            dir,
+            kind: m.kind,
+            method: m.method ?? corr.requestMethod,
+            params: value.params,
+            pair: corr.pair,
+          })
+        : undefined;
+    if (model?.hint) hints.push(model.hint);
     const event: UnsequencedEvent & { type: 'message' } = {
       type: 'message',
       ts,
@@ -164,12 +177,14 @@ export function emitFrame(
       task: corr.task,
       edited,
       sentBy: owner.sentBy ? 'mcpscope' : undefined,
+      modelCall: model?.link,
       hints: ctx.redactHints(edited === undefined ? hints : [...hints, EDITED_HINT]),
     };
     const stored = ctx.store.append(stripUndefined(event)) as MessageEvent;
     if (corr.replayOf !== undefined) continue;
     if (m.kind === 'request') requests.push(stored.seq);
     countMessage(ctx, session, stored);
+    ctx.modelTurns?.mcpStored(stored, value);
     // The session keeps the redacted capabilities, client info and instructions.
     if (m.method === 'initialize' && m.kind === 'request') onInitializeRequest(session, kept.params);
     if (corr.requestMethod === 'initialize' && m.kind === 'response') onInitializeResult(session, kept.result);

@@ -14,6 +14,8 @@ import { redactPreview, type Redactor } from './redact.js';
 import type { RecorderOptions } from './recorder.js';
 import { KeptRequests } from './kept-requests.js';
 import { Linter, type LintMode } from '../lint/linter.js';
+import { ModelTurns } from './model-turns.js';
+import { WorkerTokenCounter } from './token-counter.js';
 import type { HeaderMap } from '../model/headers.js';
 
 /** What a frame belongs to: its session, and the HTTP exchange that carried it (none for stdio). */
@@ -61,6 +63,8 @@ export class RecorderContext {
   /** Live spec linting (`--lint`, default warn): undefined when off. */
   readonly lintMode: LintMode;
   readonly linter: Linter | undefined;
+  /** Model turns and their joins (model-turns.ts); undefined with `modelTraffic: 'plain'`. */
+  readonly modelTurns: ModelTurns | undefined;
   private readonly dirtySessions = new Set<SessionInfo>();
   private readonly dirtyExchanges = new Set<ExchangeUpsert>();
   /** Breakpoint edits: `${owner}|${dir}` → seq of the modification event whose `before` is the original of the next message there. */
@@ -72,6 +76,10 @@ export class RecorderContext {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.lintMode = options.lint ?? 'warn';
     this.linter = this.lintMode === 'off' ? undefined : new Linter();
+    this.modelTurns =
+      options.modelTraffic === 'plain'
+        ? undefined
+        : new ModelTurns(this, options.tokenCounter === null ? undefined : (options.tokenCounter ?? new WorkerTokenCounter()));
   }
 
   newSession(transport: TransportKind, target: string, ts: number, extra: Partial<SessionInfo> = {}, hints: Hint[] = []): SessionInfo {

@@ -25,6 +25,7 @@ import { StdioProcesses } from './stdio-processes.js';
 import { problemAt } from './message-path.js';
 import type { KeptRequest } from './kept-requests.js';
 import type { LintMode } from '../lint/linter.js';
+import type { TokenCounter } from './token-counter.js';
 
 export interface RecorderOptions {
   store: EventStore;
@@ -33,6 +34,13 @@ export interface RecorderOptions {
   maxBodyBytes?: number;
   /** Live spec linting (issue 19): `warn` (the default) records violations as warnings, `strict` as errors, `off` checks nothing. */
   lint?: LintMode;
+  /**
+   * Model API calls (issue 27): `parse` (the default) reads them as model turns and joins them to
+   * the MCP calls they cause; `plain` records them as any other plain HTTP exchange.
+   */
+  modelTraffic?: 'parse' | 'plain';
+  /** The tokenizer of context-cost estimates; default: gpt-tokenizer on a thread of its own, started on the first model turn. `null`: none. */
+  tokenCounter?: TokenCounter | null;
 }
 
 export class Recorder {
@@ -48,6 +56,11 @@ export class Recorder {
     this.correlator = this.ctx.correlator;
     this.http = new HttpExchanges(this.ctx);
     this.stdio = new StdioProcesses(this.ctx);
+  }
+
+  /** Stops what runs beside the recorder (the tokenizer thread). */
+  close(): void {
+    this.ctx.modelTurns?.close();
   }
 
   /** The HTTP exchanges not yet ended (their responses still streaming, or not yet begun). */
