@@ -157,10 +157,12 @@ describe('breakpoints on a wrapped stdio server', () => {
       quick.breakpoints.add({ match: { dir: 's2c', method: 'tools/call' } });
       const { client } = await wrapped(quick, 'bp-timeout');
       const call = client.callTool({ name: 'echo', arguments: { text: 'later' } });
-      const held = await heldOne(quick);
+      // From the store's `paused` events, not the live registry: on a busy machine the 300 ms can be
+      // over before a check sees the line held (held and released reported in one batch).
+      const held = await quick.waitFor((s) => s.snapshot().find((e): e is PausedEvent => e.type === 'paused' && e.state === 'held'));
       expect(held.expiresAt - held.since).toBe(300);
       expect(await call).toEqual({ content: [{ type: 'text', text: 'echo: later' }] });
-      expect((await released(quick, held.id)).outcome).toBe('timed-out');
+      expect((await released(quick, held.pausedId)).outcome).toBe('timed-out');
       await client.close();
     } finally {
       await quick.close();
