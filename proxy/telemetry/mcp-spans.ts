@@ -24,8 +24,10 @@
  * is ended now, marked `mcpscope.unfinished`, and counted. Sessions likewise (10,000).
  */
 import type { McpscopeEvent, MessageEvent, SessionInfo } from '../model/events.js';
+import { ModelTurnSpans } from './model-spans.js';
 
-export type AttrValue = string | number | boolean;
+/** A string list only where a convention names one (gen_ai.response.finish_reasons). */
+export type AttrValue = string | number | boolean | string[];
 export type Attrs = Record<string, AttrValue>;
 
 export type SpanKindName = 'client' | 'internal';
@@ -157,10 +159,14 @@ export class McpSpanBuilder {
   /** Request spans ended early because too many were open, or unanswered when their session ended or mcpscope stopped. */
   unfinished = 0;
 
+  /** Model turns' `chat` spans (model-spans.ts); a tools/call a turn chose is their child. */
+  private readonly turns: ModelTurnSpans;
+
   constructor(private readonly options: McpSpanOptions = {}) {
     this.maxOpen = options.maxOpen ?? 10_000;
     this.maxSessions = options.maxSessions ?? 10_000;
     this.maxBody = options.maxBodyChars ?? 8 * 1024;
+    this.turns = new ModelTurnSpans({ bodies: options.bodies, redact: options.redact, body: (v) => this.body(v) });
   }
 
   /** How many request spans are open now. */
@@ -186,6 +192,7 @@ export class McpSpanBuilder {
         this.finish(waiting.span, waiting.answer, out);
       }
     } else if (e.type === 'message') this.message(e, out);
+    else if (e.type === 'model-turn') this.turns.feed(e, out);
   }
 
   /** Ends every open span now (mcpscope stops): requests as unfinished, sessions without a close. */
@@ -346,6 +353,11 @@ export class McpSpanBuilder {
     if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string')
       attributes['mcp.resource.uri'] = this.options.redact ? this.options.redact.url(params.uri) : params.uri;
     if (m.sentBy) attributes['mcpscope.sent_by'] = m.sentBy;
+    const turnKey = m.modelCall ? this.turns.spanKey(m.modelCall.turn) : undefined;
+    if (m.modelCall) {
+      attributes['gen_ai.tool.call.id'] = this.text(m.modelCall.callId);
+      attributes['mcpscope.model_turn'] = this.text(m.modelCall.turn);
+    }
     if (this.options.bodies) {
       if (method === 'tools/call') {
         const args = this.body(params?.arguments);
@@ -363,6 +375,11 @@ export class McpSpanBuilder {
       parent = { key: `r:${m.parent}` };
       if (remote) links.push({ remote });
     } else if (remote) parent = { remote };
+    // The model turn that chose this call ended before it began: its span is the parent, else (a remote parent) a link.
+    if (turnKey !== undefined) {
+      if (parent === undefined) parent = { key: turnKey };
+      else links.push({ key: turnKey });
+    }
     if (this.open.size >= this.maxOpen) {
       const [oldSeq, old] = this.open.entries().next().value as [number, OpenSpan];
       this.endUnfinished(oldSeq, old, m.ts, 'too-many-open-spans', out);

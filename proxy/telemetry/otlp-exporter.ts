@@ -274,6 +274,10 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
   const builder = new McpSpanBuilder({ bodies: config.bodies, redact: options.redactor });
   /** Open spans by key (requests `r:<seq>`, sessions `s:<id>`); bounded by the builder's own limits. */
   const spans = new Map<string, Span>();
+  // Model turns' spans end at once (mcp-spans.ts makes them whole); the MCP calls they chose come
+  // later and name them as parent: their contexts are kept after they end (the newest 10,000).
+  const endedTurns = new Map<string, SpanContext>();
+  const contextOf = (key: string): SpanContext | undefined => spans.get(key)?.spanContext() ?? endedTurns.get(key);
   let queueDropped = 0;
   const apply = (ops: SpanOp[]) => {
     for (const op of ops) {
@@ -285,14 +289,14 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
       if (op.op === 'start') {
         let parent: Context = ROOT_CONTEXT;
         if (op.parent && 'key' in op.parent) {
-          const p = spans.get(op.parent.key);
-          if (p) parent = trace.setSpan(ROOT_CONTEXT, p);
+          const p = contextOf(op.parent.key);
+          if (p) parent = trace.setSpanContext(ROOT_CONTEXT, p);
         } else if (op.parent) parent = trace.setSpanContext(ROOT_CONTEXT, remoteContext(op.parent.remote));
         const links: Link[] = [];
         for (const l of op.links ?? []) {
           if ('key' in l) {
-            const target = spans.get(l.key);
-            if (target) links.push({ context: target.spanContext() });
+            const target = contextOf(l.key);
+            if (target) links.push({ context: target });
           } else links.push({ context: remoteContext(l.remote) });
         }
         const span = tracer.startSpan(
@@ -307,6 +311,10 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
         const span = spans.get(op.key);
         if (!span) continue;
         spans.delete(op.key);
+        if (op.key.startsWith('t:')) {
+          if (endedTurns.size >= 10_000) endedTurns.delete(endedTurns.keys().next().value as string);
+          endedTurns.set(op.key, span.spanContext());
+        }
         span.setAttributes(op.attributes);
         if (op.error) span.setStatus({ code: SpanStatusCode.ERROR, ...(op.error.message ? { message: op.error.message } : {}) });
         span.end(op.time);
