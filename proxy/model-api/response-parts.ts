@@ -130,6 +130,11 @@ export abstract class ResponseBase implements ResponseParser {
     return this.byKey.get(key)?.kind;
   }
 
+  /** Whether the block `key` has no fragment yet. */
+  isEmpty(key: string): boolean {
+    return (this.byKey.get(key)?.parts.length ?? 0) === 0;
+  }
+
   /** Appends a fragment to the open block `key`; false when there is none. */
   append(key: string, fragment: string): boolean {
     const block = this.byKey.get(key);
