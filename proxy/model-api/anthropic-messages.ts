@@ -114,7 +114,7 @@ function parseRequest(body: unknown): ParsedRequest {
       req.note(`a message is ${shapeOf(message)}, not an object`);
       continue;
     }
-    const role: RawEntry['role'] = message.role === 'assistant' ? 'assistant' : 'user';
+    const role: RawEntry['role'] = message.role === 'assistant' ? 'assistant' : message.role === 'system' ? 'system' : 'user';
     const content = message.content;
     if (typeof content === 'string') req.add({ role, kind: 'text', text: content });
     else if (Array.isArray(content)) for (const block of content) req.add(blockEntry(block, role, names, req));
@@ -308,10 +308,11 @@ class AnthropicResponse extends ResponseBase {
 
 function matchesBody(body: unknown): boolean {
   if (!isObject(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) return false;
-  // Anthropic's roles are user and assistant only (the system prompt is its own field); OpenAI's
-  // chat bodies carry system/tool roles, and Gemini's `contents`.
+  // Every message has a role and string or block content. Not only user and assistant: Claude Code
+  // 2.1.197 sends a `system` message among them (seen through mcpscope). The path tells this API
+  // from OpenAI's chat completions, whose bodies look alike.
   return body.messages.every(
-    (m) => isObject(m) && (m.role === 'user' || m.role === 'assistant') && (typeof m.content === 'string' || Array.isArray(m.content)),
+    (m) => isObject(m) && typeof m.role === 'string' && (typeof m.content === 'string' || Array.isArray(m.content)),
   );
 }
 
