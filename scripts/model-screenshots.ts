@@ -36,9 +36,9 @@ export async function shootModelViews(browser: Browser, images: string): Promise
     const shift = scope.store.peekSeq() - 1;
     for (const e of unsequenced(shift)) scope.store.append(e);
     scope.store.commit();
-    const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1720, height: 940 } });
     await page.goto(scope.ui!.url);
-    await page.locator('[data-testid="row"][data-key="tm1"]').click();
+    await page.locator('[data-testid="row"][data-key="tm1"] .c-time').click();
     await page.getByTestId('model-tab').waitFor();
     await page.mouse.move(0, 0);
     await page.waitForTimeout(400);

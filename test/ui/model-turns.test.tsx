@@ -284,6 +284,8 @@ describe('model turns: the Context view', () => {
   it('opens from the header, in the App, and a turn picked there is selected', async () => {
     const store = load();
     await dom.render(<App store={store} source={{ mode: 'capture', file: 'agent.ndjson', kind: 'ndjson' }} />);
+    // The model API's bucket says what it carries.
+    expect(dom.$('session-model-turns')!.textContent).toBe('2 model turns');
     await click(dom.$('context-open'));
     expect(dom.$('context-drawer')).not.toBeNull();
     await click(dom.$('context-turn'));

@@ -171,6 +171,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
     [sessions],
   );
   const violationsOf = useCallback((row: Row) => store.violationsOfRow(row), [store]);
+  const modelTurnCounts = useMemo(() => store.modelTurns.countsBySession(), [store, version]);
   const selectedRow: Row | undefined = selectedKey !== undefined ? store.row(selectedKey) : undefined;
   const visibleKeys = useMemo(
     () => (filtered && view === 'waterfall' ? new Set(rows.map((r) => r.key)) : undefined),
@@ -380,6 +381,7 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
           onPick={onPick}
           onLintReport={(id) => setActView({ kind: 'lint', sessionId: id })}
           specErrors={store.specErrorSessions}
+          modelTurns={modelTurnCounts}
         />
         <main className="center">
           {compare ? (

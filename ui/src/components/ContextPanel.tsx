@@ -102,7 +102,7 @@ function pct(n: number, max: number): string {
 }
 
 function ServerBar({ server: s, max, open, onToggle }: { server: ServerCost; max: number; open: boolean; onToggle(): void }) {
-  const line = `${s.server}: ${plural(s.tools.length || 0, 'tool')}, ≈ ${formatTokens(s.tokens)} tokens in every request${
+  const line = `${s.server}: ${plural(s.count, 'tool')}, ≈ ${formatTokens(s.tokens)} tokens in every request${
     s.share !== undefined ? `, ${formatShare(s.share)} of input` : ''
   }`;
   return (
@@ -113,6 +113,7 @@ function ServerBar({ server: s, max, open, onToggle }: { server: ServerCost; max
             {open ? '▾' : '▸'}
           </span>
           <Vis text={s.server} />
+          <span className="context-count muted"> · {plural(s.count, 'tool')}</span>
         </span>
         <span className="context-track">
           <span className="context-fill" style={{ width: pct(s.tokens, max) }} />

@@ -40,6 +40,8 @@ export interface SessionListProps {
   onLintReport?(id: string): void;
   /** Sessions whose violations are errors (--lint strict): their count is red, not amber. */
   specErrors?: ReadonlySet<string>;
+  /** Model turns per session (issue 27): a model API's bucket says it carries them. */
+  modelTurns?: ReadonlyMap<string, number>;
 }
 
 function peer(p: SessionInfo['clientInfo'], fallback: string) {
@@ -114,6 +116,7 @@ export function SessionList({
   onPick,
   onLintReport,
   specErrors,
+  modelTurns,
 }: SessionListProps) {
   const comparing = compare !== undefined;
   return (
@@ -219,7 +222,7 @@ export function SessionList({
               {s.transport === 'http' ? (
                 <div className="si-peers si-http" data-testid="session-http">
                   <span title={escapeInvisible(s.target)}>
-                    HTTP traffic to <Vis text={s.target} />
+                    {modelTurns?.get(s.id) ? 'Model API traffic to' : 'HTTP traffic to'} <Vis text={s.target} />
                   </span>
                 </div>
               ) : (
@@ -233,7 +236,11 @@ export function SessionList({
                 </div>
               )}
               <div className="si-meta">
-                {s.transport === 'http' ? (
+                {s.transport === 'http' && modelTurns?.get(s.id) ? (
+                  <span className="si-model" data-testid="session-model-turns" title="Calls of an agent to its model API (the Model tab)">
+                    {plural(modelTurns.get(s.id)!, 'model turn')}
+                  </span>
+                ) : s.transport === 'http' ? (
                   <span className="muted">not MCP (OAuth, metadata, …)</span>
                 ) : s.protocolVersion ? (
                   <span title="MCP protocol version">

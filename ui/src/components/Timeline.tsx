@@ -295,7 +295,10 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, viol
         </span>
       ) : null}
       <MethodCell row={row} depth={depth} violations={violationsOf?.(row)} onSelect={onSelect} />
-      <span className="c-progress">{row.type === 'call' && row.progress.length > 0 ? <ProgressCell row={row} /> : null}</span>
+      {/* A model turn's cell takes the progress column too (TurnCell.css): it has more to say and no progress. */}
+      {row.type === 'turn' ? null : (
+        <span className="c-progress">{row.type === 'call' && row.progress.length > 0 ? <ProgressCell row={row} /> : null}</span>
+      )}
       <span className="c-status">
         <span className={`badge st-${status}`} title={escapeInvisible(statusTitle(row), { multiline: true })}>
           {status === 'pending' ? <span className="pulse" /> : null}

@@ -1,7 +1,8 @@
 /**
- * A model turn in the timeline (issue 27): its model, tokens in and out, stop reason and the tools
- * it chose (each a link to the MCP `tools/call` that carried it out, when one did); and the badge
- * on an MCP `tools/call` row that a model turn asked for (a link back to the turn).
+ * A model turn in the timeline (issue 27): its model, the tools it chose (each a link to the MCP
+ * `tools/call` that carried it out, when one did; first, so a narrow row keeps them), its tokens in
+ * and out and its stop reason; and the badge on an MCP `tools/call` row that a model turn asked for
+ * (a link back to the turn).
  */
 import './TurnCell.css';
 import type { KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent } from 'react';
@@ -33,29 +34,9 @@ export function TurnMethodCell({ row, onSelect }: { row: TurnRow; onSelect?(key:
       <span className="tag tag-model" title={`A call of ${t.client} to its model API (${t.api}, ${t.endpoint})`}>
         MODEL
       </span>
-      <span className="m-method">
+      <span className="m-method turn-model" title={t.model ?? t.api}>
         <Vis text={t.model ?? t.api} />
       </span>
-      {usage ? (
-        <span
-          className="turn-tokens mono"
-          data-testid="turn-tokens"
-          title="Tokens the model read for this request (input, cache read and write) and wrote, as the API reported them"
-        >
-          {formatTokens(usage.totalInputTokens)} in / {formatTokens(usage.outputTokens)} out
-        </span>
-      ) : null}
-      {t.status === 'done' ? (
-        t.stopReason ? (
-          <span className="tag tag-stop" data-testid="turn-stop" title="Why the model stopped (its stop reason)">
-            <Vis text={t.stopReason} />
-          </span>
-        ) : null
-      ) : (
-        <span className={`turn-state st-${t.status}`} data-testid="turn-state" title={escapeInvisible(turnStatusText(t))}>
-          <Vis text={turnStatusText(t)} />
-        </span>
-      )}
       {t.toolCalls.map((c) => {
         const label = c.tool ?? c.name;
         if (!c.mcpCall || !onSelect) {
@@ -87,6 +68,26 @@ export function TurnMethodCell({ row, onSelect }: { row: TurnRow; onSelect?(key:
           </button>
         );
       })}
+      {usage ? (
+        <span
+          className="turn-tokens mono"
+          data-testid="turn-tokens"
+          title="Tokens the model read for this request (input, cache read and write) and wrote, as the API reported them"
+        >
+          {formatTokens(usage.totalInputTokens)} in / {formatTokens(usage.outputTokens)} out
+        </span>
+      ) : null}
+      {t.status === 'done' ? (
+        t.stopReason ? (
+          <span className="tag tag-stop" data-testid="turn-stop" title="Why the model stopped (its stop reason)">
+            <Vis text={t.stopReason} />
+          </span>
+        ) : null
+      ) : (
+        <span className={`turn-state st-${t.status}`} data-testid="turn-state" title={escapeInvisible(turnStatusText(t))}>
+          <Vis text={turnStatusText(t)} />
+        </span>
+      )}
     </span>
   );
 }

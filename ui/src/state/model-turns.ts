@@ -99,6 +99,13 @@ export class ModelTurns {
     return this.order.length;
   }
 
+  /** How many turns each session holds (a model API's bucket). */
+  countsBySession(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const row of this.order) counts.set(row.sessionId, (counts.get(row.sessionId) ?? 0) + 1);
+    return counts;
+  }
+
   /** Lower-cased text the filter bar's search looks in: model, API, client, agent, stop reason, status and the tools it chose. */
   searchText(turn: ModelTurnInfo): string {
     let text = this.searchCache.get(turn);
@@ -140,6 +147,8 @@ export interface ToolCost {
 
 export interface ServerCost {
   server: string;
+  /** How many tools it offered (the context's count), and those of the turn's tools that name it, largest first. */
+  count: number;
   tools: ToolCost[];
   tokens: number;
   bytes: number;
@@ -188,6 +197,7 @@ function agentContext(turn: ModelTurnInfo): AgentContext {
   }
   const servers: ServerCost[] = context.servers.map((s) => ({
     server: s.server,
+    count: s.tools,
     tools: (toolsBy.get(s.server) ?? []).sort(byTokens),
     tokens: s.tokens + (s.instructionsTokens ?? 0),
     bytes: s.bytes,
