@@ -339,7 +339,8 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
   };
   const listener = (batch: readonly McpscopeEvent[]) => {
     for (const e of batch) {
-      if (e.type === 'session') pending.push(e);
+      // A model turn's span is made from its first finished upsert (model-spans.ts): pending ones are not queued.
+      if (e.type === 'session' || (e.type === 'model-turn' && e.turn.status !== 'pending')) pending.push(e);
       else if (e.type === 'message') {
         if (pendingMessages >= MAX_PENDING) {
           if (e.kind === 'request') queueDropped += 1;
