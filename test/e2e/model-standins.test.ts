@@ -402,7 +402,7 @@ describe('Gemini stand-in, through @google/genai', () => {
 });
 
 describe('callToolThenAnswer', () => {
-  it('picks the offered tool by bare name or by its mcp__<server>__ prefix, then answers with the result', async () => {
+  it('picks the offered tool by bare name or by its mcp__<server>__ prefix; a request without it gets text', async () => {
     const standin = await startAnthropicStandin({ script: callToolThenAnswer({ tool: 'echo', arguments: { message: 'm' } }) });
     try {
       const client = new Anthropic({ baseURL: standin.baseURL, apiKey: KEY, maxRetries: 0 });
@@ -416,6 +416,9 @@ describe('callToolThenAnswer', () => {
         messages: [{ role: 'user', content: 'x' }],
       });
       expect(first.content).toMatchObject([{ type: 'tool_use', name: 'mcp__se__echo', input: { message: 'm' } }]);
+      // A side request that offers no such tool (Claude Code's title request) gets plain text.
+      const side = await client.messages.create({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'a title please' }] });
+      expect(side.content).toEqual([{ type: 'text', text: 'OK.' }]);
     } finally {
       await standin.close();
     }

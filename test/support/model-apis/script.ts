@@ -128,7 +128,9 @@ export function pickTool(toolNames: string[], wanted: string): string {
 /**
  * The common two-step turn: with no tool result in the newest input, call `tool` (matched with
  * `pickTool`) with `arguments`; else answer text (`answer(results)`, default
- * `The tool said: <text>`). `usage`: [for the call, for the answer].
+ * `The tool said: <text>`). `usage`: [for the call, for the answer]. A request that does not
+ * offer the tool at all (a client's side request: a title, a quota check) is answered
+ * `otherwise` (default `OK.`), with the answer's usage.
  */
 export function callToolThenAnswer(o: {
   tool: string;
@@ -137,8 +139,12 @@ export function callToolThenAnswer(o: {
   usage?: [ScriptUsage, ScriptUsage];
   /** Text before the tool call, in the same reply. */
   preamble?: string;
+  /** The answer to a request that does not offer the tool (default `OK.`). */
+  otherwise?: string;
 }): (ctx: TurnContext) => ScriptReply {
   return (ctx) => {
+    const offered = ctx.toolNames.includes(pickTool(ctx.toolNames, o.tool));
+    if (ctx.toolResults.length === 0 && !offered) return { text: o.otherwise ?? 'OK.', ...(o.usage ? { usage: o.usage[1] } : {}) };
     if (ctx.toolResults.length === 0)
       return {
         ...(o.preamble !== undefined ? { text: o.preamble } : {}),
