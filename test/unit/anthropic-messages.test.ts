@@ -121,7 +121,15 @@ describe('anthropic-messages: matching', () => {
     expect(dialect.matchesBody({ model: 'x', messages: [] })).toBe(true);
     expect(dialect.matchesBody({ messages: [{ from: 'ann', text: 'hi' }] })).toBe(false);
     // Claude Code 2.1.197 puts a system message among its messages: still a Messages call.
-    expect(dialect.matchesBody({ model: 'x', messages: [{ role: 'user', content: 'hi' }, { role: 'system', content: 'hi' }] })).toBe(true);
+    expect(
+      dialect.matchesBody({
+        model: 'x',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'system', content: 'hi' },
+        ],
+      }),
+    ).toBe(true);
     expect(dialect.matchesBody({ model: 'x', messages: [{ role: 7, content: 'hi' }] })).toBe(false);
     expect(dialect.matchesBody({ model: 'x', messages: 'hi' })).toBe(false);
     expect(dialect.matchesBody([request])).toBe(false);
