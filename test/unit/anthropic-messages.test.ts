@@ -180,6 +180,26 @@ describe('anthropic-messages: request', () => {
     expect(r.notes).toEqual([]);
   });
 
+  it('a 5 MiB request (2,000 turns of tool use and result) parses in linear time', () => {
+    const messages = [];
+    for (let i = 0; i < 2000; i++) {
+      messages.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'mcp__se__echo', input: { message: 'x'.repeat(1300) } }],
+      });
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: 'y'.repeat(1300) }] });
+    }
+    const body = { model: 'm', max_tokens: 1, messages };
+    expect(JSON.stringify(body).length).toBeGreaterThan(5 * 1024 * 1024);
+    const started = performance.now();
+    expect(dialect.matchesBody(body)).toBe(true);
+    const r = dialect.parseRequest(body, '/v1/messages');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(r.messageCount).toBe(4000);
+    expect(r.toolResults).toHaveLength(2000);
+    expect(r.toolResults[1999]).toMatchObject({ callId: 'toolu_1999', name: 'mcp__se__echo' });
+  });
+
   it('says what it could not read, and never throws', () => {
     const r = dialect.parseRequest(
       { model: 'm', system: 5, messages: [null, { role: 'user', content: 7 }, { role: 'user', content: [3] }] },
