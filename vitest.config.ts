@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // Real agent clients from npm: `npm run test:agents` (vitest.agents.config.ts).
+    exclude: ['**/node_modules/**', 'test/agents/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

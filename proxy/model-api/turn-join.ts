@@ -130,7 +130,10 @@ export class TurnJoin {
   /** A turn's response chose these calls (called as each completes: a client may start a call before the stream ends). */
   offer(agent: string, call: OfferedCall): void {
     const a = this.agent(agent);
-    if (a.calls.has(call.callId)) return;
+    const had = a.calls.get(call.callId);
+    if (had?.turnId === call.turnId) return;
+    // Gemini's ids (`gemini-0`…) start over in every turn: the newest call of an id is the one a result answers.
+    if (had) a.calls.delete(call.callId);
     a.calls.set(call.callId, call);
     bounded(a.calls, MAX_JOINS);
     a.waiting.push({ ...call, canon: call.unparsed ? undefined : canonicalJson(call.arguments) });

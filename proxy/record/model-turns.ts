@@ -13,10 +13,8 @@
  */
 import type { Hint, MessageEvent, ModelCallLink, ModelToolResult, ModelTurnInfo, SessionInfo } from '../model/events.js';
 import type { ModelApiDialect, ParsedRequest, RawTool, ResponseParser } from '../model-api/dialect.js';
-import { anthropicMessages } from '../model-api/anthropic-messages.js';
-import { openaiChat } from '../model-api/openai-chat.js';
-import type { AgentClient } from '../model/model-turn.js';
-import type { HeaderMap } from '../capture/wire-records.js';
+import { detectModelApi } from '../model-api/dialects.js';
+import { clientOf, clientToolNames, toolOfClientName } from '../model-api/tool-names.js';
 import { TurnJoin, type OfferedCall } from '../model-api/turn-join.js';
 import { contextCost, instructionsBySection, textsToCount } from '../model-api/context-cost.js';
 import { BodyReader, type BodyEnd, type BodyFrame } from '../parse/body-reader.js';
@@ -323,10 +321,12 @@ export class ModelTurns {
   // — internals —
 
   private nameMatches(w: OfferedCall, tool: string, sessionId: string): boolean {
-    if (w.tool !== undefined) return w.tool === tool;
-    if (w.name === tool) return true;
-    // A name the client's convention did not explain: the session's own tool list may.
-    return this.sessionTools.get(sessionId)?.has(w.name) === true && w.name === tool;
+    if (w.tool === tool || w.name === tool) return true;
+    // The client's name for the tool is a sanitized one (`mcp__se__get_x` for `get.x`): the names it would give this tool.
+    const client = this.live.get(w.turnId)?.info.client ?? 'other';
+    if (w.server !== undefined && clientToolNames(w.server, tool, client).includes(w.name)) return true;
+    // A name the client's convention did not explain: only if it is the session's own tool of that name.
+    return w.tool === undefined && this.sessionTools.get(sessionId)?.has(w.name) === true && w.name === tool;
   }
 
   /** Offers the response's tool calls completed so far to the join, and keeps them on the turn. */
@@ -510,25 +510,6 @@ function pickLinks(c: ModelTurnInfo['toolCalls'][number] | undefined): Partial<M
   if (c.mcpFailed) out.mcpFailed = true;
   if (c.resultTurn) out.resultTurn = c.resultTurn;
   return out;
-}
-
-// Stand-ins until proxy/model-api/dialects.ts and tool-names.ts land (being written beside this).
-const DIALECTS = [anthropicMessages, openaiChat];
-function detectModelApi(method: string, path: string, body: unknown): ModelApiDialect | undefined {
-  if (method !== 'POST') return undefined;
-  return DIALECTS.find((d) => d.matchesPath(path) && d.matchesBody(body));
-}
-function clientOf(headers: HeaderMap): AgentClient {
-  const ua = firstHeader(headers, 'user-agent') ?? '';
-  if (firstHeader(headers, 'x-claude-code-session-id') !== undefined || ua.startsWith('claude-cli/')) return 'claude-code';
-  if (ua.startsWith('GeminiCLI/')) return 'gemini-cli';
-  if (ua.includes('codex')) return 'codex';
-  return 'other';
-}
-function toolOfClientName(name: string, client: AgentClient): { server?: string; tool?: string } {
-  void client;
-  const m = /^mcp__(.+?)__(.+)$/.exec(name);
-  return m ? { server: m[1], tool: m[2] } : {};
 }
 
 /**
