@@ -61,6 +61,11 @@ const SUPPLEMENTS: RegExp[] = [
   /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   // Stripe secret and restricted keys.
   /\b[sr]k_live_[0-9A-Za-z]{20,}/g,
+  // Model API keys as they appear in model conversations (a pasted key, a file a tool read):
+  // Anthropic (`sk-ant-api03-…`, admin and OAuth keys) and OpenAI project/service keys, in forms
+  // looser than secretlint's exact-length rules.
+  /\bsk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{20,}/g,
+  /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}/g,
 ];
 
 /** Formats whose parts may be shorter than a run: PEM, userinfo, Slack webhooks, AWS secret keys by keyword, .npmrc tokens. */

@@ -14,6 +14,10 @@ const TOKENS: Record<string, string> = {
   google: j('AIza', 'SyA1234567890abcdefghijklmnopqrstuv'),
   jwt: j('eyJhbGciOiJIUzI1NiJ9', '.', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'),
   gitlab: j('glpat-', 'abcdefghij0123456789'),
+  // Looser than secretlint's exact-length rules: keys as a model conversation may quote them (issue 27).
+  anthropicShort: j('sk-ant-api03-', 'ZZZZZZZZZZZZZZZZZZZZZZZZZZ'),
+  anthropicOauth: j('sk-ant-oat01-', 'abcdefghijklmnopqrstuvwxyz012345'),
+  openaiProject: j('sk-proj-', 'abcdefghijklmnopqrstuvwxyz0123456789ABCD'),
 };
 
 describe('redact-tokens: known formats in free text (secretlint rules + supplements)', () => {
