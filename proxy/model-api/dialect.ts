@@ -55,6 +55,7 @@ export interface ParsedToolCall {
 }
 
 export interface ResponseState {
+  /** The model the response named (never the request's). */
   model?: string;
   /** Text, thinking and tool uses in order (a tool use's text is its arguments' JSON text). */
   output: RawEntry[];

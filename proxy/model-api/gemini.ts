@@ -150,11 +150,6 @@ class GeminiResponse extends ResponseBase {
   private textKind?: RawEntry['kind'];
   private blocksOpened = 0;
 
-  constructor(private readonly requestModel: string | undefined) {
-    super();
-    if (requestModel !== undefined) this.model = requestModel;
-  }
-
   private content(): boolean {
     if (this.first) return false;
     this.first = true;
@@ -288,5 +283,5 @@ export const gemini: ModelApiDialect = {
   matchesPath: (path) => PATH.test(path),
   matchesBody,
   parseRequest,
-  newResponse: (request): ResponseParser => new GeminiResponse(request.model),
+  newResponse: (): ResponseParser => new GeminiResponse(),
 };

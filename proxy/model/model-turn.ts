@@ -147,7 +147,10 @@ export interface ModelTurnInfo {
   agent: string;
   /** `POST …/v1/messages` etc., path only (its query redacted). */
   endpoint: string;
+  /** The model the request asked for. */
   model?: string;
+  /** The model the response named, when it named one (Anthropic `message_start.message.model`, OpenAI `model`, Gemini `modelVersion`): often a dated version of `model`. */
+  responseModel?: string;
   stream: boolean;
   startedAt: number;
   /** When the response head came, its first content token (time to first token = firstTokenAt - startedAt), and its end. */

@@ -203,7 +203,8 @@ export class ModelTurns {
     this.offerCalls(live);
     const r = this.ctx.redactor;
     info.endedAt = ex.info.endedAt ?? info.startedAt;
-    if (state.model !== undefined) info.model = r.text(state.model);
+    // `model` stays the one asked for; what the response named is kept beside it.
+    if (state.model !== undefined) info.responseModel = r.text(state.model);
     if (state.stopReason !== undefined) info.stopReason = r.text(state.stopReason);
     const usage = withTotal(state.usage);
     if (usage) info.usage = usage;

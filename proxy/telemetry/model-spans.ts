@@ -151,6 +151,7 @@ export class ModelTurnSpans {
     if (u?.cacheReadTokens !== undefined) a['gen_ai.usage.cache_read.input_tokens'] = u.cacheReadTokens;
     if (u?.cacheWriteTokens !== undefined) a['gen_ai.usage.cache_creation.input_tokens'] = u.cacheWriteTokens;
     if (u?.reasoningTokens !== undefined) a['gen_ai.usage.reasoning.output_tokens'] = u.reasoningTokens;
+    if (t.responseModel !== undefined) a['gen_ai.response.model'] = this.text(t.responseModel);
     if (t.stopReason !== undefined) a['gen_ai.response.finish_reasons'] = [this.text(t.stopReason)];
     if (t.firstTokenAt !== undefined) a['gen_ai.response.time_to_first_chunk'] = Math.max(0, t.firstTokenAt - t.startedAt) / 1000;
     if (t.toolCalls.length > 0) a['mcpscope.model.tool_calls'] = this.text(t.toolCalls.map((c) => c.name).join(','));
