@@ -392,15 +392,7 @@ export interface LogEvent {
 }
 
 export type McpscopeEvent =
-  | SessionEvent
-  | ExchangeEvent
-  | MessageEvent
-  | SseFrameEvent
-  | ProblemEvent
-  | ModificationEvent
-  | LogEvent
-  | PausedEvent
-  | ModelTurnEvent;
+  SessionEvent | ExchangeEvent | MessageEvent | SseFrameEvent | ProblemEvent | ModificationEvent | LogEvent | PausedEvent | ModelTurnEvent;
 
 export type McpscopeEventType = McpscopeEvent['type'];
 
