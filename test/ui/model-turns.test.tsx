@@ -17,6 +17,8 @@ import { DetailPane } from '../../ui/src/components/DetailPane';
 import { ContextPanel } from '../../ui/src/components/ContextPanel';
 import { App } from '../../ui/src/App';
 import { packWaterfall } from '../../ui/src/state/waterfall';
+import { Waterfall } from '../../ui/src/components/Waterfall';
+import { ENTRY_PREVIEW, entryPreview } from '../../ui/src/state/model-turns';
 import type { McpscopeEvent, ModelTurnInfo } from '../../proxy/model/events';
 import { SAMPLE_START, TURN_1, TURN_2, sampleAgentEvents } from '../support/model-turn-sample';
 
@@ -294,6 +296,50 @@ describe('model turns: the Context view', () => {
   });
 });
 
+describe('model turns: long request entries (a real agent sends KB of reminders and system texts among its messages)', () => {
+  it('entryPreview: a short text is whole, a long one is cut at its lines or characters, never inside a surrogate pair', () => {
+    expect(entryPreview('call the echo tool')).toBeUndefined();
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
+    expect(entryPreview(`${lines(ENTRY_PREVIEW.lines).join('\n')}\n`)).toBeUndefined();
+    expect(entryPreview(lines(ENTRY_PREVIEW.lines + 2).join('\n'))).toBe(lines(ENTRY_PREVIEW.lines).join('\n'));
+    expect(entryPreview('x'.repeat(ENTRY_PREVIEW.chars + 1))).toBe('x'.repeat(ENTRY_PREVIEW.chars));
+    const emoji = `${'x'.repeat(ENTRY_PREVIEW.chars - 1)}😀tail`;
+    expect(entryPreview(emoji)).toBe('x'.repeat(ENTRY_PREVIEW.chars - 1));
+  });
+
+  it('shows a long request entry folded to its head, so the answer stays in view; "show all" opens it; the output is whole', async () => {
+    const store = load();
+    const m1 = (store.row('tm1') as { turn: ModelTurnInfo }).turn;
+    const reminder = `<system-reminder>\n${Array.from({ length: 40 }, (_, i) => `line ${i} of context`).join('\n')}\n</system-reminder>`;
+    const longAnswer = Array.from({ length: 20 }, (_, i) => `answer line ${i}`).join('\n');
+    store.ingest([
+      upsert(store, {
+        ...m1,
+        messages: [{ role: 'user', kind: 'text', text: reminder, bytes: reminder.length }, ...m1.messages],
+        output: [{ role: 'assistant', kind: 'text', text: longAnswer, bytes: longAnswer.length }, ...m1.output.slice(1)],
+      }),
+    ]);
+    await dom.render(<DetailPane store={store} row={store.row('tm1')!} version={store.version} onSelect={noop} onClose={noop} />);
+    const entries = [...dom.container.querySelectorAll<HTMLElement>('[data-testid="tx-entry"]')];
+    const [long, short, answer] = entries;
+    expect(long.querySelector('[data-testid="tx-folded"]')!.textContent).toBe(
+      reminder.split('\n').slice(0, ENTRY_PREVIEW.lines).join('\n'),
+    );
+    expect(long.textContent).not.toContain('line 39 of context');
+    // The short user prompt and the model's own output are shown whole, with no button.
+    expect(short.querySelector('[data-testid="tx-more"]')).toBeNull();
+    expect(answer.getAttribute('data-role')).toBe('assistant');
+    expect(answer.querySelector('[data-testid="tx-more"]')).toBeNull();
+    expect(answer.textContent).toContain('answer line 19');
+    const more = long.querySelector<HTMLButtonElement>('[data-testid="tx-more"]')!;
+    expect(more.textContent).toMatch(/^show all /);
+    await click(more);
+    expect(long.querySelector('[data-testid="tx-folded"]')).toBeNull();
+    expect(long.querySelector('pre')!.textContent).toBe(reminder);
+    expect(more.getAttribute('aria-expanded')).toBe('true');
+  });
+});
+
 describe('model turns: the waterfall', () => {
   it('puts the turns in a lane of their own, on the axis of the MCP calls, with the first token marked', () => {
     const store = load();
@@ -310,5 +356,17 @@ describe('model turns: the waterfall', () => {
     expect(lanes.some((l) => l.bars.some((b) => b.bar.key === 'c9'))).toBe(true);
     expect(wf.start).toBe(SAMPLE_START + 5);
     expect(wf.end).toBe(SAMPLE_START + 800);
+  });
+
+  it("counts the turns apart from the MCP calls, and shades the wait for the first token from the bar's start instead of a line across its label", async () => {
+    const store = load();
+    await dom.render(<Waterfall store={store} sessionId="" version={store.version} onSelect={noop} live={false} />);
+    const calls = store.waterfall('').bars.filter((b) => !b.model).length;
+    expect(dom.container.querySelector('.wf-summary')!.textContent).toMatch(new RegExp(` · ${calls} calls · 2 model turns · `));
+    const bar = dom.container.querySelector<HTMLElement>('[data-testid="waterfall-bar"][data-key="tm1"]')!;
+    const wait = bar.querySelector<HTMLElement>('[data-testid="waterfall-ttft"]')!;
+    // 140 ms of the turn's 300 ms: the shade covers that share of the bar, from its left edge.
+    expect(wait.style.left).toBe('');
+    expect(parseFloat(wait.style.width) / parseFloat(bar.style.width)).toBeCloseTo(140 / 300, 2);
   });
 });

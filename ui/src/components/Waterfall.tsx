@@ -11,7 +11,7 @@ import './Waterfall.css';
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type WheelEvent as ReactWheelEvent } from 'react';
 import type { TimelineStore } from '../state/store.js';
 import type { Bar, Lane } from '../state/types.js';
-import { formatMs } from '../state/format.js';
+import { formatMs, plural } from '../state/format.js';
 import { fitView, laneTitle, packWaterfall, waterfallAxis, type PackedLane } from '../state/waterfall.js';
 import { useNow } from '../state/use-store.js';
 import { escapeInvisible } from '../state/visible-text.js';
@@ -84,16 +84,21 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
     const laneOfBar = new Map<string, number>();
     let top = 0;
     let calls = 0;
+    let turns = 0;
     let streams = 0;
     for (const lane of packed) {
       const height = lane.tracks * TRACK_H + LANE_PAD;
-      for (const { bar } of lane.bars) laneOfBar.set(bar.key, out.length);
-      calls += lane.bars.length;
+      for (const { bar } of lane.bars) {
+        laneOfBar.set(bar.key, out.length);
+        // A model turn's bar is no MCP call: counted apart.
+        if (bar.model) turns += 1;
+        else calls += 1;
+      }
       streams += lane.streams.length;
       out.push({ lane, top, height });
       top += height;
     }
-    return { lanes: out, totalHeight: top, laneOfBar, calls, streams };
+    return { lanes: out, totalHeight: top, laneOfBar, calls, turns, streams };
   }, [packed]);
   const hasPending = useMemo(() => packed.some((l) => l.bars.some((b) => b.bar.end === undefined)), [packed]);
   const clock = store.lastTs;
@@ -235,7 +240,8 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
     <div className="waterfall">
       <div className="wf-toolbar">
         <span className="wf-summary" data-testid="waterfall-summary">
-          {layout.lanes.length} lanes · {layout.streams} streams · {layout.calls} calls · {formatMs(duration)}
+          {layout.lanes.length} lanes · {layout.streams} streams · {layout.calls} calls
+          {layout.turns > 0 ? ` · ${plural(layout.turns, 'model turn')}` : ''} · {formatMs(duration)}
         </span>
         <span className="wf-legend">
           <i className="lg st-ok" /> ok <i className="lg st-error" /> error <i className="lg st-tool-error" /> tool error{' '}
@@ -251,7 +257,7 @@ export function Waterfall({ store, sessionId, version, selectedKey, onSelect, li
             className="btn btn-sm"
             data-testid="waterfall-fit"
             onClick={() => showView(fit.zoom, fit.from)}
-            disabled={fitted || layout.calls === 0}
+            disabled={fitted || layout.calls + layout.turns === 0}
             title="Fit the calls shown to the view"
           >
             Fit
@@ -486,10 +492,11 @@ function WaterfallBar({ bar, left, width, top, label, selected, store, pxPerMs, 
           </span>
         ) : null}
         {bar.mark !== undefined && bar.mark >= bar.start ? (
+          // The wait for the first token, shaded from the bar's start (under its label, which stays readable).
           <i
             className="wf-ttft"
             data-testid="waterfall-ttft"
-            style={{ left: Math.max(0, Math.min(width - 2, (bar.mark - bar.start) * pxPerMs)) }}
+            style={{ width: Math.max(0, Math.min(width, (bar.mark - bar.start) * pxPerMs)) }}
           />
         ) : null}
         {progress.map((p) => (

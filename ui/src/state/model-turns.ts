@@ -248,3 +248,25 @@ export function formatShare(share: number | undefined): string {
 export function agentLabel(agent: string): string {
   return agent.length > 48 ? `${agent.slice(0, 47)}…` : agent;
 }
+
+/** How much of a long request entry the Model tab shows before "show all". */
+export const ENTRY_PREVIEW = { lines: 4, chars: 360 };
+
+/**
+ * The head of a long text (a real agent's request carries reminders and system texts of several
+ * KB among its messages, which would push the model's answer far down the tab): its first
+ * `lines` lines, at most `chars` characters; undefined when the text is short enough to show whole.
+ */
+export function entryPreview(text: string, o: { lines: number; chars: number } = ENTRY_PREVIEW): string | undefined {
+  let end = -1;
+  for (let i = 0; i < o.lines; i++) {
+    end = text.indexOf('\n', end + 1);
+    if (end === -1) break;
+  }
+  let cut = end === -1 ? Math.min(text.length, o.chars) : Math.min(end, o.chars);
+  // Never half a surrogate pair.
+  if (cut > 0 && cut < text.length && /[\uD800-\uDBFF]/.test(text[cut - 1])) cut -= 1;
+  // Short enough: at most `lines` lines and `chars` characters (a trailing newline is no more text).
+  if (cut >= text.replace(/\n+$/, '').length) return undefined;
+  return text.slice(0, cut);
+}

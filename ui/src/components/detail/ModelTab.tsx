@@ -7,7 +7,7 @@
  * hints. On a `tools/call` a model turn asked for, it shows that turn.
  */
 import './ModelTab.css';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { TimelineStore } from '../../state/store.js';
 import type { Row } from '../../state/types.js';
 import type {
@@ -19,7 +19,7 @@ import type {
   TranscriptEntry,
 } from '../../../../proxy/model/events.js';
 import { formatBytes, formatClock, formatMs, jsonPretty, plural } from '../../state/format.js';
-import { agentLabel, formatShare, formatTokens, turnKey, turnStatusText } from '../../state/model-turns.js';
+import { agentLabel, entryPreview, formatShare, formatTokens, turnKey, turnStatusText } from '../../state/model-turns.js';
 import { Vis } from '../VisibleText.js';
 import { HintList } from './shared.js';
 
@@ -359,9 +359,33 @@ function Entry({
         {entry.isError ? <span className="tag lvl lvl-error">error</span> : null}
         <span className="tx-size muted">{formatBytes(entry.bytes)}</span>
       </div>
-      <EntryText entry={entry} />
+      {where === 'request' ? <FoldedText entry={entry} /> : <EntryText entry={entry} />}
       {links.length > 0 ? <div className="tx-links">{links}</div> : null}
     </div>
+  );
+}
+
+/**
+ * A request entry's text, its head only when it is long (a real agent's reminders and system texts
+ * run to several KB): what the model answered stays in view; "show all" opens the rest.
+ */
+function FoldedText({ entry }: { entry: TranscriptEntry }) {
+  const [open, setOpen] = useState(false);
+  const head = entry.kind === 'tool-use' ? undefined : entryPreview(entry.text);
+  if (head === undefined) return <EntryText entry={entry} />;
+  return (
+    <>
+      {open ? (
+        <EntryText entry={entry} />
+      ) : (
+        <pre className="tx-text folded" data-testid="tx-folded">
+          <Vis text={head} multiline />
+        </pre>
+      )}
+      <button type="button" className="tx-more" data-testid="tx-more" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? 'show less' : `show all ${formatBytes(entry.bytes)}`}
+      </button>
+    </>
   );
 }
 
