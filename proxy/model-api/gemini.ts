@@ -36,6 +36,19 @@ function modelOf(url: string): string | undefined {
   }
 }
 
+/**
+ * A functionResponse's result as text: the API's own convention is `{ output }` for what the
+ * function returned and `{ error }` for its failure (Gemini CLI sends both so): such a response is
+ * its value (a string as is). Any other shape is the whole response, as JSON.
+ */
+function responseText(response: unknown): string {
+  if (isObject(response) && Object.keys(response).length === 1) {
+    const v = response.output !== undefined ? response.output : response.error;
+    if (v !== undefined) return typeof v === 'string' ? v : jsonText(v);
+  }
+  return jsonText(response ?? {});
+}
+
 function mediaEntry(role: RawEntry['role'], mime: string, what: string): RawEntry {
   const kind = mime.startsWith('image/') ? 'image' : mime === 'application/pdf' || mime.startsWith('text/') ? 'document' : 'other';
   return { role, kind, text: `[${mime || 'data'} ${what}]` };
@@ -99,7 +112,7 @@ function parseRequest(body: unknown, url: string): ParsedRequest {
         }
         responses += 1;
         const response = fr.response;
-        const entry: RawEntry = { role: 'tool', kind: 'tool-result', text: jsonText(response ?? {}), callId: id, name };
+        const entry: RawEntry = { role: 'tool', kind: 'tool-result', text: responseText(response), callId: id, name };
         if (isObject(response) && response.error !== undefined && response.output === undefined) entry.isError = true;
         req.add(entry);
       } else if (isObject(part.inlineData)) {

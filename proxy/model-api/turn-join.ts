@@ -9,7 +9,8 @@
  *   to; a session that belongs to none yet joins the one agent waiting for that call (two agents
  *   waiting for the very same call: no join, `ambiguous`). The first join binds the MCP session to that agent, and the client's server name
  *   (`se` of `mcp__se__echo`) to that session: later calls of another agent, or of a tool that
- *   names another server, are never joined to it. Arguments that differ are no join: a false link
+ *   names another server, are never joined to it. A session new to the agent (the server
+ *   reconnected, or a second run of a client under the same agent key) takes the name over. Arguments that differ are no join: a false link
  *   is worse than none.
  * - The call's response (`callResult`) is kept with the join, its text for the comparison.
  * - The agent's next request (`results`) carries the tool results back: each is linked to the call
@@ -158,11 +159,16 @@ export class TurnJoin {
     for (const [key, a] of this.agents) {
       // A session bound to an agent is that agent's: only the bound agent may use it.
       if (bound !== undefined && key !== bound) continue;
+      // The sessions this agent's other server names were joined to.
+      const others = new Set(a.servers.values());
       const candidates = a.waiting.filter((w) => {
         if (!nameMatches(w)) return false;
-        // The client's server name was joined to another session: not this call.
+        // The client's server name was joined to another session: not this call if this session is
+        // another server's of this agent. A session new to the agent is the same server reconnected
+        // or a new process under the same agent key (a second run of a client): joined, and rebound.
         const known = w.server !== undefined ? a.servers.get(w.server) : undefined;
-        return known === undefined || known === sessionId;
+        if (known === undefined || known === sessionId) return true;
+        return !others.has(sessionId);
       });
       let pick = candidates.find((w) => w.canon !== undefined && w.canon === canon);
       // Arguments the model sent as broken JSON cannot be compared: joined only when nothing else could be meant.
@@ -179,7 +185,10 @@ export class TurnJoin {
       this.sessionAgent.set(sessionId, key);
       bounded(this.sessionAgent, MAX_SESSIONS);
     }
-    if (pick.server !== undefined && !a.servers.has(pick.server)) a.servers.set(pick.server, sessionId);
+    if (pick.server !== undefined && a.servers.get(pick.server) !== sessionId) {
+      a.servers.delete(pick.server);
+      a.servers.set(pick.server, sessionId);
+    }
     const join: Join = {
       agent: key,
       turnId: pick.turnId,

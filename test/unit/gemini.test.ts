@@ -96,9 +96,9 @@ describe('gemini: request', () => {
     expect(r.messages[2]).toEqual({ role: 'assistant', kind: 'thinking', text: 'Planning.' });
     expect(r.messages.filter((m) => m.kind === 'tool-use').map((m) => m.callId)).toEqual(['gemini-0', 'gemini-1', 'fc-x']);
     expect(r.toolResults).toEqual([
-      { callId: 'gemini-0', name: 'mcp_se_echo', text: '{"output":"Echo: a"}' },
-      { callId: 'fc-x', name: 'other', text: '{"error":"denied"}', isError: true },
-      { callId: 'gemini-1', name: 'mcp_se_echo', text: '{"output":"Echo: b"}' },
+      { callId: 'gemini-0', name: 'mcp_se_echo', text: 'Echo: a' },
+      { callId: 'fc-x', name: 'other', text: 'denied', isError: true },
+      { callId: 'gemini-1', name: 'mcp_se_echo', text: 'Echo: b' },
     ]);
     expect(r.tools.map((t) => [t.name, t.schemaText])).toEqual([
       ['mcp_se_echo', '{"type":"object","properties":{"message":{"type":"string"}}}'],
