@@ -43,7 +43,6 @@ const MAX_AGENTS = 256;
 export interface LiveTurn {
   info: ModelTurnInfo;
   dialect: ModelApiDialect;
-  request: ParsedRequest;
   parser: ResponseParser;
   /** Tool calls of the response already offered to the join. */
   offered: number;
@@ -119,7 +118,6 @@ export class ModelTurns {
     const live: LiveTurn = {
       info,
       dialect,
-      request,
       parser: dialect.newResponse(request),
       offered: 0,
       rawTools: request.tools.slice(0, info.tools.length),
