@@ -24,7 +24,9 @@
  *   30 around `...`; parseMcpToolName reads the server as the text up to the first `_`. Before
  *   0.34 a tool kept its bare name, or `<server>__<tool>` when two servers clashed. Requests carry
  *   `User-Agent: GeminiCLI/<version>/<model> (…)` (or `GeminiCLI-<client>/…`, or
- *   `CloudCodeVSCode/… proxy_client=geminicli`).
+ *   `CloudCodeVSCode/… proxy_client=geminicli`). Gemini CLI 0.61.0 seen through mcpscope
+ *   (test/agents/gemini-cli.test.ts): `mcp_se_echo` for server `se`'s `echo`, `User-Agent:
+ *   GeminiCLI-tui/0.61.0/<model> (linux; x64; terminal)`.
  */
 import type { AgentClient } from '../model/model-turn.js';
 import { firstHeader, type HeaderMap } from '../model/headers.js';

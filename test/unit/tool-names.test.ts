@@ -13,6 +13,8 @@ describe('clientOf', () => {
     expect(clientOf({ 'user-agent': 'Anthropic/JS 0.60.0', 'x-claude-code-session-id': 'abc' })).toBe('claude-code');
     expect(clientOf({ 'user-agent': 'GeminiCLI/0.56.0/gemini-2.5-pro (linux; x64; terminal)' })).toBe('gemini-cli');
     expect(clientOf({ 'user-agent': 'GeminiCLI-zed/0.56.0/gemini-2.5-pro (darwin; arm64; terminal)' })).toBe('gemini-cli');
+    // Gemini CLI 0.61.0's headless run (-p), as it came through mcpscope.
+    expect(clientOf({ 'user-agent': 'GeminiCLI-tui/0.61.0/gemini-2.5-flash (linux; x64; terminal)' })).toBe('gemini-cli');
     expect(clientOf({ 'user-agent': 'CloudCodeVSCode/0.56.0 (aidev_client; os_type=Linux; proxy_client=geminicli)' })).toBe('gemini-cli');
     expect(clientOf({ originator: 'codex_cli_rs', 'user-agent': 'codex_cli_rs/0.40.0 (Ubuntu 24.4.0; x86_64) xterm' })).toBe('codex');
     expect(clientOf({ originator: 'codex_exec' })).toBe('codex');
