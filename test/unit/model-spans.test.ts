@@ -117,3 +117,16 @@ describe('model turn spans', () => {
     ]);
   });
 });
+
+describe('model turn spans: the response model', () => {
+  it('gen_ai.response.model is the model the response named (responseModel); gen_ai.request.model the one asked for', () => {
+    const events = sampleAgentEvents().map((e) =>
+      e.type === 'model-turn' ? { ...e, turn: { ...e.turn, responseModel: 'claude-sonnet-4-5-20250929' } } : e,
+    );
+    const o = ops(events);
+    expect(starts(o).find((s) => s.key === 't:m1')!.attributes['gen_ai.request.model']).toBe('claude-sonnet-4-5');
+    expect(ends(o).find((e) => e.key === 't:m1')!.attributes['gen_ai.response.model']).toBe('claude-sonnet-4-5-20250929');
+    // Without one, none.
+    expect(ends(ops(sampleAgentEvents())).find((e) => e.key === 't:m1')!.attributes['gen_ai.response.model']).toBeUndefined();
+  });
+});
