@@ -45,8 +45,23 @@ function responseText(response: unknown): string {
   if (isObject(response) && Object.keys(response).length === 1) {
     const v = response.output !== undefined ? response.output : response.error;
     if (v !== undefined) return typeof v === 'string' ? v : jsonText(v);
+    // Gemini CLI 0.61 passes an MCP tool's result on as its content blocks, `{ content: [{ type: "text", text }] }`:
+    // the model reads their text.
+    const text = mcpContentText(response.content);
+    if (text !== undefined) return text;
   }
   return jsonText(response ?? {});
+}
+
+/** The text of MCP content blocks, when every block is text. */
+function mcpContentText(content: unknown): string | undefined {
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const texts: string[] = [];
+  for (const c of content) {
+    if (!isObject(c) || c.type !== 'text' || typeof c.text !== 'string') return undefined;
+    texts.push(c.text);
+  }
+  return texts.join('\n');
 }
 
 function mediaEntry(role: RawEntry['role'], mime: string, what: string): RawEntry {

@@ -73,6 +73,8 @@ interface AgentState {
   servers: Map<string, string>;
   /** Every call offered by this agent's turns, by call id (bounded with the joins). */
   calls: Map<string, OfferedCall>;
+  /** Calls whose result came back (bounded with the joins). */
+  answered: Set<string>;
 }
 
 /** JSON with object keys sorted: two argument objects that differ only in key order are the same call. */
@@ -107,7 +109,7 @@ export class TurnJoin {
   private agent(key: string): AgentState {
     let a = this.agents.get(key);
     if (!a) {
-      a = { waiting: [], servers: new Map(), calls: new Map() };
+      a = { waiting: [], servers: new Map(), calls: new Map(), answered: new Set() };
       this.agents.set(key, a);
       bounded(this.agents, MAX_AGENTS);
     } else {
@@ -227,16 +229,36 @@ export class TurnJoin {
    * asked for it and to the MCP response it came from. The calls still waiting are dropped: the
    * client has moved on, and a later MCP call cannot be theirs.
    */
-  results(agent: string, callIds: string[]): ResultLink[] {
+  results(agent: string, callIds: string[], asCalled?: (callId: string) => { name: string; arguments: unknown } | undefined): ResultLink[] {
     const a = this.agents.get(agent);
     if (!a) return callIds.map((callId) => ({ callId }));
-    const answered = new Set(callIds);
+    const ids = callIds.map((callId) => (a.calls.has(callId) ? callId : (this.sameCall(a, asCalled?.(callId)) ?? callId)));
+    const answered = new Set(ids);
     a.waiting = a.waiting.filter((w) => !answered.has(w.callId));
-    return callIds.map((callId) => {
+    return ids.map((callId) => {
       const call = a.calls.get(callId);
       const join = this.byCall.get(`${agent}\u0000${callId}`);
+      if (call) a.answered.add(callId);
+      if (a.answered.size > MAX_JOINS) a.answered.delete(a.answered.values().next().value as string);
       return { callId, fromTurn: call?.turnId, call, join };
     });
+  }
+
+  /**
+   * A result under an id the model never gave: Gemini's calls come without ids (mcpscope names them
+   * `gemini-<n>`), and Gemini CLI gives each its own in the next request (`mcp_se_echo_<ms>_0`). The
+   * request's history shows that call's name and arguments: it is the newest call of this agent with
+   * the same name and arguments whose result has not come yet.
+   */
+  private sameCall(a: AgentState, called: { name: string; arguments: unknown } | undefined): string | undefined {
+    if (!called) return undefined;
+    const canon = canonicalJson(called.arguments ?? {});
+    const calls = [...a.calls.values()];
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const c = calls[i];
+      if (c.name === called.name && !a.answered.has(c.callId) && !c.unparsed && canonicalJson(c.arguments ?? {}) === canon) return c.callId;
+    }
+    return undefined;
   }
 
   /** Calls of this agent still waiting for an MCP call (say, to tell which were never called). */

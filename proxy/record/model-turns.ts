@@ -357,9 +357,15 @@ export class ModelTurns {
   private linkResults(live: LiveTurn, request: ParsedRequest): void {
     if (request.toolResults.length === 0) return;
     const r = this.ctx.redactor;
+    // The calls as the request's history shows them, for a result under an id the model never gave (turn-join.ts, sameCall).
+    const history = new Map<string, { name: string; arguments: unknown }>();
+    for (const e of request.messages)
+      if (e.kind === 'tool-use' && e.callId !== undefined && e.name !== undefined && !history.has(e.callId))
+        history.set(e.callId, { name: e.name, arguments: parseArguments(e.text) });
     const links = this.join.results(
       live.info.agent,
       request.toolResults.map((t) => t.callId),
+      (id) => history.get(id),
     );
     const results: ModelToolResult[] = [];
     for (let i = 0; i < links.length && results.length < 128; i++) {
@@ -498,6 +504,14 @@ export class ModelTurns {
 
   private hint(level: Hint['level'], code: string, text: string): Hint {
     return { level, code, text };
+  }
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

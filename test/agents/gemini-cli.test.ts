@@ -290,16 +290,23 @@ describe('real Gemini CLI through mcpscope run, joined to the MCP wire', () => {
     expect(answered.parts[0].functionResponse).toMatchObject({ name: 'mcp_se_echo', id: asked.parts[0].functionCall.id });
   });
 
-  // Fails today: the call's id in m1 is the recorder's `gemini-0` (the API sent none), the
-  // functionResponse in m2 carries Gemini CLI's own `mcp_se_echo_<ms>_0`, and the join looks the
-  // result up by id only (reported; proxy/model-api/gemini.ts + turn-join.ts). Turn this into `it`
-  // once the recorder joins such a result to its call by the history's model content.
-  it.fails('links the functionResponse to the next turn (compared with the MCP result)', () => {
+  // The call's id in m1 is the recorder's `gemini-0` (the API sent none); the functionResponse in
+  // m2 carries Gemini CLI's own `mcp_se_echo_<ms>_0`: joined through the history's functionCall
+  // (same name and arguments; turn-join.ts, sameCall). Failed before that.
+  it('links the functionResponse to the next turn (compared with the MCP result)', () => {
     const [m1, m2] = turns;
     const use = m1.toolCalls[0];
     expect(use.resultTurn).toBe(m2.id);
     expect(m2.toolResults).toEqual([
-      expect.objectContaining({ callId: use.id, fromTurn: m1.id, mcpResult: use.mcpResult, compared: 'same' }),
+      // Under Gemini CLI's own id for the call. Gemini CLI 0.61 wraps what the server answered in
+      // `<untrusted_context>` tags before the model reads it: a change the comparison says in words.
+      expect.objectContaining({
+        callId: expect.stringMatching(/^mcp_se_echo_\d+_0$/),
+        fromTurn: m1.id,
+        mcpResult: use.mcpResult,
+        compared: 'changed',
+        note: "the client wrapped the server's 26 bytes in 67",
+      }),
     ]);
   });
 

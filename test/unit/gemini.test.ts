@@ -109,6 +109,24 @@ describe('gemini: request', () => {
     expect(dialect.parseRequest(request, '/v1beta/models/gemini-2.5-flash:generateContent').stream).toBe(false);
   });
 
+  it('a functionResponse carrying MCP content blocks (Gemini CLI 0.61) reads as their text', () => {
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'go' }] },
+        { role: 'model', parts: [{ functionCall: { id: 'mcp_se_echo_1_0', name: 'mcp_se_echo', args: { message: 'hi' } } }] },
+        {
+          role: 'user',
+          parts: [
+            {
+              functionResponse: { id: 'mcp_se_echo_1_0', name: 'mcp_se_echo', response: { content: [{ type: 'text', text: 'Echo: hi' }] } },
+            },
+          ],
+        },
+      ],
+    };
+    expect(dialect.parseRequest(body, url).toolResults).toEqual([{ callId: 'mcp_se_echo_1_0', name: 'mcp_se_echo', text: 'Echo: hi' }]);
+  });
+
   it('unwraps Code Assist requests (model in the body)', () => {
     const r = dialect.parseRequest(
       { model: 'gemini-2.5-pro', project: 'p', request: { contents: [{ role: 'user', parts: [{ text: 'x' }] }] } },

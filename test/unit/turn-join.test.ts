@@ -42,3 +42,23 @@ describe('turn join: server names and sessions', () => {
     expect(j.matchCall('sa', 4, 'echo', { message: 'z' }, byTool)).toMatchObject({ callId: 'toolu_a2' });
   });
 });
+
+describe('turn join: a result under an id the model never gave', () => {
+  it('is the newest unanswered call of the same name and arguments (Gemini CLI gives id-less calls its own ids)', () => {
+    const j = new TurnJoin();
+    j.offer(AGENT, { turnId: 'm1', callId: 'gemini-0', name: 'mcp_se_echo', server: 'se', tool: 'echo', arguments: { message: 'hi' } });
+    const history = (id: string) =>
+      id === 'mcp_se_echo_1764650000000_0' ? { name: 'mcp_se_echo', arguments: { message: 'hi' } } : undefined;
+    expect(j.results(AGENT, ['mcp_se_echo_1764650000000_0'], history)).toMatchObject([{ callId: 'gemini-0', fromTurn: 'm1' }]);
+    // Answered now: the same call again under yet another id is not taken for it.
+    expect(
+      j.results(AGENT, ['mcp_se_echo_1764650000001_0'], () => ({ name: 'mcp_se_echo', arguments: { message: 'hi' } }))[0].call,
+    ).toBeUndefined();
+  });
+
+  it('other arguments are no match', () => {
+    const j = new TurnJoin();
+    j.offer(AGENT, { turnId: 'm1', callId: 'gemini-0', name: 'mcp_se_echo', arguments: { message: 'hi' } });
+    expect(j.results(AGENT, ['x'], () => ({ name: 'mcp_se_echo', arguments: { message: 'other' } }))[0].call).toBeUndefined();
+  });
+});
