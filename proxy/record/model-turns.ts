@@ -11,7 +11,7 @@
  * the recorder; the tokenizer has a thread of its own (token-counter.ts). Nothing here throws at the
  * recorder: a dialect never throws, and what a peer sent wrong is said in the turn's hints.
  */
-import type { Hint, MessageEvent, ModelCallLink, ModelToolResult, ModelTurnInfo, SessionInfo } from '../model/events.js';
+import type { AgentClient, Hint, MessageEvent, ModelCallLink, ModelToolResult, ModelTurnInfo, SessionInfo } from '../model/events.js';
 import type { ModelApiDialect, ParsedRequest, RawTool, ResponseParser } from '../model-api/dialect.js';
 import { detectModelApi } from '../model-api/dialects.js';
 import { clientOf, clientToolNames, toolOfClientName } from '../model-api/tool-names.js';
@@ -86,7 +86,7 @@ export class ModelTurns {
     const client = clientOf(ex.requestHeaders);
     const r = this.ctx.redactor;
     const agent = r.text(agentKey(client, ex));
-    const resolve = (name: string) => toolOfClientName(name, client);
+    const resolve = (name: string) => this.resolveTool(name, client, agent);
     const prev = this.previous(agent, request);
     const kept = keptMessages(request, prev ? prev.messageCount : 0, r);
     this.n += 1;
@@ -319,6 +319,25 @@ export class ModelTurns {
 
   // — internals —
 
+  /**
+   * The MCP server and tool a client's tool name stands for: by the client's convention
+   * (tool-names.ts), else — a bare name, as SDK agents and older Gemini CLIs give — the MCP session
+   * that lists a tool of that name, the agent's own sessions first, named by its server's name.
+   */
+  private resolveTool(name: string, client: AgentClient, agent: string): { server?: string; tool?: string } {
+    const r = toolOfClientName(name, client);
+    if (r.server !== undefined) return r;
+    let found: string | undefined;
+    for (const [sessionId, names] of this.sessionTools) {
+      if (!names.has(name)) continue;
+      found = sessionId;
+      if (this.join.agentOf(sessionId) === agent) break;
+    }
+    if (found === undefined) return r;
+    const session = this.ctx.registry.sessions.get(found);
+    return { server: session?.serverInfo?.name ?? session?.targetName ?? found, tool: name };
+  }
+
   private nameMatches(w: OfferedCall, tool: string, sessionId: string): boolean {
     if (w.tool === tool || w.name === tool) return true;
     // The client's name for the tool is a sanitized one (`mcp__se__get_x` for `get.x`): the names it would give this tool.
@@ -332,7 +351,7 @@ export class ModelTurns {
   private offerCalls(live: LiveTurn): void {
     const state = live.parser.state();
     if (state.toolCalls.length <= live.offered) return;
-    const resolve = (name: string) => toolOfClientName(name, live.info.client);
+    const resolve = (name: string) => this.resolveTool(name, live.info.client, live.info.agent);
     const kept = keptCalls(state, resolve, this.ctx.redactor);
     for (let i = live.offered; i < state.toolCalls.length && i < kept.length; i++) {
       const c = state.toolCalls[i];

@@ -281,8 +281,9 @@ describe.each(CASES)('$name (stream: $stream), through mcpscope ($via)', (c) => 
       const ctx = t.context!;
       expect(ctx.encoding).toContain('o200k_base');
       expect(ctx.servers.reduce((n, s) => n + s.tools, 0)).toBe(run.toolsOffered.length);
-      // Anthropic's mcp__se__<tool> names say the server; the bare names of the others do not.
-      const server = ctx.servers.find((s) => s.server === (c.api === 'anthropic-messages' ? 'se' : '(built-in)'))!;
+      // Anthropic's mcp__se__<tool> names say the server; the bare names of the others are the
+      // tools an MCP session lists, named by its server (startSdkServer's serverInfo: tls-peer).
+      const server = ctx.servers.find((s) => s.server === (c.api === 'anthropic-messages' ? 'se' : 'tls-peer'))!;
       expect(server.tools).toBe(run.toolsOffered.length);
       expect(server.tokens).toBeGreaterThan(10);
       expect(server.share).toBeCloseTo(server.tokens / t.usage!.totalInputTokens!, 6);

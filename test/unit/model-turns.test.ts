@@ -9,7 +9,16 @@ import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';
 import type { MessageEvent, ModelTurnInfo } from '../../proxy/model/events.js';
 import type { TokenCounter } from '../../proxy/record/token-counter.js';
-import { AgentWire, API_KEY, claudeTools, scriptedAgentLoop, SYSTEM_PROMPT, textStream, toolUseStream } from '../support/scripted-agent.js';
+import {
+  AgentWire,
+  API_KEY,
+  claudeTools,
+  ECHO_TOOLS,
+  scriptedAgentLoop,
+  SYSTEM_PROMPT,
+  textStream,
+  toolUseStream,
+} from '../support/scripted-agent.js';
 
 function fakeCounter(): TokenCounter {
   return {
@@ -369,5 +378,56 @@ describe('model turns: bad input gets a clear record, never a crash or a false l
     const { turn } = record(w);
     expect(turn('m2').toolResults[0]).toMatchObject({ compared: 'changed' });
     expect(turn('m2').toolResults[0].note).toBeTruthy();
+  });
+
+  it('bare tool names (SDK agents) are the tools an MCP session lists, named by its server, and joined', () => {
+    const w = new AgentWire();
+    w.mcpStart('sess-1');
+    const tools = ECHO_TOOLS.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.inputSchema },
+    }));
+    const answer = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      model: 'gpt-x',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"message":"hi"}' } }],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 100, completion_tokens: 5 },
+    };
+    w.exchange({
+      origin: 'https://api.openai.com',
+      url: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-x', 'user-agent': 'OpenAI/JS 6.49.0' },
+      body: JSON.stringify({ model: 'gpt-x', messages: [{ role: 'user', content: 'go' }], tools }),
+      chunks: [JSON.stringify(answer)],
+    });
+    w.mcp(
+      'sess-1',
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } },
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Echo: hi' }] } },
+    );
+    const { turn, messages } = record(w);
+    const m1 = turn('m1');
+    expect(m1.tools.map((t) => [t.name, t.server, t.tool])).toEqual([
+      ['echo', 'everything', 'echo'],
+      ['add', 'everything', 'add'],
+    ]);
+    expect(m1.context!.servers.map((x) => [x.server, x.tools])).toEqual([['everything', 2]]);
+    expect(m1.toolCalls[0]).toMatchObject({ name: 'echo', server: 'everything', tool: 'echo' });
+    expect(messages.find((m) => m.method === 'tools/call' && m.kind === 'request')!.modelCall).toEqual({
+      turn: 'm1',
+      callId: 'call_1',
+      name: 'echo',
+    });
   });
 });
