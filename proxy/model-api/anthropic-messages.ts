@@ -148,7 +148,6 @@ type DeltaType = RawContentBlockDelta['type'];
 
 class AnthropicResponse extends ResponseBase {
   protected readonly endName = 'message_stop';
-  private first = false;
   private readonly counts: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {};
 
   private setUsage(u: unknown): void {
@@ -171,24 +170,9 @@ class AnthropicResponse extends ResponseBase {
     this.error = `${type}: ${message}`;
   }
 
-  private content(): boolean {
-    if (this.first) return false;
-    this.first = true;
-    return true;
-  }
-
   event(eventType: string | undefined, data: string): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      this.note(`an event${eventType ? ` (${quote(eventType)})` : ''} whose data is not JSON was ignored`);
-      return false;
-    }
-    if (!isObject(value)) {
-      this.note(`an event's data is ${shapeOf(value)}, not an object`);
-      return false;
-    }
+    const value = this.eventObject(eventType, data);
+    if (!value) return false;
     const type = (str(value.type) ?? eventType) as EventType | undefined;
     const key = String(count(value.index) ?? 0);
     switch (type) {

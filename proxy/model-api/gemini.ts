@@ -172,17 +172,10 @@ type Chunk = Partial<GenerateContentResponse> & JsonObject;
 class GeminiResponse extends ResponseBase {
   protected readonly endName = 'a chunk with a finishReason';
   protected override readonly fallbackIdPrefix = 'gemini';
-  private first = false;
   /** The open text block's key and kind (consecutive text parts of one kind are one entry). */
   private textKey?: string;
   private textKind?: RawEntry['kind'];
   private blocksOpened = 0;
-
-  private content(): boolean {
-    if (this.first) return false;
-    this.first = true;
-    return true;
-  }
 
   private setError(e: unknown): void {
     const err = isObject(e) ? e : {};

@@ -10,7 +10,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/res
 import type { ModelApiDialect, ParsedRequest, RawEntry, ResponseParser } from './dialect.js';
 import { arr, count, isObject, jsonText, quote, shapeOf, str, type JsonObject } from './json-parts.js';
 import { RequestBuilder } from './request-parts.js';
-import { ResponseBase, usageOf } from './response-parts.js';
+import { openAiUsage, ResponseBase } from './response-parts.js';
 
 const PATH = /\/chat\/completions\/?$/;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -169,30 +169,15 @@ type Chunk = Partial<ChatCompletionChunk>;
 
 class ChatResponse extends ResponseBase {
   protected readonly endName = 'data: [DONE]';
-  private first = false;
   private finished = false;
 
   constructor(private readonly wantsUsage: boolean) {
     super();
   }
 
-  private content(): boolean {
-    if (this.first) return false;
-    this.first = true;
-    return true;
-  }
-
   private setUsage(u: unknown): void {
     if (!isObject(u)) return;
-    const prompt = count(u.prompt_tokens);
-    const cached = isObject(u.prompt_tokens_details) ? count(u.prompt_tokens_details.cached_tokens) : undefined;
-    const reasoning = isObject(u.completion_tokens_details) ? count(u.completion_tokens_details.reasoning_tokens) : undefined;
-    this.usage = usageOf({
-      input: prompt === undefined ? undefined : Math.max(0, prompt - (cached ?? 0)),
-      output: count(u.completion_tokens),
-      cacheRead: cached,
-      reasoning,
-    });
+    this.usage = openAiUsage(u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details, u.completion_tokens_details);
   }
 
   private setError(e: unknown): void {

@@ -15,7 +15,7 @@ import type { ModelApiDialect, ParsedRequest, RawEntry, ResponseParser } from '.
 import { arr, count, isObject, jsonText, partsText, quote, shapeOf, str, type JsonObject } from './json-parts.js';
 import { describeUrl } from './openai-chat.js';
 import { RequestBuilder } from './request-parts.js';
-import { ResponseBase, usageOf } from './response-parts.js';
+import { openAiUsage, ResponseBase } from './response-parts.js';
 
 /** `…/responses` only: not `/responses/{id}` (GETs of a stored response) nor `/responses/{id}/cancel`. */
 const PATH = /\/responses\/?$/;
@@ -180,27 +180,12 @@ const QUIET_PREFIX =
 
 class ResponsesResponse extends ResponseBase {
   protected readonly endName = 'response.completed';
-  private first = false;
   /** output_index → the key of its block (item id, else `out:<index>`). */
   private readonly byIndex = new Map<number, string>();
 
-  private content(): boolean {
-    if (this.first) return false;
-    this.first = true;
-    return true;
-  }
-
   private setUsage(u: unknown): void {
     if (!isObject(u)) return;
-    const input = count(u.input_tokens);
-    const cached = isObject(u.input_tokens_details) ? count(u.input_tokens_details.cached_tokens) : undefined;
-    const reasoning = isObject(u.output_tokens_details) ? count(u.output_tokens_details.reasoning_tokens) : undefined;
-    this.usage = usageOf({
-      input: input === undefined ? undefined : Math.max(0, input - (cached ?? 0)),
-      output: count(u.output_tokens),
-      cacheRead: cached,
-      reasoning,
-    });
+    this.usage = openAiUsage(u.input_tokens, u.output_tokens, u.input_tokens_details, u.output_tokens_details);
   }
 
   private setError(e: unknown): void {
@@ -282,17 +267,8 @@ class ResponsesResponse extends ResponseBase {
   }
 
   event(eventType: string | undefined, data: string): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      this.note(`an event${eventType ? ` (${quote(eventType)})` : ''} whose data is not JSON was ignored`);
-      return false;
-    }
-    if (!isObject(value)) {
-      this.note(`an event's data is ${shapeOf(value)}, not an object`);
-      return false;
-    }
+    const value = this.eventObject(eventType, data);
+    if (!value) return false;
     const type = str(value.type) ?? eventType ?? '';
     let content = false;
     switch (type as EventType) {

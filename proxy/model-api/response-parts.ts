@@ -9,7 +9,7 @@
  */
 import type { ModelUsage } from '../model/model-turn.js';
 import type { ParsedToolCall, ResponseParser, ResponseState, RawEntry } from './dialect.js';
-import { parseJson } from './json-parts.js';
+import { count, isObject, parseJson, quote, shapeOf, type JsonObject } from './json-parts.js';
 
 const MAX_NOTES = 20;
 
@@ -81,6 +81,22 @@ export function usageOf(u: {
  * A response parser's common half. A dialect extends it with `event` and `json`, opens, feeds and
  * closes blocks by a key of its own (a content block index, an item id), and sets the fields.
  */
+/**
+ * OpenAI's usage (Chat Completions: prompt/completion tokens; Responses: input/output tokens): its
+ * input count includes the cached tokens, which are taken out here (input = not cached).
+ */
+export function openAiUsage(input: unknown, output: unknown, inputDetails: unknown, outputDetails: unknown): ModelUsage | undefined {
+  const total = count(input);
+  const cached = isObject(inputDetails) ? count(inputDetails.cached_tokens) : undefined;
+  const reasoning = isObject(outputDetails) ? count(outputDetails.reasoning_tokens) : undefined;
+  return usageOf({
+    input: total === undefined ? undefined : Math.max(0, total - (cached ?? 0)),
+    output: count(output),
+    cacheRead: cached,
+    reasoning,
+  });
+}
+
 export abstract class ResponseBase implements ResponseParser {
   model?: string;
   stopReason?: string;
@@ -102,6 +118,31 @@ export abstract class ResponseBase implements ResponseParser {
   protected abstract readonly endName: string;
   /** The id of a tool call the wire gave none: `<prefix>-<n>`. */
   protected readonly fallbackIdPrefix: string = 'call';
+
+  private sawContent = false;
+
+  /** True the first time only: the event that carried the response's first content dates the time to first token. */
+  protected content(): boolean {
+    if (this.sawContent) return false;
+    this.sawContent = true;
+    return true;
+  }
+
+  /** An SSE event's data as a JSON object; anything else is noted and undefined. */
+  protected eventObject(eventType: string | undefined, data: string): JsonObject | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      this.note(`an event${eventType ? ` (${quote(eventType)})` : ''} whose data is not JSON was ignored`);
+      return undefined;
+    }
+    if (!isObject(value)) {
+      this.note(`an event's data is ${shapeOf(value)}, not an object`);
+      return undefined;
+    }
+    return value;
+  }
 
   /** A note, said once however often it happens; at most MAX_NOTES of them. */
   note(text: string): void {
