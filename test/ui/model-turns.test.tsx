@@ -187,6 +187,16 @@ describe('model turns: the Model tab', () => {
     expect(dom.$('model-usage')!.querySelector('[data-usage="cache write"]')!.textContent).toContain('31,334');
   });
 
+  it('names the model that answered when it is not the one asked for (responseModel), and not otherwise', async () => {
+    const store = load();
+    store.ingest([upsert(store, { ...TURN_1, model: 'claude-sonnet-4-5', responseModel: 'claude-sonnet-4-5-20250929' })]);
+    await dom.render(<DetailPane store={store} row={store.row('tm1')!} version={store.version} onSelect={noop} onClose={noop} />);
+    expect(dom.$('model-response-model')!.textContent).toBe('claude-sonnet-4-5-20250929');
+    store.ingest([upsert(store, { ...TURN_1, model: 'claude-sonnet-4-5', responseModel: 'claude-sonnet-4-5' })]);
+    await dom.render(<DetailPane store={store} row={store.row('tm1')!} version={store.version} onSelect={noop} onClose={noop} />);
+    expect(dom.$('model-response-model')).toBeNull();
+  });
+
   it('says how many earlier messages went in earlier turns, and links a tool result to the turn that asked for it', async () => {
     const store = load();
     const selected: string[] = [];

@@ -109,6 +109,14 @@ function Summary({ turn }: { turn: ModelTurnInfo }) {
             <Vis text={agentLabel(turn.agent)} />
           </span>
         </dd>
+        {turn.responseModel !== undefined && turn.responseModel !== turn.model ? (
+          <>
+            <dt>Answered by</dt>
+            <dd className="mono" data-testid="model-response-model">
+              <Vis text={turn.responseModel} />
+            </dd>
+          </>
+        ) : null}
         <dt>Request</dt>
         <dd>
           {plural(turn.messageCount, 'message')}, {plural(turn.tools.length, 'tool')} offered
