@@ -9,19 +9,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import type { MessageEvent, ModelTurnInfo } from '../../proxy/model/events.js';
-import { exportNdjson } from '../../proxy/export/export-ndjson.js';
-import { exportHar } from '../../proxy/export/export-har.js';
 import { makeTestCa, type TestCa } from '../support/tls-peers.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { startAnthropicStandin, type AnthropicStandin } from '../support/model-apis/anthropic-standin.js';
 import { callToolThenAnswer } from '../support/model-apis/script.js';
 import { collectFeed, type CollectedFeed } from '../support/feed.js';
+import { expectCostPerServer, expectUnchangedAndKeyless } from './agent-checks.js';
 import { agentBin } from '../support/agent-clients.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
@@ -205,33 +204,12 @@ describe('real Claude Code through mcpscope run, joined to the MCP wire', () => 
   });
 
   it('costs the tools per server: se with every tool server-everything lists, in every request', () => {
-    const list = messages.find(
-      (m) => m.method === 'tools/list' && m.kind === 'response' && m.sessionId === turns[0].toolCalls[0].mcpCall!.sessionId,
-    )!;
-    const listed = (list.jsonrpc as { result: { tools: unknown[] } }).result.tools.length;
-    for (const t of turns) {
-      const se = t.context!.servers.find((s) => s.server === 'se')!;
-      expect(se.tools).toBe(listed);
-      expect(se.tokens).toBeGreaterThan(listed * 10);
-      expect(se.share).toBeCloseTo(se.tokens / t.usage!.totalInputTokens!, 6);
-      expect(t.context!.servers.find((s) => s.server === '(built-in)')!.tools).toBeGreaterThan(5);
-      expect(t.context!.encoding).toContain('o200k_base');
-    }
-    expect(turns[0].tools.filter((x) => x.server === 'se')).toHaveLength(listed);
+    expectCostPerServer(turns, messages);
   });
 
   it('changes nothing on the wire, and keeps the API key out of the store, the feed, the exports and the log', async () => {
-    expect(scope.store.snapshot().filter((e) => e.type === 'modification')).toEqual([]);
-    await feed.until((events) => events.some((e) => e.type === 'model-turn' && e.turn.id === turns[1].id && e.turn.status === 'done'));
-    const places = {
-      store: JSON.stringify(scope.store.history()),
-      feed: JSON.stringify(feed.events),
-      ndjson: exportNdjson(scope.store),
-      har: JSON.stringify(exportHar(scope.store)),
-      log: readFileSync(logFile, 'utf8'),
-    };
-    for (const [where, text] of Object.entries(places)) expect(text.includes(API_KEY), where).toBe(false);
+    const log = await expectUnchangedAndKeyless(scope, feed, logFile, API_KEY, turns[1].id);
     // What it is there for: the log line of each turn.
-    expect(places.log).toMatch(/MODEL claude-/);
+    expect(log).toMatch(/MODEL claude-/);
   });
 });
