@@ -7,16 +7,11 @@
  * counted yet is `undefined`, and so is the cost until every text is counted).
  */
 import type { ContextCost, ContextServerCost, ToolOffered } from '../model/model-turn.js';
+import { byteLength } from '../model/byte-length.js';
 
 export const BUILT_IN = '(built-in)';
 
 export type CountTokens = (text: string) => number | undefined;
-
-const utf8 = new TextEncoder();
-export function utf8Bytes(text: string): number {
-  // TextEncoder allocates; for the sizes here (tool texts, KBs) that is cheaper than a hand-written count.
-  return utf8.encode(text).byteLength;
-}
 
 /**
  * Claude Code puts servers' instructions into its system prompt as
@@ -98,7 +93,7 @@ export function contextCost(input: {
     let acc = servers.get(server);
     if (!acc) servers.set(server, (acc = { server, tools: 0, bytes: 0, tokens: 0, descriptionTokens: 0, schemaTokens: 0 }));
     acc.instructionsTokens = (acc.instructionsTokens ?? 0) + n;
-    acc.bytes += utf8Bytes(text);
+    acc.bytes += byteLength(text);
   }
   const total = input.totalInputTokens;
   for (const acc of servers.values()) {

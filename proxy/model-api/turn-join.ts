@@ -19,6 +19,7 @@
  * Every map is bounded: agents, waiting calls per agent, joins kept for their results.
  */
 import type { McpRef } from '../model/model-turn.js';
+import { canonicalJson } from '../parse/canonical-json.js';
 
 const MAX_AGENTS = 256;
 const MAX_WAITING = 256;
@@ -75,23 +76,6 @@ interface AgentState {
   calls: Map<string, OfferedCall>;
   /** Calls whose result came back (bounded with the joins). */
   answered: Set<string>;
-}
-
-/** JSON with object keys sorted: two argument objects that differ only in key order are the same call. */
-export function canonicalJson(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(sortKeys(value, 0));
-  } catch {
-    return undefined;
-  }
-}
-
-function sortKeys(value: unknown, depth: number): unknown {
-  if (depth > 64 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => sortKeys(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k], depth + 1);
-  return out;
 }
 
 function bounded<K, V>(map: Map<K, V>, max: number): void {
@@ -259,10 +243,5 @@ export class TurnJoin {
       if (c.name === called.name && !a.answered.has(c.callId) && !c.unparsed && canonicalJson(c.arguments ?? {}) === canon) return c.callId;
     }
     return undefined;
-  }
-
-  /** Calls of this agent still waiting for an MCP call (say, to tell which were never called). */
-  waiting(agent: string): OfferedCall[] {
-    return this.agents.get(agent)?.waiting ?? [];
   }
 }

@@ -56,10 +56,7 @@ export function plainRequestBody(http: HttpExchanges, ex: ExchangeState, end: Bo
   // A model API call (model-turns.ts) is read as a turn; its hints are not OAuth's.
   const model = http.ctx.modelTurns?.request(ex, read.requestJson, end.bytes, ts) === true;
   if (!model) Object.assign((ex.plainBodies ??= {}), read);
-  // A model request is hundreds of KiB, and its turn keeps the transcript: the preview redacts only
-  // its first bytes (a margin past the cut, so that a secret across it is still found whole).
-  const previewText = model && text.length > PLAIN_PREVIEW_BYTES + 4096 ? text.slice(0, PLAIN_PREVIEW_BYTES + 4096) : text;
-  ex.info.requestPreview = http.ctx.previewOf(previewText, ex.info.requestType, PLAIN_PREVIEW_BYTES);
+  ex.info.requestPreview = http.ctx.previewOf(text, ex.info.requestType, PLAIN_PREVIEW_BYTES);
   annotatePlain(http, ex);
   http.ctx.markExchange(ex);
 }

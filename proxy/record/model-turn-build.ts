@@ -7,7 +7,7 @@
  */
 import type { ModelToolCall, ModelUsage, ToolOffered, TranscriptEntry } from '../model/model-turn.js';
 import type { ParsedRequest, RawEntry, RawTool, ResponseState } from '../model-api/dialect.js';
-import { utf8Bytes } from '../model-api/context-cost.js';
+import { byteLength } from '../model/byte-length.js';
 import type { Redactor } from './redact.js';
 
 export const ENTRY_TEXT_CHARS = 8 * 1024;
@@ -18,7 +18,7 @@ export const MAX_CALLS = 128;
 
 /** A text cut to `max` characters (never inside a surrogate pair), with its full size. */
 export function boundText(text: string, max: number): { text: string; bytes: number; truncated?: boolean } {
-  const bytes = utf8Bytes(text);
+  const bytes = byteLength(text);
   if (text.length <= max) return { text, bytes };
   let end = max;
   const c = text.charCodeAt(end - 1);
@@ -63,8 +63,8 @@ export function offeredTools(
     const r = resolve(t.name);
     const out: Omit<ToolOffered, 'descriptionTokens' | 'schemaTokens'> = {
       name: redactor.text(t.name),
-      descriptionBytes: utf8Bytes(t.description),
-      schemaBytes: utf8Bytes(t.schemaText),
+      descriptionBytes: byteLength(t.description),
+      schemaBytes: byteLength(t.schemaText),
     };
     if (r.server !== undefined) out.server = redactor.text(r.server);
     if (r.tool !== undefined) out.tool = redactor.text(r.tool);
@@ -121,8 +121,8 @@ export function compareResults(server: string, model: string, serverTruncated: b
   const b = norm(model);
   if (a === b) return undefined;
   if (serverTruncated && b.startsWith(a)) return undefined;
-  const sa = utf8Bytes(a);
-  const sb = utf8Bytes(b);
+  const sa = byteLength(a);
+  const sb = byteLength(b);
   if (b.length < a.length && a.startsWith(b.replace(/…$/, '')))
     return `the model got the first ${sb.toLocaleString('en-US')} of the server's ${sa.toLocaleString('en-US')} bytes`;
   if (b.includes(a)) return `the client wrapped the server's ${sa.toLocaleString('en-US')} bytes in ${sb.toLocaleString('en-US')}`;

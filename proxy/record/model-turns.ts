@@ -19,7 +19,7 @@ import { TurnJoin, type OfferedCall } from '../model-api/turn-join.js';
 import { contextCost, instructionsBySection, textsToCount } from '../model-api/context-cost.js';
 import { BodyReader, type BodyEnd, type BodyFrame } from '../parse/body-reader.js';
 import { firstHeader } from '../capture/wire-records.js';
-import { pathOf } from './plain-http.js';
+import { parseJson, pathOf } from './plain-http.js';
 import type { RecorderContext } from './recorder-context.js';
 import type { ExchangeState } from './http-exchanges.js';
 import type { TokenCounter } from './token-counter.js';
@@ -380,7 +380,7 @@ export class ModelTurns {
     const history = new Map<string, { name: string; arguments: unknown }>();
     for (const e of request.messages)
       if (e.kind === 'tool-use' && e.callId !== undefined && e.name !== undefined && !history.has(e.callId))
-        history.set(e.callId, { name: e.name, arguments: parseArguments(e.text) });
+        history.set(e.callId, { name: e.name, arguments: parseJson(e.text) });
     const links = this.join.results(
       live.info.agent,
       request.toolResults.map((t) => t.callId),
@@ -523,14 +523,6 @@ export class ModelTurns {
 
   private hint(level: Hint['level'], code: string, text: string): Hint {
     return { level, code, text };
-  }
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
 

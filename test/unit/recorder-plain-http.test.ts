@@ -650,3 +650,23 @@ describe('OAuth metadata at a custom path', () => {
     expect(exchangeOf(store, y).plain).toBeUndefined();
   });
 });
+
+describe('plain HTTP previews of large bodies', () => {
+  it('redact only what they keep, plus a margin: a secret across the 16 KiB cut is still found whole', async () => {
+    const { AgentWire } = await import('../support/scripted-agent.js');
+    const { Recorder } = await import('../../proxy/record/recorder.js');
+    const { createRedactor } = await import('../../proxy/record/redact.js');
+    const { EventStore } = await import('../../proxy/store/event-store.js');
+    const secret = 'cs-VERYSECRETVALUE-0123456789';
+    const w = new AgentWire();
+    // The secret's value starts a few characters before the preview's 16 KiB cut, the body goes on for 200 KiB.
+    const body = JSON.stringify({ pad: 'x'.repeat(16 * 1024 - 40), client_secret: secret, tail: 'y'.repeat(200 * 1024) });
+    w.exchange({ origin: 'https://auth.example', url: '/register', headers: { 'content-type': 'application/json' }, body, chunks: ['{}'] });
+    const store = new EventStore();
+    new Recorder({ store, redactor: createRedactor({}), tokenCounter: null }).handle(w.records);
+    const preview = [...store.exchanges.values()][0].requestPreview!;
+    expect(preview.length).toBeLessThanOrEqual(16 * 1024);
+    expect(preview).toContain('"client_secret"');
+    expect(preview).not.toContain(secret.slice(0, 8));
+  });
+});
