@@ -8,19 +8,15 @@
  * HTTP. Offline: a fake key, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, a throwaway HOME.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import type { McpscopeCore } from '../../proxy/mcpscope.js';
 import type { MessageEvent, ModelTurnInfo } from '../../proxy/model/events.js';
-import { makeTestCa, type TestCa } from '../support/tls-peers.js';
-import { startEverythingServer, type RunningPeer } from '../support/peers.js';
+import type { RunningPeer } from '../support/peers.js';
 import { startAnthropicStandin, type AnthropicStandin } from '../support/model-apis/anthropic-standin.js';
 import { callToolThenAnswer } from '../support/model-apis/script.js';
-import { collectFeed, type CollectedFeed } from '../support/feed.js';
+import type { CollectedFeed } from '../support/feed.js';
 import { expectCostPerServer, expectUnchangedAndKeyless } from './agent-checks.js';
+import { runProcess, startAgentRig, type AgentRig } from './agent-rig.js';
 import { agentBin } from '../support/agent-clients.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
@@ -31,67 +27,32 @@ const USAGE = [
   { inputTokens: 120, cacheWriteTokens: 0, cacheReadTokens: 31_334, outputTokens: 12 },
 ] as const;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-let ca: TestCa;
+let rig: AgentRig<AnthropicStandin>;
 let caFile: string;
 let api: AnthropicStandin;
 let se: RunningPeer;
 let scope: McpscopeCore;
 let feed: CollectedFeed;
-const dirs: string[] = [];
-const tmp = (p: string) => {
-  const d = mkdtempSync(join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
 let logFile: string;
 let scopeHome: string;
+let tmp: (prefix: string) => string;
 
 beforeAll(async () => {
-  ca = await makeTestCa();
-  caFile = join(ca.ca.dir, 'test-ca.pem');
-  writeFileSync(caFile, ca.ca.certPem);
-  api = await startAnthropicStandin({
-    script: callToolThenAnswer({ tool: 'echo', arguments: { message: 'hello from the model' }, usage: [{ ...USAGE[0] }, { ...USAGE[1] }] }),
-    tls: ca.leaf,
-  });
-  se = await startEverythingServer('streamableHttp');
-  scopeHome = tmp('mcpscope-agents-home-');
-  logFile = join(tmp('mcpscope-agents-log-'), 'log.txt');
-  process.env.MCPSCOPE_HOME = scopeHome;
-  scope = await startMcpscope({
-    forward: { port: 0, upstreamCa: [ca.ca.certPem] },
-    uiPort: 0,
-    discoveryFile: true,
-    log: { to: logFile, format: 'text', colour: false },
-  });
-  feed = collectFeed(scope.ui!.url);
+  rig = await startAgentRig((tls) =>
+    startAnthropicStandin({
+      script: callToolThenAnswer({
+        tool: 'echo',
+        arguments: { message: 'hello from the model' },
+        usage: [{ ...USAGE[0] }, { ...USAGE[1] }],
+      }),
+      tls,
+    }),
+  );
+  ({ caFile, api, se, scope, feed, logFile, scopeHome, tmp } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  feed?.close();
-  await scope?.close();
-  await se?.close();
-  await api?.close();
-  ca?.remove();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** Claude Code with a throwaway HOME where `claude mcp add` configured server-everything as `se`. */
@@ -106,7 +67,7 @@ async function claudeEnv(): Promise<NodeJS.ProcessEnv> {
     ANTHROPIC_API_KEY: API_KEY,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   };
-  const added = await run(CLAUDE, ['mcp', 'add', '--transport', 'http', 'se', se.url], env);
+  const added = await runProcess(CLAUDE, ['mcp', 'add', '--transport', 'http', 'se', se.url], env);
   expect(added.code, added.stderr).toBe(0);
   return env;
 }
@@ -124,16 +85,20 @@ describe('real Claude Code through mcpscope run, joined to the MCP wire', () => 
 
   it('gives Claude Code the same answer as a direct run, and records both model turns with their usage', async () => {
     // Direct: the stand-in trusted through NODE_EXTRA_CA_CERTS, no proxy.
-    const direct = await run(CLAUDE, PROMPT, { ...(await claudeEnv()), NODE_EXTRA_CA_CERTS: caFile });
+    const direct = await runProcess(CLAUDE, PROMPT, { ...(await claudeEnv()), NODE_EXTRA_CA_CERTS: caFile });
     expect(direct.code, direct.stderr).toBe(0);
     const callsBefore = api.modelCalls().length;
 
     // Claude Code may send its first request before its MCP servers are connected (then it offers
     // no mcp__se__* tool and the scripted model cannot choose one): its own race, retried once.
-    let through: Ran | undefined;
+    let through: Awaited<ReturnType<typeof runProcess>> | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       const from = api.modelCalls().length;
-      through = await run(process.execPath, [BIN, 'run', '--ui-port', String(scope.ui!.port), '--', CLAUDE, ...PROMPT], await claudeEnv());
+      through = await runProcess(
+        process.execPath,
+        [BIN, 'run', '--ui-port', String(scope.ui!.port), '--', CLAUDE, ...PROMPT],
+        await claudeEnv(),
+      );
       const first = api.modelCalls()[from]?.body as { tools?: { name: string }[] } | undefined;
       if (first?.tools?.some((t) => t.name === 'mcp__se__echo')) break;
     }

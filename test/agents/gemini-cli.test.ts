@@ -29,19 +29,17 @@
  *   functionResponse carry in the next request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import type { McpscopeCore } from '../../proxy/mcpscope.js';
 import type { MessageEvent, ModelTurnInfo, SessionInfo } from '../../proxy/model/events.js';
-import { makeTestCa, type TestCa } from '../support/tls-peers.js';
-import { startEverythingServer, type RunningPeer } from '../support/peers.js';
+import type { RunningPeer } from '../support/peers.js';
 import { startGeminiStandin, type GeminiStandin } from '../support/model-apis/gemini-standin.js';
 import { callToolThenAnswer } from '../support/model-apis/script.js';
-import { collectFeed, type CollectedFeed } from '../support/feed.js';
+import type { CollectedFeed } from '../support/feed.js';
 import { expectCostPerServer, expectUnchangedAndKeyless } from './agent-checks.js';
+import { runProcess, startAgentRig, type AgentRig } from './agent-rig.js';
 import { agentBin } from '../support/agent-clients.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
@@ -54,73 +52,32 @@ const USAGE = [
   { inputTokens: 14_400, cacheReadTokens: 12_000, outputTokens: 15 },
 ] as const;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Ran> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
-
-let ca: TestCa;
+let rig: AgentRig<GeminiStandin>;
 let caFile: string;
 let api: GeminiStandin;
 let se: RunningPeer;
 let scope: McpscopeCore;
 let feed: CollectedFeed;
-const dirs: string[] = [];
-const tmp = (p: string) => {
-  const d = mkdtempSync(join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
 let logFile: string;
 let scopeHome: string;
+let tmp: (prefix: string) => string;
 
 beforeAll(async () => {
-  ca = await makeTestCa();
-  caFile = join(ca.ca.dir, 'test-ca.pem');
-  writeFileSync(caFile, ca.ca.certPem);
-  api = await startGeminiStandin({
-    script: callToolThenAnswer({
-      tool: 'mcp_se_echo',
-      arguments: { message: 'hello from the model' },
-      usage: [{ ...USAGE[0] }, { ...USAGE[1] }],
+  rig = await startAgentRig((tls) =>
+    startGeminiStandin({
+      script: callToolThenAnswer({
+        tool: 'mcp_se_echo',
+        arguments: { message: 'hello from the model' },
+        usage: [{ ...USAGE[0] }, { ...USAGE[1] }],
+      }),
+      tls,
     }),
-    tls: ca.leaf,
-  });
-  se = await startEverythingServer('streamableHttp');
-  scopeHome = tmp('mcpscope-agents-home-');
-  logFile = join(tmp('mcpscope-agents-log-'), 'log.txt');
-  process.env.MCPSCOPE_HOME = scopeHome;
-  scope = await startMcpscope({
-    forward: { port: 0, upstreamCa: [ca.ca.certPem] },
-    uiPort: 0,
-    discoveryFile: true,
-    log: { to: logFile, format: 'text', colour: false },
-  });
-  feed = collectFeed(scope.ui!.url);
+  );
+  ({ caFile, api, se, scope, feed, logFile, scopeHome, tmp } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  feed?.close();
-  await scope?.close();
-  await se?.close();
-  await api?.close();
-  ca?.remove();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await rig?.close();
 });
 
 interface Gemini {
@@ -154,7 +111,7 @@ async function gemini(): Promise<Gemini> {
     GEMINI_CLI_NO_RELAUNCH: 'true',
   };
   const cwd = tmp('gemini-work-');
-  const added = await run(GEMINI, ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'se', se.url], env, cwd);
+  const added = await runProcess(GEMINI, ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'se', se.url], env, cwd);
   expect(added.code, added.stderr).toBe(0);
   return { env, cwd };
 }
@@ -191,7 +148,7 @@ describe('real Gemini CLI through mcpscope run, joined to the MCP wire', () => {
 
   it('`gemini mcp list` checks server-everything through the forward proxy, and mcpscope records that MCP session', async () => {
     const g = await gemini();
-    const listed = await run(process.execPath, throughScope(['mcp', 'list']), g.env, g.cwd);
+    const listed = await runProcess(process.execPath, throughScope(['mcp', 'list']), g.env, g.cwd);
     expect(listed.code, listed.stderr).toBe(0);
     // Gemini CLI prints the list on stderr; the server keeps its real URL (a forward proxy).
     expect(listed.stdout + listed.stderr).toContain(`✓ se: ${se.url} (http) - Connected`);
@@ -215,14 +172,14 @@ describe('real Gemini CLI through mcpscope run, joined to the MCP wire', () => {
   it('gives Gemini CLI the same answer as a direct run, and records both model turns with their usage', async () => {
     // Direct: the stand-in trusted through NODE_EXTRA_CA_CERTS, no proxy.
     const d = await gemini();
-    const direct = await run(GEMINI, PROMPT, { ...d.env, NODE_EXTRA_CA_CERTS: caFile }, d.cwd);
+    const direct = await runProcess(GEMINI, PROMPT, { ...d.env, NODE_EXTRA_CA_CERTS: caFile }, d.cwd);
     expect(direct.code, direct.stderr).toBe(0);
     const callsBefore = api.modelCalls().length;
     const before = new Set(scope.store.turns.keys());
     const sessionsBefore = new Set(sessions().map((s) => s.id));
 
     const g = await gemini();
-    const through = await run(process.execPath, throughScope(PROMPT), g.env, g.cwd);
+    const through = await runProcess(process.execPath, throughScope(PROMPT), g.env, g.cwd);
     expect(through.code, through.stderr).toBe(0);
     expect(answer(through.stdout)).toEqual(answer(direct.stdout));
     expect(answer(through.stdout)).toMatchObject({
