@@ -9,9 +9,9 @@
  * Tools panel's form for the demo's `add`, called, with its answer), docs/images/spec-violation.png (the
  * Spec tab of the demo's `add` called with a string), lint-report.png (that session's lint report) and
  * export-menu.png (the Export menu: fixture, HAR, NDJSON, annotated log, "Copy as annotated log"),
- * and docs/images/lint-not-checked.png (a linter note: a 3,000-property outputSchema not checked),
- * docs/images/model-turn.png and context-cost.png (issue 27: a model turn's Model tab and the Context
- * view, from the sample agent loop: scripts/model-screenshots.ts).
+ * and docs/images/lint-not-checked.png (a linter note: a 3,000-property outputSchema not checked).
+ * The agent view's images (agent-loop.png, agent-context.png) come from a real Claude Code run:
+ * scripts/agent-screenshots.ts.
  * Needs `npm run build` (the UI is served from dist/).
  * `npx tsx scripts/screenshots.ts <dir>` writes them to <dir> instead, to compare before replacing.
  */
@@ -30,7 +30,6 @@ import { launchBrowser } from '../test/support/browser.js';
 import { startStrictOAuthWorld } from '../test/support/strict-auth-server.js';
 import { startHostileSchemaServer } from '../test/support/hostile-schema-server.js';
 import { TestOAuthClient, connectWithOAuth } from '../test/support/oauth-test-client.js';
-import { shootModelViews } from './model-screenshots.js';
 
 const images = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('../docs/images/', import.meta.url));
 mkdirSync(images, { recursive: true });
@@ -219,7 +218,6 @@ const browser = await launchBrowser();
 }
 
 // The agent's side of the wire (issue 27): a model turn's Model tab, and the Context view.
-await shootModelViews(browser, images);
 
 await browser.close();
 console.log(`screenshots written to ${images}`);
