@@ -254,15 +254,9 @@ class AnthropicResponse extends ResponseBase {
     }
   }
 
-  json(body: unknown): void {
-    if (body === undefined) {
-      this.note('the response body is not JSON');
-      return;
-    }
-    if (!isObject(body)) {
-      this.note(`the response body is ${shapeOf(body)}, not an object`);
-      return;
-    }
+  json(value: unknown): void {
+    const body = this.bodyObject(value);
+    if (!body) return;
     if (body.type === 'error' || (isObject(body.error) && body.content === undefined)) {
       this.setError(body.error);
       return;

@@ -267,15 +267,9 @@ class ChatResponse extends ResponseBase {
     return content;
   }
 
-  json(body: unknown): void {
-    if (body === undefined) {
-      this.note('the response body is not JSON');
-      return;
-    }
-    if (!isObject(body)) {
-      this.note(`the response body is ${shapeOf(body)}, not an object`);
-      return;
-    }
+  json(value: unknown): void {
+    const body = this.bodyObject(value);
+    if (!body) return;
     if (body.error !== undefined && body.choices === undefined) {
       this.setError(body.error);
       return;

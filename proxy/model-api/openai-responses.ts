@@ -344,15 +344,9 @@ class ResponsesResponse extends ResponseBase {
     return content && this.content();
   }
 
-  json(body: unknown): void {
-    if (body === undefined) {
-      this.note('the response body is not JSON');
-      return;
-    }
-    if (!isObject(body)) {
-      this.note(`the response body is ${shapeOf(body)}, not an object`);
-      return;
-    }
+  json(value: unknown): void {
+    const body = this.bodyObject(value);
+    if (!body) return;
     if (body.output === undefined && isObject(body.error)) {
       this.setError(body.error);
       return;

@@ -144,6 +144,19 @@ export abstract class ResponseBase implements ResponseParser {
     return value;
   }
 
+  /** A whole JSON body as an object; anything else is noted and undefined. */
+  protected bodyObject(body: unknown): JsonObject | undefined {
+    if (body === undefined) {
+      this.note('the response body is not JSON');
+      return undefined;
+    }
+    if (!isObject(body)) {
+      this.note(`the response body is ${shapeOf(body)}, not an object`);
+      return undefined;
+    }
+    return body;
+  }
+
   /** A note, said once however often it happens; at most MAX_NOTES of them. */
   note(text: string): void {
     if (this.noted.has(text) || this.notes.length > MAX_NOTES) return;
