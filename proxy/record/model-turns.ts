@@ -12,7 +12,7 @@
  * recorder: a dialect never throws, and what a peer sent wrong is said in the turn's hints.
  */
 import type { AgentClient, Hint, MessageEvent, ModelCallLink, ModelToolResult, ModelTurnInfo, SessionInfo } from '../model/events.js';
-import type { ModelApiDialect, ParsedRequest, RawTool, ResponseParser } from '../model-api/dialect.js';
+import type { ParsedRequest, RawTool, ResponseParser } from '../model-api/dialect.js';
 import { detectModelApi } from '../model-api/dialects.js';
 import { clientOf, clientToolNames, toolOfClientName } from '../model-api/tool-names.js';
 import { TurnJoin, type OfferedCall } from '../model-api/turn-join.js';
@@ -20,6 +20,7 @@ import { contextCost, instructionsBySection, textsToCount } from '../model-api/c
 import { BodyReader, type BodyEnd, type BodyFrame } from '../parse/body-reader.js';
 import { firstHeader } from '../capture/wire-records.js';
 import { parseJson, pathOf } from './plain-http.js';
+import { byteLength } from '../model/byte-length.js';
 import type { RecorderContext } from './recorder-context.js';
 import type { ExchangeState } from './http-exchanges.js';
 import type { TokenCounter } from './token-counter.js';
@@ -42,7 +43,6 @@ const MAX_AGENTS = 256;
 
 export interface LiveTurn {
   info: ModelTurnInfo;
-  dialect: ModelApiDialect;
   parser: ResponseParser;
   /** Tool calls of the response already offered to the join. */
   offered: number;
@@ -117,7 +117,6 @@ export class ModelTurns {
     for (const note of request.notes.slice(0, 8)) info.hints.push({ level: 'info', code: 'model-request-note', text: r.text(note) });
     const live: LiveTurn = {
       info,
-      dialect,
       parser: dialect.newResponse(request),
       offered: 0,
       rawTools: request.tools.slice(0, info.tools.length),
@@ -392,7 +391,7 @@ export class ModelTurns {
       const tr = request.toolResults[i];
       // Results of calls older than the turns mcpscope saw (a conversation it joined late): not listed.
       if (!link.call && !link.join) continue;
-      const out: ModelToolResult = { callId: r.text(tr.callId), bytes: boundText(tr.text, 0).bytes };
+      const out: ModelToolResult = { callId: r.text(tr.callId), bytes: byteLength(tr.text) };
       if (tr.isError) out.isError = true;
       if (link.fromTurn) out.fromTurn = link.fromTurn;
       const join = link.join;
