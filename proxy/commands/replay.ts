@@ -18,6 +18,9 @@ const USAGE = `Usage: mcpscope replay <fixture.json> [options]
 Serves a recorded session (an mcpscope fixture) as a mock MCP server: each request is answered
 with the recorded response of the matching recorded request (method + params; ids, progress
 tokens and _meta ignored), re-emitting recorded progress, logs and server→client requests.
+initialize answers with the protocol version the client asked for when it is an older released
+one than the recorded version (negotiated down, said on stderr; the answers stay the recorded
+ones), else with the recorded version, as the recorded server would.
 
 Options
   --port <n>       port (default ${DEFAULT_REPLAY_PORT}, any free port when taken; 0 = any free port)
@@ -33,7 +36,7 @@ Options
   --speed <x>      older spelling, the inverse factor: --speed 2 = --timing 0.5,
                    --speed 1 = --timing recorded, --speed 0 = --timing fast
   --stdio          speak MCP over stdin/stdout instead of HTTP
-  --quiet          no per-request log lines on stderr
+  --quiet          no per-request log lines on stderr (a version negotiated down is still said)
   -h, --help       this help
 `;
 
@@ -118,13 +121,15 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const log = v.quiet ? undefined : (line: string) => process.stderr.write(`  ${line}\n`);
+  // Said even with --quiet: the client is then not served exactly what was recorded.
+  const notice = (line: string) => process.stderr.write(`mcpscope replay: ${line}\n`);
   const pace =
     timing === 'recorded' || timing === 1 ? 'recorded timing' : timing === 'fast' ? 'answering at once' : `recorded timing × ${timing}`;
   const summary = `${basename(file)}: ${model.calls.length} recorded requests from ${fixture.session.serverInfo?.name ?? 'an MCP server'} (${fixture.session.transport}), ${pace}`;
 
   if (v.stdio) {
     process.stderr.write(`mcpscope replay: serving ${summary} on stdio\n`);
-    const mock = startStdioMock(fixture, { stdin: process.stdin, stdout: process.stdout, timing, log });
+    const mock = startStdioMock(fixture, { stdin: process.stdin, stdout: process.stdout, timing, log, notice });
     const stop = () => void mock.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -135,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
   const host = v.host ?? '127.0.0.1';
   let mock: MockServer;
   try {
-    mock = await startMockServer(fixture, { port, host, path: v.path, timing, log });
+    mock = await startMockServer(fixture, { port, host, path: v.path, timing, log, notice });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code !== 'EADDRINUSE') throw err;
@@ -143,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`mcpscope replay: port ${port} is already in use. Choose another with --port, or 0 for any free port.\n`);
       return 2;
     }
-    mock = await startMockServer(fixture, { port: 0, host, path: v.path, timing, log });
+    mock = await startMockServer(fixture, { port: 0, host, path: v.path, timing, log, notice });
   }
   process.stderr.write(`mcpscope replay: serving ${summary}\n  Point your MCP client at the URL below. Ctrl-C to stop.\n`);
   process.stdout.write(`${mock.url}\n`);
