@@ -14,13 +14,16 @@
  * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { McpscopeCore } from './mcpscope.js';
 import type { LintMode } from './lint/linter.js';
 import { packageVersion } from './version.js';
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from './ports.js';
 import { logFormatOption, openLogFile, takeLogOption, type LogArgument } from './log-option.js';
 import { installLastResort } from './last-resort.js';
+import { splitCommandLine } from './command-line.js';
+import { OPTIONS, SUBCOMMANDS, WRAPPER_OPTIONS } from './cli-options.js';
 
 let lastResortRedact: ((text: string) => string) | undefined;
 
@@ -48,7 +51,7 @@ const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Conte
 Usage
   mcpscope                        run the live demo (demo server + demo client + UI)
   mcpscope --target <mcp-url>     reverse proxy: clients use the proxy's URL instead of the server's
-  mcpscope run [--ui-port <n>] -- <command> [args…]
+  mcpscope run [--ui-port <n>] [--] <command> [args…]
                                   run any client (Claude Code, an SDK script, a Python client) with
                                   its HTTP(S) traffic through mcpscope's forward proxy: the client
                                   keeps the server's real URL (OAuth audience included); HTTPS is
@@ -56,11 +59,13 @@ Usage
   mcpscope --forward              serve a forward proxy (HTTP_PROXY/HTTPS_PROXY) with the UI
   mcpscope env                    print shell exports for clients of a running --forward proxy
   mcpscope ca [--pem|--path]      mcpscope's local CA certificate, and how to trust or remove it
-  mcpscope [--ui-port <n>] [--token <t>] -- <command> [args…]
+  mcpscope [--ui-port <n>] [--token <t>] [--] <command> [args…]
                                   wrap a stdio MCP server: relay its stdin/stdout unchanged and
                                   record the traffic in the mcpscope UI running on --ui-port (or
-                                  serve one there if none is running). In a client's config,
-                                  \`mcpscope wrap <config.json>\` writes it (node + mcpscope by absolute path)
+                                  serve one there if none is running). The first argument that is
+                                  not an mcpscope option starts the server's command (\`--\` is
+                                  optional, as launchers such as \`gemini mcp add\` drop it). In a
+                                  client's config, \`mcpscope wrap <config.json>\` writes it
   mcpscope open <file>            browse a saved capture (fixture JSON, NDJSON or HAR)
   mcpscope replay <fixture>       serve a recorded session as a mock MCP server
   mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
@@ -162,53 +167,6 @@ function positiveOption(value: string | undefined, name: string): number | undef
   return n;
 }
 
-/** Subcommands live in their own modules: `mcpscope <name> …` runs proxy/commands/<name>.ts. */
-const SUBCOMMANDS = new Set(['open', 'replay', 'verify', 'wrap', 'unwrap', 'run', 'env', 'ca', 'mcp']);
-
-const OPTIONS = {
-  target: { type: 'string', multiple: true },
-  forward: { type: 'boolean' },
-  intercept: { type: 'string', multiple: true },
-  'upstream-ca': { type: 'string', multiple: true },
-  port: { type: 'string' },
-  'ui-port': { type: 'string' },
-  host: { type: 'string' },
-  token: { type: 'string' },
-  'show-secrets': { type: 'boolean' },
-  'no-rewrite': { type: 'boolean' },
-  'allow-origin': { type: 'string', multiple: true },
-  'allow-host': { type: 'string', multiple: true },
-  'hash-session-ids': { type: 'boolean' },
-  'max-body': { type: 'string' },
-  'max-events': { type: 'string' },
-  'max-memory': { type: 'string' },
-  record: { type: 'string' },
-  'log-format': { type: 'string' },
-  grace: { type: 'string' },
-  'hold-timeout': { type: 'string' },
-  lint: { type: 'string' },
-  'model-traffic': { type: 'string' },
-  otlp: { type: 'string' },
-  'otlp-bodies': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
-
-/** Options that make sense with `-- <command>` (the rest belong to the HTTP proxy). */
-const WRAPPER_OPTIONS = new Set([
-  'ui-port',
-  'token',
-  'show-secrets',
-  'max-body',
-  'hold-timeout',
-  'lint',
-  'log-format',
-  'otlp',
-  'otlp-bodies',
-  'help',
-  'version',
-]);
-
 /** `--log` (taken out of the arguments: parseArgs has no optional values) with `--log-format`; `--log-format` alone means stdout. */
 function logOption(log: LogArgument | undefined, format: string | undefined): { to: string; format?: 'text' | 'json' } | undefined {
   let f: 'text' | 'json' | undefined;
@@ -265,8 +223,11 @@ async function otlpOption(v: {
   return resolved.config;
 }
 
-/** `mcpscope [options] -- <command> [args…]`: everything after the first `--` is the server's command line, untouched. */
-async function wrap(ownArgs: string[], command: string[]): Promise<void> {
+/**
+ * `mcpscope [options] [--] <command> [args…]`: everything from the first argument that is not an
+ * mcpscope option (or after `--`) is the server's command line, untouched (proxy/command-line.ts).
+ */
+async function wrap(ownArgs: string[], command: string[], dashes: boolean): Promise<void> {
   const { args: own, log: logArg } = withoutLog(ownArgs);
   const v = parseOptions(own);
   if (!v) return;
@@ -292,6 +253,11 @@ async function wrap(ownArgs: string[], command: string[]): Promise<void> {
   const otlp = await otlpOption(v);
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
+  if (!dashes && !onPath(command[0]))
+    fail(
+      `${JSON.stringify(command[0])} is neither an mcpscope subcommand (${[...SUBCOMMANDS].join(', ')}) nor a command found on PATH.\n` +
+        'To wrap a stdio server: mcpscope [options] [--] <command> [args…] (the first argument that is not an option starts it). Run mcpscope --help for the rest.',
+    );
   const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
   if (uiPort === 0) fail("--ui-port must name the shared UI's port (0 would find no UI to join).");
   const { runStdioWrapper } = await import('./stdio/stdio-wrapper.js');
@@ -310,6 +276,12 @@ async function wrap(ownArgs: string[], command: string[]): Promise<void> {
   process.exit(code);
 }
 
+/** Whether `command` names something to run: a path that exists, or a name found on PATH. */
+function onPath(command: string): boolean {
+  if (command.includes('/')) return existsSync(command);
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
+}
+
 /** Subcommands that answer and exit: an unexpected error stops them (proxy/last-resort.ts); the others keep serving. */
 const ONE_SHOT = new Set(['verify', 'wrap', 'unwrap', 'env', 'ca']);
 
@@ -322,16 +294,19 @@ async function main(): Promise<void> {
   });
   // The redactor for those lines: loaded at once, but for the stdio wrapper, which starts its server first (2 s later).
   const loadRedactor = () => void import('./record/redact.js').then(({ createRedactor }) => (lastResortRedact = createRedactor().text));
-  if (process.argv.indexOf('--', 2) >= 0 && !(sub !== undefined && SUBCOMMANDS.has(sub))) setTimeout(loadRedactor, 2000).unref();
+  const isSub = sub !== undefined && SUBCOMMANDS.has(sub);
+  // `mcpscope [options] [--] <command…>`: the first argument that is not an option starts the server's command.
+  const line = isSub ? undefined : splitCommandLine(process.argv.slice(2), { ...OPTIONS, log: { type: 'string' } });
+  const wrapping = line !== undefined && (line.dashes || line.command.length > 0);
+  if (wrapping) setTimeout(loadRedactor, 2000).unref();
   else loadRedactor();
-  if (sub !== undefined && SUBCOMMANDS.has(sub)) {
+  if (isSub) {
     const mod = (await import(`./commands/${sub}.js`)) as { main(argv: string[]): Promise<number | void> };
     const code = await mod.main(process.argv.slice(3));
     if (typeof code === 'number') process.exitCode = code;
     return;
   }
-  const dashes = process.argv.indexOf('--', 2);
-  if (dashes >= 0) return wrap(process.argv.slice(2, dashes), process.argv.slice(dashes + 1));
+  if (wrapping) return wrap(line.own, line.command, line.dashes);
   const { args: mainArgs, log: logArg } = withoutLog(process.argv.slice(2));
   const v = parseOptions(mainArgs);
   if (!v) return;

@@ -17,6 +17,8 @@
  * `unwrap` restores it byte for byte. Without the record, `unwrap` still undoes stdio wrapping
  * (the original command line follows the `--`), but cannot know a URL server's original URL.
  */
+import { splitCommandLine } from '../command-line.js';
+import { OPTIONS, SUBCOMMANDS } from '../cli-options.js';
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT } from '../ports.js';
 import { isLoopbackHostname } from '../serve/guards.js';
 import { ClientConfigError } from './client-config-error.js';
@@ -196,16 +198,21 @@ function commandOf(entry: Entry): { command: string; args: string[] } | undefine
   return typeof entry.command === 'string' && isStringArray(args) ? { command: entry.command, args } : undefined;
 }
 
-/** If the stdio entry already runs through mcpscope (see launcherLength) with a `-- <command> …`: its parts; otherwise undefined. */
+/**
+ * If the stdio entry already runs through mcpscope (see launcherLength) wrapping a server
+ * (`[options] [--] <command> …`, read as mcpscope reads it: proxy/command-line.ts): its parts;
+ * otherwise undefined (a subcommand such as `mcpscope mcp` wraps nothing).
+ */
 export function parseWrapped(entry: Entry): WrappedEntry | undefined {
   const c = commandOf(entry);
   if (!c) return undefined;
-  const dashes = c.args.indexOf('--');
-  if (dashes < 0 || dashes === c.args.length - 1) return undefined;
-  const before = c.args.slice(0, dashes);
-  const upTo = launcherLength(c.command, before);
+  const upTo = launcherLength(c.command, c.args);
   if (upTo === undefined) return undefined;
-  return { launcher: [c.command, ...before.slice(0, upTo)], options: before.slice(upTo), line: c.args.slice(dashes + 1) };
+  const after = c.args.slice(upTo);
+  if (!after.includes('--') && SUBCOMMANDS.has(after[0])) return undefined;
+  const split = splitCommandLine(after, { ...OPTIONS, log: { type: 'string' } });
+  if (split.command.length === 0) return undefined;
+  return { launcher: [c.command, ...c.args.slice(0, upTo)], options: split.own, line: split.command };
 }
 
 /**

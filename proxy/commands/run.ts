@@ -17,8 +17,9 @@ import { clientEnv } from '../forward/client-env.js';
 import { findForwardProxy } from '../forward/running-proxy.js';
 import { DEFAULT_UI_PORT, parsePort } from '../ports.js';
 import { logFormatOption, takeLogOption } from '../log-option.js';
+import { splitCommandLine } from '../command-line.js';
 
-const USAGE = `Usage: mcpscope run [options] -- <command> [args…]
+const USAGE = `Usage: mcpscope run [options] [--] <command> [args…]
 
 Runs <command> (any MCP client: Claude Code, an SDK script, the Inspector CLI, a Python client)
 with its HTTP and HTTPS traffic going through mcpscope's forward proxy. The client keeps the
@@ -54,34 +55,32 @@ function say(text: string): void {
   process.stderr.write(`mcpscope: ${text}\n`);
 }
 
+const OPTIONS = {
+  'ui-port': { type: 'string' },
+  token: { type: 'string' },
+  port: { type: 'string' },
+  intercept: { type: 'string', multiple: true },
+  'upstream-ca': { type: 'string', multiple: true },
+  lint: { type: 'string' },
+  'model-traffic': { type: 'string' },
+  'log-format': { type: 'string' },
+  otlp: { type: 'string' },
+  'otlp-bodies': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function main(argv: string[]): Promise<number> {
-  const dashes = argv.indexOf('--');
-  const command = dashes >= 0 ? argv.slice(dashes + 1) : [];
+  // The first argument that is not one of run's options starts the client's command; `--` is optional (proxy/command-line.ts).
+  const line = splitCommandLine(argv, { ...OPTIONS, log: { type: 'string' } });
+  const command = line.command;
   let v;
   let log: { to: string; format?: 'text' | 'json' } | undefined;
   let otlp: import('../telemetry/otlp-options.js').OtlpConfig | undefined;
   let otlpWarnings: string[] = [];
   try {
     // --log takes an optional value (proxy/log-option.ts); here only a file: stdout is the client's.
-    const taken = takeLogOption(dashes >= 0 ? argv.slice(0, dashes) : argv);
-    const own = taken.args;
-    v = parseArgs({
-      args: own,
-      allowPositionals: false,
-      options: {
-        'ui-port': { type: 'string' },
-        token: { type: 'string' },
-        port: { type: 'string' },
-        intercept: { type: 'string', multiple: true },
-        'upstream-ca': { type: 'string', multiple: true },
-        lint: { type: 'string' },
-        'model-traffic': { type: 'string' },
-        'log-format': { type: 'string' },
-        otlp: { type: 'string' },
-        'otlp-bodies': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
+    const taken = takeLogOption(line.own);
+    v = parseArgs({ args: taken.args, allowPositionals: false, options: OPTIONS }).values;
     // As mcpscope itself resolves them (proxy/cli.ts): --otlp-bodies needs an endpoint, warnings printed.
     ({ config: otlp, warnings: otlpWarnings } = (await import('../telemetry/otlp-options.js')).resolveOtlpForCli(
       { url: v.otlp, bodies: v['otlp-bodies'] },
@@ -104,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const w of otlpWarnings) say(w);
   if (command.length === 0 || command[0] === '') {
     process.stderr.write(
-      `mcpscope run: nothing to run after "--": give the client's command, e.g. mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`,
+      `mcpscope run: which command? Give the client's command after the options, e.g. mcpscope run claude, or mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`,
     );
     return 2;
   }

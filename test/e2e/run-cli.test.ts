@@ -181,10 +181,10 @@ describe('mcpscope run on its own', () => {
     expect(r.stderr).toContain(`open the UI: http://127.0.0.1:${uiPort}/?token=`);
   });
 
-  it('sets the proxy environment for the command', async () => {
+  it('sets the proxy environment for the command (given without "--", as `mcpscope run claude mcp list` is)', async () => {
     const uiPort = await freePort();
     const r = await run(
-      [BIN, 'run', '--ui-port', String(uiPort), '--', process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.env))'],
+      [BIN, 'run', '--ui-port', String(uiPort), process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.env))'],
       { NO_PROXY: 'localhost' },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -229,7 +229,7 @@ describe('mcpscope run on its own', () => {
   it('refuses a missing command and unknown options in plain words', async () => {
     const none = await run([BIN, 'run']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('nothing to run after "--"');
+    expect(none.stderr).toContain("which command? Give the client's command after the options");
     const bad = await run([BIN, 'run', '--intercept', 'a b', '--', 'true']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not a host pattern');

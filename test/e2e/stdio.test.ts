@@ -428,6 +428,44 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
     expect(w.stdout().length).toBe(0);
   });
 
+  it('takes the server command without "--", as launchers store it (gemini mcp add, the Inspector), and with extra ones', async () => {
+    for (const args of [
+      // `gemini mcp add se mcpscope --ui-port <p> -- node server.js stdio` stores no "--".
+      ['--ui-port', String(scope.ui!.port), process.execPath, everythingEntry, 'stdio', 'nodash'],
+      ['--ui-port', String(scope.ui!.port), '--', '--', process.execPath, everythingEntry, 'stdio', 'threedash'],
+    ]) {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, ...args],
+        env: { ...process.env, MCPSCOPE_HOME: home, MCPSCOPE_TOKEN: '' } as Record<string, string>,
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'no-dashes', version: '1.0.0' });
+      await client.connect(transport);
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
+      // Recorded in the earlier UI, with the server's own command line (no "--" in it).
+      const tag = args[args.length - 1];
+      const listed = () => {
+        const s = sessionIn(scope.store, tag);
+        return s !== undefined && scope.store.messages(s.id).some((m) => m.method === 'tools/list' && m.kind === 'request');
+      };
+      await new Promise<void>((resolve) => {
+        if (listed()) return resolve();
+        const off = scope.store.subscribe(() => listed() && (off(), resolve()));
+      });
+      expect(sessionIn(scope.store, tag)!.target).not.toContain('--');
+    }
+  });
+
+  it('says what to do when the first argument is neither a subcommand nor a command', async () => {
+    const w = wrapper(['--ui-port', String(scope.ui!.port), 'opne', 'capture.json']);
+    expect(await w.closed).toBe(2);
+    expect(w.stderr()).toContain('"opne" is neither an mcpscope subcommand (open, replay,');
+    expect(w.stderr()).toContain('mcpscope [options] [--] <command> [args…]');
+    expect(w.stdout().length).toBe(0);
+  });
+
   it('refuses bad command lines in plain words', async () => {
     const none = wrapper(['--ui-port', String(scope.ui!.port), '--']);
     expect(await none.closed).toBe(2);

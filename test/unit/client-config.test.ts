@@ -299,6 +299,16 @@ describe('helpers', () => {
     expect(wrappedCommandLine({ command: 'node', args: ['s.js', '--', 'x'] })).toBeUndefined();
     expect(wrappedCommandLine({ command: 'node', args: ['/x/mcpscope-like.js', '--', 'x'] })).toBeUndefined();
     expect(wrappedCommandLine({ command: '/usr/bin/node', args: ['/x/bin/mcpscope.js', '--'] })).toBeUndefined(); // nothing to run
+    // Written without "--" (`gemini mcp add se mcpscope --ui-port 17200 -- node s.js` stores none): still wrapped.
+    expect(wrappedCommandLine({ command: 'mcpscope', args: ['--ui-port', '17200', 'node', 's.js', '--port', '1'] })).toEqual([
+      'node',
+      's.js',
+      '--port',
+      '1',
+    ]);
+    // A subcommand wraps nothing.
+    expect(wrappedCommandLine({ command: 'mcpscope', args: ['mcp', '--ui-port', '1'] })).toBeUndefined();
+    expect(wrappedCommandLine({ command: 'mcpscope', args: ['--ui-port', '1'] })).toBeUndefined();
   });
 
   it("parseWrapped separates the launcher, mcpscope's options and the server's command line", () => {
