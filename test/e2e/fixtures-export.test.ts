@@ -202,6 +202,49 @@ describe('exports of a session captured against server-everything', () => {
 
 // ------------------------------------------------------------------------------------------------
 
+describe('HAR through the reverse proxy: the Host the upstream received', () => {
+  it("lists the upstream's Host (its url's authority), keeps the client's in _mcpscope.clientHost, and imports back to the client's", async () => {
+    const upstream = await startScriptedUpstream({
+      'POST /mcp': (_req, res, body) => {
+        const msg = JSON.parse(body.toString()) as { id: number };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }));
+      },
+    });
+    cleanups.push(() => upstream.close());
+    const scope = await startMcpscope({ target: `${upstream.origin}/mcp`, port: 0, uiPort: 0, token: TOKEN });
+    cleanups.push(() => scope.close());
+    const r = await fetch(scope.proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(r.status).toBe(200);
+    await r.text();
+    await scope.waitFor((s) => [...s.exchanges.values()].find((x) => x.endedAt !== undefined));
+
+    const res = await api(scope.ui!.origin, '/api/export?format=har');
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const [entry] = (JSON.parse(text) as Har).log.entries;
+    const hosts = entry.request.headers.filter((h) => h.name.toLowerCase() === 'host').map((h) => h.value);
+    // What the upstream really got, what the entry says, and the entry's url: one authority.
+    expect(upstream.seen[0].headers.host).toBe(new URL(upstream.origin).host);
+    expect(hosts).toEqual([upstream.seen[0].headers.host]);
+    expect(new URL(entry.request.url).host).toBe(hosts[0]);
+    // What the client sent (the proxy's address) is not lost.
+    const proxyHost = new URL(scope.proxy.url).host;
+    expect(hosts[0]).not.toBe(proxyHost);
+    expect(entry._mcpscope.clientHost).toBe(proxyHost);
+    // Read back, the exchange holds the client's Host, as the live one does.
+    const live = [...scope.store.exchanges.values()][0];
+    expect(live.requestHeaders.host).toBe(proxyHost);
+    const imported = importCapture(text).filter((e) => e.type === 'exchange');
+    expect(imported.at(-1)).toMatchObject({ exchange: { requestHeaders: { host: proxyHost } } });
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+
 describe('no export holds the proxy token or a redacted secret', () => {
   const SECRETS = [
     'sk-live-secret-value',

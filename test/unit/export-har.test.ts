@@ -14,6 +14,7 @@ import { harErrors } from '../support/har-schema.js';
 import { Recorder } from '../../proxy/record/recorder.js';
 import { createRedactor } from '../../proxy/record/redact.js';
 import { EventStore } from '../../proxy/store/event-store.js';
+import { importCapture } from '../../proxy/import/import-capture.js';
 import { recordScriptedCapture, SCRIPTED_SECRETS } from '../support/scripted-session.js';
 import { recordViolatingSession, VIOLATION_RULE } from '../support/violating-session.js';
 
@@ -146,6 +147,81 @@ describe('exportHar', () => {
     expect(entry.request.postData?.text).toBe('{"jsonrpc":"2.0","id":1,"method":');
     expect(entry.response.content.text).toBe('{"error":"bad request","password":"[redacted]"}');
     expect(entry.response).toMatchObject({ status: 400, statusText: 'Bad Request' });
+  });
+
+  it("request Host: the one the upstream received (its url's authority); the client's in _mcpscope.clientHost, read back on import", () => {
+    const store = new EventStore();
+    const recorder = new Recorder({ store, redactor: createRedactor() });
+    const enc = (t: string) => new TextEncoder().encode(t);
+    const exchange = (xid: string, ts: number, head: { upstreamUrl: string; proxyOrigin: string; target: string; host: string }) => {
+      const { host, ...where } = head;
+      recorder.handle([
+        { t: 'request', xid, ts, method: 'POST', url: '/mcp', headers: { host, 'content-type': 'application/json' }, ...where },
+        { t: 'request-chunk', xid, ts: ts + 1, chunk: enc(`{"jsonrpc":"2.0","id":${ts},"method":"ping"}`) },
+        { t: 'request-end', xid, ts: ts + 2 },
+        { t: 'response', xid, ts: ts + 3, status: 200, headers: { 'content-type': 'application/json' } },
+        { t: 'response-chunk', xid, ts: ts + 4, chunk: enc(`{"jsonrpc":"2.0","id":${ts},"result":{}}`) },
+        { t: 'response-end', xid, ts: ts + 5 },
+      ]);
+    };
+    // Reverse mode: the client addressed the proxy; the upstream got its own authority as Host.
+    exchange('x1', 1000, {
+      upstreamUrl: 'http://upstream.test:3001/mcp',
+      proxyOrigin: 'http://127.0.0.1:6481',
+      target: 'http://upstream.test:3001/mcp',
+      host: '127.0.0.1:6481',
+    });
+    // Forward mode: the client's Host names the server already; nothing to keep beside it.
+    exchange('x2', 2000, {
+      upstreamUrl: 'https://api.example.test/mcp',
+      proxyOrigin: 'https://api.example.test',
+      target: 'https://api.example.test',
+      host: 'api.example.test',
+    });
+    const har = exportHar(store);
+    expect(harErrors(har)).toBeUndefined();
+    const [reverse, forward] = har.log.entries;
+    const hosts = (e: HarEntry) => e.request.headers.filter((h) => h.name === 'host').map((h) => h.value);
+    expect(reverse.request.url).toBe('http://upstream.test:3001/mcp');
+    expect(hosts(reverse)).toEqual(['upstream.test:3001']);
+    expect(reverse._mcpscope.clientHost).toBe('127.0.0.1:6481');
+    // The other headers keep their place.
+    expect(reverse.request.headers.map((h) => h.name)).toEqual(['host', 'content-type']);
+    expect(hosts(forward)).toEqual(['api.example.test']);
+    expect(forward._mcpscope).not.toHaveProperty('clientHost');
+
+    // Read back, each exchange holds the headers its client sent again, and exports the same.
+    const imported = new EventStore();
+    for (const e of importCapture(JSON.stringify(har))) imported.append(e);
+    const headers = [...imported.exchanges.values()].map((x) => x.requestHeaders.host);
+    expect(headers).toEqual(['127.0.0.1:6481', 'api.example.test']);
+    const again = exportHar(imported).log.entries;
+    expect(again.map(hosts)).toEqual([['upstream.test:3001'], ['api.example.test']]);
+    expect(again.map((e) => e._mcpscope.clientHost)).toEqual(['127.0.0.1:6481', undefined]);
+  });
+
+  it('a request mcpscope refused (it reached no upstream) keeps the Host the client sent', () => {
+    const store = new EventStore();
+    const recorder = new Recorder({ store, redactor: createRedactor() });
+    recorder.handle([
+      {
+        t: 'request',
+        xid: 'x1',
+        ts: 1000,
+        method: 'POST',
+        url: '/mcp',
+        upstreamUrl: '',
+        headers: { host: 'evil.test:6481' },
+        proxyOrigin: 'http://127.0.0.1:6481',
+        target: 'http://upstream.test:3001/mcp',
+      },
+      { t: 'request-end', xid: 'x1', ts: 1001 },
+      { t: 'response', xid: 'x1', ts: 1002, status: 403, headers: { 'content-type': 'application/json' } },
+      { t: 'response-end', xid: 'x1', ts: 1003 },
+    ]);
+    const [entry] = exportHar(store).log.entries;
+    expect(entry.request.headers).toContainEqual({ name: 'host', value: 'evil.test:6481' });
+    expect(entry._mcpscope).not.toHaveProperty('clientHost');
   });
 
   it('no secret survives, even from a capture recorded with --show-secrets', () => {
