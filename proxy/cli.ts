@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { delimiter, join, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { McpscopeCore } from './mcpscope.js';
 import type { LintMode } from './lint/linter.js';
 import { packageVersion } from './version.js';
@@ -85,7 +85,8 @@ Options
                         client's HTTPS_PROXY (see \`mcpscope env\`), or use \`mcpscope run\`
   --intercept <host>    with --forward: decrypt only hosts matching this pattern (repeatable;
                         * wildcards, optional :port); others are tunnelled and only counted
-  --upstream-ca <pem>   with --forward: also trust this CA file for upstream servers (repeatable)
+  --upstream-ca <pem>   also trust this CA file for HTTPS upstream servers, the --target ones or the
+                        forward proxy's (repeatable; with the system's roots and NODE_EXTRA_CA_CERTS)
   --ui-port <n>         UI and API port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --host <addr>         listen address (default 127.0.0.1; anything else exposes your traffic)
   --token <t>           UI/API token (default: $MCPSCOPE_TOKEN, else random per launch; a wrapper
@@ -342,15 +343,22 @@ async function main(): Promise<void> {
     fail(
       '--forward and --target are two different ways in: a forward proxy serves every server at its real URL, so it takes no --target. Run a second mcpscope for a reverse proxy.',
     );
-  if (!forward && (v.intercept || v['upstream-ca']))
-    fail('--intercept and --upstream-ca apply to the forward proxy: add --forward (or use `mcpscope run`).');
+  if (!forward && v.intercept) fail('--intercept applies to the forward proxy: add --forward (or use `mcpscope run`).');
+  const upstreamCa = v['upstream-ca']?.map((file) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      fail(`--upstream-ca ${file}: ${(err as Error).message}`);
+    }
+  });
+  if (!forward && upstreamCa && !upstreams.some((u) => /^https:/i.test(u.url)))
+    fail('--upstream-ca is for upstream servers reached over HTTPS: give --target https://…, or use it with --forward.');
   let forwardOptions: { intercept?: string[]; upstreamCa?: string[] } | undefined;
   if (forward) {
     try {
       const { parseInterceptPatterns } = await import('./forward/intercept.js');
       parseInterceptPatterns(v.intercept);
-      const { readFileSync } = await import('node:fs');
-      forwardOptions = { intercept: v.intercept, upstreamCa: v['upstream-ca']?.map((f) => readFileSync(f, 'utf8')) };
+      forwardOptions = { intercept: v.intercept, upstreamCa };
     } catch (err) {
       fail((err as Error).message);
     }
@@ -384,6 +392,7 @@ async function main(): Promise<void> {
     otlp,
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     lint: lintOption(v.lint),
+    upstreamCa: forward ? undefined : upstreamCa,
     modelTraffic: modelTrafficOption(v['model-traffic']),
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,

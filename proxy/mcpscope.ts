@@ -89,6 +89,8 @@ export interface McpscopeOptions {
    * proxy/serve/discovery.ts). The CLI turns it on.
    */
   discoveryFile?: boolean;
+  /** PEM certificates to trust for the reverse proxies' upstreams (`--target https://…`) besides the system's (`--upstream-ca`). */
+  upstreamCa?: string[];
   /**
    * A forward proxy (HTTP_PROXY/HTTPS_PROXY) besides or instead of the reverse ones: the client
    * keeps the server's real URL; HTTPS is decrypted with mcpscope's CA ($MCPSCOPE_HOME/ca, made on
@@ -364,6 +366,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       thread = await startProxyThread(
         {
           upstreams,
+          upstreamCa: options.upstreamCa,
           ...(ca && options.forward
             ? {
                 forward: {
@@ -469,7 +472,16 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           },
         ],
         ingest: capture,
-        ingestOptions: { breakpoints, paused, holdMs: options.holdMs, links: stdioLinks, token, exports: otlp !== undefined },
+        ingestOptions: {
+          breakpoints,
+          paused,
+          holdMs: options.holdMs,
+          links: stdioLinks,
+          token,
+          exports: otlp !== undefined,
+          // What a wrapper's --log prints, in this UI's numbers (proxy/stdio/stdio-log.ts).
+          recorded: { store, sessionOf: (xid) => recorder.processSession(xid), idle: () => queue.idle },
+        },
       });
     } catch (err) {
       // (e.g. the UI port is taken): leave nothing listening or open behind.

@@ -14,8 +14,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { rootCertificates } from 'node:tls';
-import { readFileSync } from 'node:fs';
 import { buildConnector } from 'undici';
 import type { WireRecord } from '../capture/wire-records.js';
 import type { FaultRegistry } from '../faults/fault-rules.js';
@@ -26,7 +24,7 @@ import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 import { listenOrigin, TOKEN_COOKIE } from '../serve/guards.js';
 import { withoutCookie } from '../forwarding/headers.js';
-import { VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
+import { upstreamTrust, VERIFY_UPSTREAM } from '../forwarding/upstream-tls.js';
 import type { ProxyServer } from '../reverse/proxy-server.js';
 import { LeafIssuer, type CaMaterial } from './ca.js';
 import { createConnectHandler, TUNNEL, type TunnelledSocket } from './connect-handler.js';
@@ -77,21 +75,6 @@ export function splitAbsoluteForm(url: string): (AbsoluteTarget & { path: string
   } catch {
     return undefined;
   }
-}
-
-/** Trust for upstream TLS: undefined keeps Node's defaults (system roots + NODE_EXTRA_CA_CERTS). */
-function upstreamTrust(extra: string[] | undefined): { ca: string[] } | undefined {
-  if (!extra || extra.length === 0) return undefined;
-  const ca = [...rootCertificates];
-  const fromEnv = process.env.NODE_EXTRA_CA_CERTS;
-  if (fromEnv) {
-    try {
-      ca.push(readFileSync(fromEnv, 'utf8'));
-    } catch {
-      /* Node itself warns about an unreadable NODE_EXTRA_CA_CERTS */
-    }
-  }
-  return { ca: [...ca, ...extra] };
 }
 
 /**

@@ -15,6 +15,7 @@ import { HttpHolds, type HttpHoldsOptions } from '../breakpoints/http-holds.js';
 import { createForwarder } from '../forwarding/forwarder.js';
 import { createRewrites } from '../forwarding/rewrites.js';
 import { createProxyApp, upstreamAgent } from '../forwarding/fastify-app.js';
+import { upstreamTrust } from '../forwarding/upstream-tls.js';
 import { captureUnforwardedRequest } from '../forwarding/exchange-ids.js';
 import type { Route } from '../forwarding/exchange-context.js';
 
@@ -35,6 +36,8 @@ export interface ProxyServerOptions {
   rewrite?: boolean;
   /** Origins allowed besides loopback ones. */
   allowOrigins?: string[];
+  /** PEM certificates trusted for the upstream besides the system's and NODE_EXTRA_CA_CERTS (`--upstream-ca`). */
+  upstreamCa?: string[];
   /** Host names allowed besides loopback ones. */
   allowHosts?: string[];
   /** Fault injection rules (proxy/faults/fault-rules.ts); none = off, one size check per request. */
@@ -60,7 +63,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const upstreamOrigin = target.origin;
   const capture = options.capture;
   const host = options.host ?? '127.0.0.1';
-  const agent = upstreamAgent();
+  const agent = upstreamAgent(upstreamTrust(options.upstreamCa));
   const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
   const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
   const rewrites = options.rewrite !== false ? createRewrites(upstreamOrigin, capture) : undefined;

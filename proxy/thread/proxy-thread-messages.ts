@@ -23,6 +23,8 @@ export interface ForwardConfig {
 /** How to start the proxy ports: plain data (it crosses to the worker as `workerData`). */
 export interface ProxyThreadConfig {
   upstreams: { target: string; name?: string; port?: number }[];
+  /** PEM certificates trusted for the reverse proxies' upstreams besides the system's (`--upstream-ca`). */
+  upstreamCa?: string[];
   /** A forward proxy besides the reverse ones (its endpoint comes last, marked `forward`). */
   forward?: ForwardConfig;
   /** Port of the first upstream that names none; each next one gets the previous port + 1 (0: any). */

@@ -112,6 +112,7 @@ async function start(): Promise<void> {
       rewrite: config.rewrite,
       allowOrigins: config.allowOrigins,
       allowHosts: config.allowHosts,
+      upstreamCa: config.upstreamCa,
       faults,
       breakpoints: holdOptions,
     });

@@ -84,6 +84,7 @@ let dir: string;
 let caFile: string;
 /** The self-signed server's own certificate (what a user trusting it would give mcpscope). */
 let selfSignedFile: string;
+let selfSignedTls: CaMaterial;
 const upstreams: Upstream[] = [];
 
 async function startUpstream(name: string, tls: CaMaterial, host: string, code: string, words: RegExp): Promise<void> {
@@ -104,6 +105,7 @@ beforeAll(async () => {
   caFile = join(dir, 'test-ca.pem');
   writeFileSync(caFile, testCa.ca.certPem);
   const own = await selfSigned();
+  selfSignedTls = own;
   selfSignedFile = join(dir, 'self-signed.pem');
   writeFileSync(selfSignedFile, own.certPem);
   await startUpstream('self-signed', own, 'localhost', 'DEPTH_ZERO_SELF_SIGNED_CERT', /not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT/);
@@ -252,6 +254,53 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
       ),
     );
     expect(cli.stderr().match(NOTICE)).toHaveLength(1);
+  });
+
+  it('reverse mode with --upstream-ca: the server of that private CA is trusted (the 502’s advice works), the others still get their 502', async () => {
+    // A server of its own, with the self-signed certificate the user trusts (the shared ones count their hits for later tests).
+    let hits = 0;
+    const trusted = createHttpsServer({ key: selfSignedTls.keyPem, cert: selfSignedTls.certPem }, (_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{}}');
+    });
+    trusted.listen(0, '127.0.0.1');
+    await once(trusted, 'listening');
+    const url = `https://localhost:${(trusted.address() as AddressInfo).port}/mcp`;
+    const others = upstreams.filter((u) => u.name !== 'self-signed');
+    try {
+      const targets = [{ name: 'trusted', url }, ...others];
+      const cli = startCli(
+        [...targets.flatMap((u) => ['--target', `${u.name}=${u.url}`]), '--port', '0', '--upstream-ca', selfSignedFile],
+        'reverse-ca',
+      );
+      const ports = new Map<string, string>();
+      for (const u of targets) {
+        const m = await cli.says(new RegExp(`proxy\\s+(http://127\\.0\\.0\\.1:\\d+/mcp)\\s+→\\s+${u.url.replace(/[.]/g, '\\.')}`));
+        ports.set(u.name, m[1]);
+      }
+      await cli.says(/UI\s+http/);
+      const res = await fetch(ports.get('trusted')!, ping);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+      expect(hits).toBe(1);
+      const hitsBefore = others.map((u) => u.hits);
+      for (const u of others) {
+        const r = await fetch(ports.get(u.name)!, ping);
+        expect(r.status, u.name).toBe(502);
+        expect(r.headers.get('x-mcpscope-error'), u.name).toBe(u.code);
+      }
+      expect(others.map((u) => u.hits)).toEqual(hitsBefore);
+    } finally {
+      trusted.closeAllConnections();
+      trusted.close();
+    }
+  });
+
+  it('refuses --upstream-ca without an HTTPS upstream, saying where it applies', async () => {
+    const cli = startCli(['--target', 'http://127.0.0.1:9/mcp', '--port', '0', '--upstream-ca', selfSignedFile], 'reverse-ca-http');
+    const [code] = (await once(cli.child, 'exit')) as [number];
+    expect(code).toBe(2);
+    expect(cli.stderr()).toContain('--upstream-ca is for upstream servers reached over HTTPS');
   });
 
   it('mcpscope verify checks the live server’s certificate too: each of the three is a connection error, no request reaches it', async () => {
