@@ -431,6 +431,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         showSecrets: !!options.showSecrets,
         version: packageVersion(),
         feed: options.feed,
+        discoveryFile: options.discoveryFile,
         plugins: [
           fixtureRoutes({ store, token, version: packageVersion(), live: true }),
           // Server-side search and call views (mcpscope mcp reads them): /api/search, /api/calls/:ref.

@@ -162,7 +162,8 @@ export async function main(argv: string[]): Promise<number> {
       say(
         `joining the mcpscope already running on UI port ${uiPort}: the log is that one's to write, so ${log.to} is not written. Start it with --log ${log.to}, or copy the log from its UI.`,
       );
-    say(`recording into ${running.uiUrl}`);
+    // The URL that opens it: with its token, as when one is started here (the discovery file has it).
+    say(`recording into the running mcpscope; open the UI: ${running.uiUrl}?token=${encodeURIComponent(running.token)}`);
   } else {
     const { startMcpscope } = await import('../mcpscope.js');
     const options = {

@@ -32,6 +32,8 @@ import type { WireRecord } from '../capture/wire-records.js';
 import { FeedHub, type FeedOptions } from './feed.js';
 import { IngestHub, INGEST_MAX_PAYLOAD, type IngestHubOptions } from './ingest.js';
 import { INGEST_AUTH_HEADER } from '../stdio/ingest-control.js';
+import { tokenPage, TOKEN_PAGE_POLICY, wantsTokenPage } from './token-page.js';
+import { discoveryPath } from './discovery.js';
 import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches, TOKEN_COOKIE } from './guards.js';
 
 export interface UiServerOptions {
@@ -59,6 +61,8 @@ export interface UiServerOptions {
    * the UI shows the file instead of the live controls (pause, clear, faults, store stats).
    */
   capture?: { file: string; kind: string };
+  /** Whether this UI announces itself in a discovery file (`$MCPSCOPE_HOME/ui-<port>.json`): the token page names it. */
+  discoveryFile?: boolean;
   /** Extra routes (exports, fault injection…) registered inside the authenticated scope. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -179,6 +183,24 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     const refused = guard(request.raw);
+    if (refused?.status === 401 && wantsTokenPage(request.method, request.url, request.headers)) {
+      // A browser opening the UI without its token: a page that says where the token is, not JSON.
+      void reply
+        .code(401)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer')
+        .header('content-security-policy', TOKEN_PAGE_POLICY)
+        .send(
+          tokenPage({
+            port: boundPort,
+            discoveryFile: options.discoveryFile ? discoveryPath(boundPort) : undefined,
+            wrongToken: presentedToken(request.raw) !== undefined,
+          }),
+        );
+      return;
+    }
     if (refused) {
       void reply
         .code(refused.status)

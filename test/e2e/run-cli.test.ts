@@ -76,7 +76,10 @@ describe('mcpscope run, joining a running forward mcpscope', () => {
     expect(through.code, through.stderr).toBe(0);
     expect(JSON.parse(through.stdout)).toEqual(JSON.parse(direct.stdout));
     expect(JSON.parse(through.stdout).progress).toBe(1);
-    expect(through.stderr).toContain(`recording into ${scope.ui!.origin}`);
+    // Joining: the URL printed opens the UI (its token included), as when run starts one itself.
+    const printed = /open the UI: (http:\/\/\S+)/.exec(through.stderr)?.[1];
+    expect(printed).toBe(`${scope.ui!.origin}/?token=${encodeURIComponent(scope.token)}`);
+    expect((await fetch(printed!)).status).toBe(200);
 
     await scope.settle();
     const events = scope.store.snapshot() as McpscopeEvent[];

@@ -9,6 +9,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -301,6 +304,46 @@ describe('the UI token', () => {
       expect(JSON.parse(ws.body).error).toMatch(/token/);
     }
     expect(scope.ui!.feed.size).toBe(0);
+  });
+
+  it('gives a browser opening the UI without its token a page that says where the token is (never raw JSON), naming the real MCPSCOPE_HOME', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mcpscope-token-page-'));
+    const saved = process.env.MCPSCOPE_HOME;
+    process.env.MCPSCOPE_HOME = home;
+    try {
+      const upstream = await upstreamWith({ 'POST /mcp': jsonRpcEcho() });
+      const scope = await scopeFor(`${upstream.origin}/mcp`, { discoveryFile: true });
+      const ui = scope.ui!.origin;
+      const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'; // Chromium's Accept for a page load
+      for (const query of ['', '?token=stale-token-from-yesterday']) {
+        const res = await http(`${ui}/${query}`, { headers: { accept: html } });
+        expect(res.status).toBe(401);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.headers['set-cookie']).toBeUndefined();
+        expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+        expect(res.text).toContain('This mcpscope UI needs its token');
+        expect(res.text).toContain(join(home, `ui-${scope.ui!.port}.json`));
+        expect(res.text).not.toContain('~/.mcpscope');
+        expect(res.text).not.toContain(TOKEN);
+        expect(res.text.includes('not this UI’s')).toBe(query !== '');
+      }
+      // The API, and anything that does not ask for a page, still gets the JSON refusal.
+      for (const [path, accept] of [
+        ['/api/sessions', html],
+        ['/', 'application/json'],
+        ['/', '*/*'],
+      ]) {
+        const res = await http(`${ui}${path}`, { headers: { accept } });
+        expect(res.status).toBe(401);
+        expect(res.headers['content-type']).toContain('application/json');
+      }
+      // The page's form sends ?token=: with the right one, the UI opens.
+      expect((await http(`${ui}/?token=${TOKEN}`, { headers: { accept: html } })).status).toBe(200);
+    } finally {
+      if (saved === undefined) delete process.env.MCPSCOPE_HOME;
+      else process.env.MCPSCOPE_HOME = saved;
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('refuses a cookie with malformed percent-encoding with 401 (it used to answer 500, and crash mcpscope on /ws)', async () => {
