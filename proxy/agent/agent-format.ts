@@ -100,6 +100,8 @@ export function sessionLine(s: SessionSummary): string {
           plural(n.messages, 'message'),
           plural(n.requests, 'request'),
           ...(n.pending > 0 ? [`${n.pending} pending`] : []),
+          // Answered by HTTP alone (a 4xx/5xx, no JSON-RPC answer): proxy/model/call-state.ts.
+          ...(n.failed ? [`${n.failed} failed`] : []),
           plural(n.errors, 'error'),
           ...(n.violations ? [plural(n.violations, 'spec violation')] : []),
         ].join(', ');

@@ -89,7 +89,7 @@ export function registerAgentTools(
       description:
         'Lists the MCP sessions the running mcpscope debug proxy has recorded, newest first: id (s1, s2…), open/closed, transport ' +
         '(streamable-http, legacy-sse, stdio; "http" groups plain HTTP such as OAuth), target server, client and server names and ' +
-        'versions, protocol version, and counts (messages, requests, pending, errors, spec violations). Start here, then use ' +
+        'versions, protocol version, and counts (messages, requests, pending, failed (answered by an HTTP error alone, with no JSON-RPC answer), errors, spec violations). Start here, then use ' +
         'search_messages with a session id. ' +
         FRAME_NOTE,
       inputSchema: {

@@ -52,6 +52,8 @@ export interface Correlation {
   replayOf?: number;
   chain?: ChainLink;
   task?: TaskLink;
+  /** This answer came to a request that had failed at the HTTP level (failByHttp): it is no longer failed. */
+  answersFailed?: boolean;
   issues: Hint[];
 }
 
@@ -62,7 +64,8 @@ interface RequestRecord {
   name?: string;
   exchangeId?: string;
   parent?: number;
-  state: 'pending' | 'answered' | 'cancelled';
+  /** `failed`: answered by HTTP alone (failByHttp); an answer may still come on another stream. */
+  state: 'pending' | 'answered' | 'cancelled' | 'failed';
   /** The request's place in an input_required retry chain (set on the first input_required answer of a first attempt). */
   chain?: { root: number; prev?: number; attempt: number };
   /** The task a `tasks/*` request (or a related-task request) is about. */
@@ -219,6 +222,27 @@ export class Correlator {
       const req = s.pendingBySeq.get(seq);
       if (!req || req.state !== 'pending') continue;
       req.state = 'cancelled';
+      s.pendingBySeq.delete(seq);
+      s.pending -= 1;
+      out.push(seq);
+    }
+    return out;
+  }
+
+  /**
+   * The HTTP exchange that carried these requests answered them by HTTP alone (a status of 400 or
+   * more, or no response: proxy/model/call-state.ts): the pending ones are failed, no longer
+   * pending. Returns their seqs. A late answer (on another stream) still pairs with them.
+   */
+  failByHttp(sessionId: string, requestSeqs: readonly number[]): number[] {
+    // A 404 that closed the session as expired refused the request that carried it too.
+    const s = this.sessions.get(sessionId) ?? this.closed.get(sessionId);
+    if (!s) return [];
+    const out: number[] = [];
+    for (const seq of requestSeqs) {
+      const req = s.pendingBySeq.get(seq);
+      if (!req || req.state !== 'pending') continue;
+      req.state = 'failed';
       s.pendingBySeq.delete(seq);
       s.pending -= 1;
       out.push(seq);
@@ -411,6 +435,8 @@ export class Correlator {
             issues.push(
               hint('info', 'answered-after-cancel', `This answers a request that was cancelled (#${req.seq}); the receiver may ignore it.`),
             );
+          } else if (req.state === 'failed') {
+            out.answersFailed = true;
           } else {
             owner.pending -= 1;
           }

@@ -67,8 +67,14 @@ export interface PeerInfo {
 export interface SessionCounts {
   messages: number;
   requests: number;
-  /** Requests that have no response yet. */
+  /** Requests that have no response yet (and did not fail at the HTTP level: `failed`). */
   pending: number;
+  /**
+   * Requests answered by HTTP alone: a status of 400 or more and no JSON-RPC answer to them (a 401
+   * challenge, a 400 "Server not initialized"), or no response at all (proxy/model/call-state.ts).
+   * Present once there is one.
+   */
+  failed?: number;
   /** JSON-RPC errors, tool results with isError, protocol mistakes and parse errors. */
   errors: number;
   exchanges: number;

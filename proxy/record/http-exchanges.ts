@@ -33,6 +33,7 @@ import { onResponseFrame } from './http-sse-events.js';
 import { decide, plainRequestBody, plainResponseBody, plainResponseHead, toPlain } from './http-plain-exchanges.js';
 import type { LiveTurn } from './model-turns.js';
 import { META_VERSION, cancelByClose, noteStatelessMeta, onListenEnd, statelessSession } from './http-stateless.js';
+import { failRefused } from './http-refusals.js';
 import { sentByHint, sentByOf } from './kept-requests.js';
 
 export interface ExchangeState {
@@ -423,6 +424,7 @@ export class HttpExchanges {
 
   private onResponseEnd(ex: ExchangeState, ts: number, sha256?: string): void {
     this.finishResponse(ex, ts, sha256);
+    failRefused(this, ex);
     this.closeAfterBody(ex, ts);
     if (ex.info.listen !== undefined) onListenEnd(this, ex, 'server');
     ex.info.endedAt = ts;
@@ -517,6 +519,7 @@ export class HttpExchanges {
     }
     if (ex.session?.transport === 'legacy-sse' && ex.info.carrier === 'legacy-sse')
       this.ctx.closeSession(ex.session, ts, side === 'client' ? 'client-closed-stream' : 'stream-broken');
+    failRefused(this, ex);
     this.ctx.markExchange(ex);
     this.forget(ex);
   }
@@ -542,6 +545,7 @@ export class HttpExchanges {
         forbidden ? 'forbidden' : 'upstream-unreachable',
         forbidden ? `Refused by mcpscope: ${message}` : `${message}. mcpscope answered ${status} with a JSON-RPC error in its place.`,
       );
+    failRefused(this, ex);
     this.ctx.markExchange(ex);
     this.forget(ex);
   }

@@ -183,6 +183,8 @@ export function emitFrame(
     const stored = ctx.store.append(stripUndefined(event)) as MessageEvent;
     if (corr.replayOf !== undefined) continue;
     if (m.kind === 'request') requests.push(stored.seq);
+    // A late answer to a request its HTTP exchange had refused (http-refusals.ts): answered, no longer failed.
+    if (corr.answersFailed && session.counts.failed) session.counts.failed -= 1;
     countMessage(ctx, session, stored);
     ctx.modelTurns?.mcpStored(stored, value);
     // The session keeps the redacted capabilities, client info and instructions.

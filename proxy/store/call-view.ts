@@ -10,6 +10,7 @@
  */
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent } from '../model/events.js';
 import type { EventStore } from './event-store.js';
+import { callState, httpRefusal } from '../model/call-state.js';
 
 /** Progress notifications kept in a view: the first and the last ones past this many. */
 export const CALL_VIEW_MAX_PROGRESS = 50;
@@ -29,8 +30,9 @@ export interface CallView {
   response?: MessageEvent;
   /**
    * answered (a result), error (JSON-RPC error, or a tool result with isError), http-error (no
-   * JSON-RPC answer, and the HTTP request that carried it failed: status 400 or more, upstream
-   * unreachable, aborted), cancelled, pending (no answer yet), notification.
+   * JSON-RPC answer, and the HTTP request that carried it was refused: status 400 or more, or no
+   * response at all — model/call-state.ts), cancelled (before any answer), pending (no answer yet),
+   * notification.
    */
   status: 'answered' | 'error' | 'http-error' | 'cancelled' | 'pending' | 'notification';
   latencyMs?: number;
@@ -60,14 +62,6 @@ export class CallViewError extends Error {
   ) {
     super(message);
   }
-}
-
-/** The HTTP exchange failed (status 400 or more, an upstream error, aborted): its status, or `failed`; else undefined. */
-export function exchangeFailure(x: ExchangeInfo | undefined): number | 'failed' | undefined {
-  if (!x) return undefined;
-  if (x.status !== undefined && x.status >= 400) return x.status;
-  if (x.error !== undefined || x.aborted !== undefined) return 'failed';
-  return undefined;
 }
 
 /** The index of the first item with seq > `seq` in a list in seq order (the store's history, a session's messages). */
@@ -190,23 +184,23 @@ export function callView(store: EventStore, ref: string): CallView {
     } else if (e.exchangeId !== undefined && exchangeSet.has(e.exchangeId)) problems.push(e);
   }
 
-  const httpFailed = request.exchangeId !== undefined && exchangeFailure(store.exchanges.get(request.exchangeId)) !== undefined;
+  const carrier = request.exchangeId !== undefined ? store.exchanges.get(request.exchangeId) : undefined;
+  const refusal = httpRefusal(carrier);
   const p = bounded(progress, CALL_VIEW_MAX_PROGRESS);
   const n = bounded(nestedOrder, CALL_VIEW_MAX_NESTED);
   const v = bounded(violations, CALL_VIEW_MAX_VIOLATIONS);
   const pr = bounded(problems, CALL_VIEW_MAX_PROBLEMS);
+  // One rule for the proxy and the UI (model/call-state.ts): a cancellation before the answer stays one.
+  const state = callState({
+    answer: response,
+    cancelled:
+      (cancellation.length > 0 && (response === undefined || cancellation[0].seq < response.seq)) ||
+      // 2026-07-28: the client closed the request's stream before its answer.
+      (response === undefined && carrier?.cancels?.includes(seq) === true),
+    refusal,
+  });
   const status: CallView['status'] =
-    request.kind !== 'request'
-      ? 'notification'
-      : response
-        ? response.kind === 'error' || response.isError
-          ? 'error'
-          : 'answered'
-        : cancellation.length > 0
-          ? 'cancelled'
-          : httpFailed
-            ? 'http-error'
-            : 'pending';
+    request.kind !== 'request' ? 'notification' : state === 'failed' ? 'http-error' : state === 'tool-error' ? 'error' : state;
   const view: CallView = {
     request,
     status,

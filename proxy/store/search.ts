@@ -10,7 +10,8 @@
 import type { Direction, McpscopeEvent, MessageEvent, MessageKind, ProblemEvent } from '../model/events.js';
 import { eventSession, type EventStore } from './event-store.js';
 import { clip, plural } from '../annotate/hint-text.js';
-import { exchangeFailure, firstAfterSeq } from './call-view.js';
+import { firstAfterSeq } from './call-view.js';
+import { httpRefusal } from '../model/call-state.js';
 import { formatMs } from '../model/units.js';
 import { boundedJsonText } from '../parse/json-depth.js';
 
@@ -67,7 +68,7 @@ export interface SearchHit {
   latencyMs?: number;
   error?: { code: number; message: string };
   isError?: boolean;
-  /** A request left without a JSON-RPC answer because its HTTP request failed: the status, or `failed` (upstream error, aborted). */
+  /** A request left without a JSON-RPC answer because its HTTP request was refused (model/call-state.ts): the status, or `failed` (no response at all). */
   httpStatus?: number | 'failed';
   /** Spec violations found in this message (rule ids). */
   violations?: string[];
@@ -305,7 +306,7 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
     const v = violations.get(e.seq);
     const http =
       e.kind === 'request' && !answered.has(e.seq) && e.exchangeId !== undefined
-        ? exchangeFailure(store.exchanges.get(e.exchangeId))
+        ? httpRefusal(store.exchanges.get(e.exchangeId))
         : undefined;
     if (query.errorsOnly && !isFailure(e, v) && http === undefined) return undefined;
     if (needle !== undefined) {

@@ -163,6 +163,25 @@ describe('readCapture: a fixture counts as the live session did', () => {
     }
   });
 
+  it('a call refused by HTTP alone (400 with an id-null error, 401 without a body) is failed, not pending, from a fixture, NDJSON and HAR', () => {
+    const { store, w, feed } = setup();
+    const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const x = w.xid();
+    const notInitialized = { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Server not initialized' }, id: null };
+    feed([
+      ...w.send(x, 'POST', '/mcp', h, json({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
+      ...w.reply(x, 400, { 'content-type': 'application/json' }, json(notInitialized)),
+    ]);
+    const y = w.xid();
+    feed([...w.send(y, 'POST', '/mcp', h, json({ jsonrpc: '2.0', id: 2, method: 'tools/list' })), ...w.reply(y, 401, {})]);
+    const live = store.sessions.get('s1')!;
+    expect(live.counts).toMatchObject({ requests: 2, pending: 0, failed: 2 });
+    for (const text of [JSON.stringify(exportFixture(store, 's1')), exportNdjson(store, 's1'), JSON.stringify(exportHar(store, 's1'))]) {
+      const sessions = [...latestSessions(readCapture(text).events).values()];
+      expect(sessions.map((s) => s.counts)).toEqual([live.counts]);
+    }
+  });
+
   it('a closed session has nothing pending, answered or not (the recorder stops waiting when it closes)', () => {
     const { store, w, feed } = setup();
     const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
