@@ -91,6 +91,11 @@ export class CaptureQueue {
     }
   }
 
+  /** Nothing waits for the consumer: every record pushed so far has been handed to it. */
+  get idle(): boolean {
+    return this.queue.length === 0;
+  }
+
   /** Runs the consumer now on whatever is queued (used by tests and on shutdown). */
   flush(): void {
     if (this.queue.length === 0) return;

@@ -68,6 +68,11 @@ export class Recorder {
     return this.http.openExchanges();
   }
 
+  /** The session a stdio process (its xid) was recorded as, also shortly after it ended. */
+  processSession(xid: string): string | undefined {
+    return this.stdio.sessionOf(xid);
+  }
+
   /** The session and exchange an xid (an HTTP exchange, a stdio process) belongs to, as far as recorded now. */
   locate(xid: string): { sessionId?: string; exchangeId?: string } {
     const ex = this.http.get(xid);

@@ -32,14 +32,30 @@ export interface ProcessState {
 /** A stderr line longer than this is cut (the process's stderr still got every byte). */
 const STDERR_LINE_BYTES = 8192;
 
+/** How many ended processes' sessions are remembered (sessionOf). */
+const ENDED_KEPT = 1000;
+
 export class StdioProcesses {
   private readonly processes = new Map<string, ProcessState>();
+  /** Ended processes → their session, the latest ENDED_KEPT (a wrapper's --log asks after its process has exited). */
+  private readonly ended = new Map<string, string>();
 
   constructor(private readonly ctx: RecorderContext) {}
 
   /** The process recorded under this xid, if its stdio-start was seen. */
   get(xid: string): ProcessState | undefined {
     return this.processes.get(xid);
+  }
+
+  /** The session a process was recorded as (running, or among the latest ended ones). */
+  sessionOf(xid: string): string | undefined {
+    return this.processes.get(xid)?.session.id ?? this.ended.get(xid);
+  }
+
+  private forget(proc: ProcessState): void {
+    this.processes.delete(proc.xid);
+    this.ended.set(proc.xid, proc.session.id);
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
   }
 
   /** The xid of the process recorded as this session, if any. */
@@ -156,7 +172,7 @@ export class StdioProcesses {
           text: `Recording stopped: ${r.reason}. What the process did afterwards is not known here.`,
         });
         this.ctx.closeSession(proc.session, r.ts, 'wrapper-disconnected');
-        this.processes.delete(proc.xid);
+        this.forget(proc);
         return;
       default:
         return;
@@ -221,6 +237,6 @@ export class StdioProcesses {
       );
     }
     this.ctx.closeSession(session, ts, 'process-exited');
-    this.processes.delete(proc.xid);
+    this.forget(proc);
   }
 }

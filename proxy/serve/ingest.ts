@@ -16,9 +16,17 @@
  * nothing but `auth` from a socket until it is right (AUTH_MS to give it; a wrong one closes the
  * socket), reads no message over 1 KiB before it, and lets MAX_UNPROVEN sockets wait at once. A client that presented the token in its upgrade request (`Authorization: Bearer`, as
  * the guard checks for every route) is trusted from the start.
+ *
+ * A wrapper writing a `--log` file asks (`log` in its hello) for what this UI records of its
+ * processes: after each store commit, the events of its sessions go down its socket (`recorded`,
+ * in their feed form), so that its log carries this UI's session ids and seqs, with how many of
+ * its records are recorded by then (`through`, only when nothing waits in the capture queue).
  */
 import type { WebSocket } from 'ws';
 import type { WireRecord } from '../capture/wire-records.js';
+import type { McpscopeEvent } from '../model/events.js';
+import { toFeed, unserializableStub } from '../model/feed-form.js';
+import { eventSession, type EventStore } from '../store/event-store.js';
 import { decodeBatch } from '../capture/wire-codec.js';
 import type { BreakpointRegistry } from '../breakpoints/breakpoint-rules.js';
 import type { BreakpointEntry } from '../breakpoints/breakpoint-types.js';
@@ -42,7 +50,32 @@ export interface IngestHubOptions {
   token?: string;
   /** Whether this mcpscope exports OpenTelemetry (--otlp): said in the proof, so a wrapper with --otlp can tell its user. */
   exports?: boolean;
+  /** What this mcpscope records, for the wrappers that write a --log file (`recorded`). */
+  recorded?: {
+    store: Pick<EventStore, 'subscribe'>;
+    /** The session a process (its xid here: `i3:` + the wrapper's) was recorded as. */
+    sessionOf(xid: string): string | undefined;
+    /** Whether every record captured so far has been recorded (the capture queue is empty). */
+    idle(): boolean;
+  };
 }
+
+/** A wrapper that asked for what is recorded of its processes. */
+interface Follower {
+  ws: WebSocket;
+  ready(): boolean;
+  /** Its processes (xid here) → their session, once the recorder made it. */
+  processes: Map<string, string | undefined>;
+  sessions: Set<string>;
+  /** Records this socket brought, and the count last said to be recorded. */
+  received: number;
+  acked: number;
+  /** Events not sent while the socket was backed up, to be said in the next message. */
+  skipped: number;
+}
+
+/** Unsent bytes on a follower's socket past which its events are left out (counted, and said). */
+const MAX_FOLLOWER_BUFFER = 16 * 1024 * 1024;
 
 /** A rule as one connection's wrapper matches it: a session key in its xid space, or none (matches nothing there). */
 function forConnection(e: BreakpointEntry, prefix: string): BreakpointEntry {
@@ -79,6 +112,8 @@ export class IngestHub {
   private readonly stopRules?: () => void;
   /** Sockets open and not yet proven (MAX_UNPROVEN). */
   private unproven = 0;
+  private readonly followers = new Set<Follower>();
+  private readonly stopRecorded?: () => void;
 
   constructor(
     private readonly capture: (record: WireRecord) => void,
@@ -87,6 +122,43 @@ export class IngestHub {
     this.stopRules = options.breakpoints?.onChange(() => {
       for (const send of this.ruleSenders.values()) send();
     });
+    this.stopRecorded = options.recorded?.store.subscribe((batch) => this.sendRecorded(batch), "the stdio wrappers' --log feed");
+  }
+
+  /** After a store commit: each following wrapper gets its processes' events, and how many of its records are recorded. */
+  private sendRecorded(batch: readonly McpscopeEvent[]): void {
+    const recorded = this.options.recorded!;
+    if (this.followers.size === 0) return;
+    const idle = recorded.idle();
+    for (const f of this.followers) {
+      if (!f.ready()) continue;
+      for (const [xid, session] of f.processes) {
+        if (session !== undefined) continue;
+        const found = recorded.sessionOf(xid);
+        if (found === undefined) continue;
+        f.processes.set(xid, found);
+        f.sessions.add(found);
+      }
+      const events: string[] = [];
+      if (f.sessions.size > 0)
+        for (const e of batch) {
+          const session = eventSession(e);
+          if (session === undefined || !f.sessions.has(session)) continue;
+          if (f.ws.bufferedAmount > MAX_FOLLOWER_BUFFER) {
+            f.skipped += 1;
+            continue;
+          }
+          events.push(feedJson(e));
+        }
+      const through = idle && f.received !== f.acked ? f.received : undefined;
+      if (events.length === 0 && through === undefined) continue;
+      if (through !== undefined) f.acked = through;
+      const skipped = f.skipped > 0 && events.length > 0 ? f.skipped : 0;
+      if (skipped > 0) f.skipped = 0;
+      f.ws.send(
+        `{"type":"recorded"${through !== undefined ? `,"through":${through}` : ''}${skipped > 0 ? `,"skipped":${skipped}` : ''},"events":[${events.join(',')}]}`,
+      );
+    }
   }
 
   get connections(): number {
@@ -140,6 +212,8 @@ export class IngestHub {
       };
       this.ruleSenders.set(ws, sendRules);
     }
+    /** Set when the wrapper asked for what is recorded of its processes (its --log). */
+    let follower: Follower | undefined;
     /** Sends into this connection's processes that await their answer. */
     const sends = new Map<number, (o: StdioSendOutcome) => void>();
     const unlinks = new Map<string, () => void>();
@@ -182,14 +256,27 @@ export class IngestHub {
         greeted = true;
         // The proof first: the wrapper reads nothing else before it.
         const hello = isControl(text) ? parseControlUp(text) : undefined;
-        if (hello && typeof hello !== 'string' && hello.type === 'hello' && this.options.token)
+        if (hello && typeof hello !== 'string' && hello.type === 'hello' && this.options.token) {
           down({
             type: 'proof',
             hmac: ingestProof(this.options.token, hello.nonce),
             ...(authenticated ? {} : { nonce: uiNonce }),
             exports: this.options.exports === true,
+            ...(this.options.recorded ? { records: true } : {}),
           });
-        else if (!authenticated) return void ws.close(1008, 'say hello first: this UI proves itself, then you');
+          if (hello.log && this.options.recorded) {
+            follower = {
+              ws,
+              ready: () => authenticated && ws.readyState === ws.OPEN,
+              processes: new Map(),
+              sessions: new Set(),
+              received: 0,
+              acked: 0,
+              skipped: 0,
+            };
+            this.followers.add(follower);
+          }
+        } else if (!authenticated) return void ws.close(1008, 'say hello first: this UI proves itself, then you');
         this.ruleSenders.get(ws)?.();
       } else if (!authenticated) {
         const m = isControl(text) ? parseControlUp(text) : undefined;
@@ -202,10 +289,12 @@ export class IngestHub {
         ws.close(1007, decoded.error.slice(0, 120));
         return;
       }
+      if (follower) follower.received += decoded.records.length;
       for (const r of decoded.records) {
         const xid = prefix + r.xid;
         if (r.t === 'stdio-start') {
           running.add(xid);
+          if (follower && !follower.processes.has(xid)) follower.processes.set(xid, undefined);
           const local = r.xid;
           if (links && !unlinks.has(xid))
             unlinks.set(
@@ -231,6 +320,7 @@ export class IngestHub {
     ws.on('close', () => {
       clearTimeout(deadline);
       proven();
+      if (follower) this.followers.delete(follower);
       this.sockets.delete(ws);
       this.ruleSenders.delete(ws);
       this.ruleSeqs.delete(ws);
@@ -270,6 +360,7 @@ export class IngestHub {
   /** Says goodbye to every wrapper (they reconnect to whichever UI takes the port next); cuts off any that does not answer within `graceMs`. */
   close(graceMs = 500): Promise<void> {
     this.stopRules?.();
+    this.stopRecorded?.();
     const closing = [...this.sockets].map(
       (ws) =>
         new Promise<void>((resolve) => {
@@ -283,5 +374,14 @@ export class IngestHub {
         }),
     );
     return Promise.all(closing).then(() => undefined);
+  }
+}
+
+/** An event as JSON in its feed form (a stand-in when it cannot be serialized). */
+function feedJson(e: McpscopeEvent): string {
+  try {
+    return JSON.stringify(toFeed(e, Infinity));
+  } catch (err) {
+    return JSON.stringify(unserializableStub(e, (err as Error).message));
   }
 }

@@ -10,6 +10,11 @@
  * recorder where bytes went missing. Every new link is opened with the `hello` records (the
  * process's `stdio-start`), so a UI that restarted learns about the process again.
  *
+ * A link `acked` by its UI (a wrapper with --log, and a UI that says `recorded`, ingest.ts) keeps
+ * what it sent until the UI says it is recorded (`ack`), counted against the same bound: when the
+ * link goes, what the UI never recorded is sent again on the next link, behind its hello, so that
+ * neither the next UI nor the log loses what was in flight.
+ *
  * `connectIngest` opens the socket and checks, before it hands it over, that the UI proves it
  * knows the token (`hello` with a fresh nonce → `proof`, ingest-control.ts): nothing is sent to a
  * program on the port that cannot.
@@ -48,6 +53,11 @@ export class IngestClient {
   private dropping = new Map<StdioStream, Overflow>();
   private target?: IngestSocket;
   private links = 0;
+  /** Sent on an acked link and not yet said to be recorded, oldest first; and the count of this link's records said to be. */
+  private unacked: IngestRecord[] = [];
+  private unackedBytes = 0;
+  private acking = false;
+  private ackedThrough = 0;
   private timer?: NodeJS.Timeout;
   private immediate?: NodeJS.Immediate;
   private readonly maxQueuedBytes: number;
@@ -82,7 +92,7 @@ export class IngestClient {
         this.droppedBytes += size;
         return;
       }
-      if (this.queuedBytes + size > this.maxQueuedBytes) {
+      if (this.queuedBytes + this.unackedBytes + size > this.maxQueuedBytes) {
         const o: Overflow = { t: 'overflow', xid: record.xid, ts: Date.now(), droppedBytes: size, stream };
         this.dropping.set(stream, o);
         this.queue.push(o);
@@ -96,19 +106,50 @@ export class IngestClient {
     this.schedule();
   }
 
-  /** Starts delivering to `target` (its hello records first). */
-  attach(target: IngestSocket): void {
+  /**
+   * Starts delivering to `target` (its hello records first). `acked`: its UI says which records
+   * it has recorded (`ack`); until then they are kept, to be sent again if the link goes.
+   */
+  attach(target: IngestSocket, options: { acked?: boolean } = {}): void {
+    this.requeueUnacked();
     this.target = target;
+    this.acking = options.acked === true;
+    this.ackedThrough = 0;
     this.queue.unshift(...this.options.hello(this.links > 0));
     this.links += 1;
     this.flush();
   }
 
-  /** The link is gone: records wait (bounded) for the next one. */
+  /** The link is gone: records wait (bounded) for the next one, those its UI did not say it recorded first. */
   detach(target?: IngestSocket): void {
     if (target && this.target !== target) return;
     this.target = undefined;
     this.cancelTimers();
+    this.requeueUnacked();
+  }
+
+  /** The UI has recorded the first `through` records of this link. */
+  ack(through: number): void {
+    if (!this.acking || through <= this.ackedThrough) return;
+    const n = Math.min(this.unacked.length, through - this.ackedThrough);
+    for (const r of this.unacked.splice(0, n)) this.unackedBytes -= sizeOf(r);
+    this.ackedThrough = through;
+  }
+
+  /** Records no UI has said it recorded: sent and waiting for the word, then queued (copies of the lists, in order). */
+  unconfirmed(): IngestRecord[] {
+    return [...this.unacked.filter((r) => r.t !== 'stdio-start'), ...this.queue];
+  }
+
+  /** What an acked link sent and its UI never said it recorded goes first on the next (its hello aside: the next has its own). */
+  private requeueUnacked(): void {
+    this.acking = false;
+    if (this.unacked.length === 0) return;
+    const again = this.unacked.filter((r) => r.t !== 'stdio-start');
+    this.unacked = [];
+    this.queue.unshift(...again);
+    this.queuedBytes += this.unackedBytes;
+    this.unackedBytes = 0;
   }
 
   /** Sends everything possible now. */
@@ -128,13 +169,13 @@ export class IngestClient {
 
   /**
    * Resolves true once everything queued has been handed to the link (and, for a socket, written
-   * out), false when that did not happen within `timeoutMs`.
+   * out; on an acked link, said to be recorded), false when that did not happen within `timeoutMs`.
    */
   async drain(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       this.flush();
-      const done = this.queue.length === 0 && this.target !== undefined && this.target.bufferedAmount === 0;
+      const done = this.queue.length === 0 && this.target !== undefined && this.target.bufferedAmount === 0 && this.unacked.length === 0;
       if (done) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -146,6 +187,10 @@ export class IngestClient {
     for (const r of batch) {
       this.queuedBytes -= sizeOf(r);
       if (r.t === 'overflow' && r.stream && this.dropping.get(r.stream) === r) this.dropping.delete(r.stream);
+      if (this.acking) {
+        this.unacked.push(r);
+        this.unackedBytes += sizeOf(r);
+      }
     }
     return batch;
   }
@@ -175,8 +220,8 @@ export class IngestClient {
 
 export type ConnectResult =
   /** Linked, the UI's proof checked. `listen` takes its control messages (from the first after the proof on). */
-  /** `exports`: that mcpscope exports OpenTelemetry (its proof says so). */
-  | { ok: true; ws: WebSocket; exports: boolean; listen(onText: (text: string) => void): void }
+  /** `exports`: that mcpscope exports OpenTelemetry (its proof says so); `records`: it sends `recorded` when asked (ingest-control.ts). */
+  | { ok: true; ws: WebSocket; exports: boolean; records: boolean; listen(onText: (text: string) => void): void }
   /** Nothing listens on the port. */
   | { ok: false; refused: true; message: string }
   /**
@@ -197,9 +242,16 @@ function textOf(data: WebSocket.RawData): string {
 /**
  * Opens `/ingest` on the UI at `host:port`, says `hello` with a fresh nonce, checks the UI's
  * `proof` against `token` and answers its nonce with `auth` (within `timeoutMs` of the upgrade);
- * the token itself is never sent. Never rejects.
+ * the token itself is never sent. `log`: the hello asks for what the UI records of this wrapper's
+ * processes (`recorded`). Never rejects.
  */
-export function connectIngest(host: string, port: number, token: string | undefined, timeoutMs = 5_000): Promise<ConnectResult> {
+export function connectIngest(
+  host: string,
+  port: number,
+  token: string | undefined,
+  timeoutMs = 5_000,
+  options: { log?: boolean } = {},
+): Promise<ConnectResult> {
   return new Promise((resolve) => {
     // The token never goes on the wire: the UI proves it knows it first, then the wrapper does (ingest-control.ts).
     const headers: Record<string, string> = { [INGEST_AUTH_HEADER]: 'challenge' };
@@ -249,6 +301,7 @@ export function connectIngest(host: string, port: number, token: string | undefi
           ok: true,
           ws,
           exports: m.exports === true,
+          records: m.records === true,
           listen(onText) {
             forward = onText;
             for (const text of early.splice(0)) onText(text);
@@ -256,7 +309,7 @@ export function connectIngest(host: string, port: number, token: string | undefi
         });
       });
       ws.once('close', () => unproven('it closed the connection'));
-      ws.send(JSON.stringify({ type: 'hello', nonce }));
+      ws.send(JSON.stringify({ type: 'hello', nonce, ...(options.log ? { log: true } : {}) }));
     });
     ws.once('unexpected-response', (_req, res) => {
       settle({ ok: false, refused: false, status: res.statusCode, message: `HTTP ${res.statusCode} on /ingest` });

@@ -9,9 +9,16 @@
  *   send         a request mcpscope sends into the process (POST /api/sessions/:id/send)
  *   proof        the answer to `hello`: HMAC-SHA256(token, "mcpscope-ingest-proof\n" + nonce), so
  *                that the wrapper knows this UI holds the token before it sends a record; and the
- *                UI's own fresh nonce, for the wrapper to prove itself with in turn
+ *                UI's own fresh nonce, for the wrapper to prove itself with in turn; `records`:
+ *                this UI sends `recorded` to a wrapper whose hello asks for it
+ *   recorded     to a wrapper that asked (`--log`): the events this UI recorded of its processes,
+ *                with this UI's session ids and seqs (one message per store commit), and `through`,
+ *                how many of the records this socket brought are recorded by now (the wrapper
+ *                sends those that were not again to the next UI, should this one go away);
+ *                `skipped`: events left out while the wrapper did not read (it says so in the log)
  * Up (a wrapper → the UI):
- *   hello             the wrapper's first message: a fresh random nonce for the UI to prove itself with
+ *   hello             the wrapper's first message: a fresh random nonce for the UI to prove itself with;
+ *                     `log`: send me `recorded` (the wrapper writes a --log file in this UI's numbers)
  *   auth              the wrapper's proof, HMAC-SHA256(token, "mcpscope-ingest-auth\n" + the UI's nonce):
  *                     neither side ever sends the token itself, so a program that holds the port learns
  *                     nothing it could use (a wrapper that sent the token in its upgrade gave it away)
@@ -22,6 +29,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../breakpoints/breakpoint-types.js';
+import type { McpscopeEvent } from '../model/events.js';
 
 /** The upgrade header of a wrapper that proves it knows the token over the socket (`challenge`) instead of sending it. */
 export const INGEST_AUTH_HEADER = 'x-mcpscope-ingest-auth';
@@ -31,11 +39,13 @@ export type ControlDown =
   | { type: 'breakpoints'; entries: BreakpointEntry[]; holdMs?: number; seq?: number }
   | { type: 'act'; id: string; action: PausedAction }
   | { type: 'send'; ref: number; xid: string; message: Record<string, unknown>; timeoutMs?: number }
-  /** `exports`: whether that mcpscope exports OpenTelemetry (a wrapper with --otlp says when it does not). */
-  | { type: 'proof'; hmac: string; nonce?: string; exports?: boolean };
+  /** `exports`: whether that mcpscope exports OpenTelemetry (a wrapper with --otlp says when it does not). `records`: it sends `recorded` when asked. */
+  | { type: 'proof'; hmac: string; nonce?: string; exports?: boolean; records?: boolean }
+  /** What the UI recorded of this socket's processes (in its feed form, proxy/model/feed-form.ts); `through`: records of this socket recorded so far. */
+  | { type: 'recorded'; events: McpscopeEvent[]; through?: number; skipped?: number };
 
 export type ControlUp =
-  | { type: 'hello'; nonce: string }
+  | { type: 'hello'; nonce: string; log?: boolean }
   | { type: 'auth'; hmac: string }
   | { type: 'held'; report: HeldReport }
   | { type: 'released'; id: string; outcome: PausedOutcome }
@@ -110,7 +120,7 @@ export function parseControlUp(text: string): ControlUp | string {
   switch (o.type) {
     case 'hello':
       if (typeof o.nonce !== 'string' || !NONCE.test(o.nonce)) return 'hello needs a nonce (16 to 128 base64url characters)';
-      return { type: 'hello', nonce: o.nonce };
+      return { type: 'hello', nonce: o.nonce, ...(o.log === true ? { log: true } : {}) };
     case 'auth':
       if (!str(o.hmac, 200)) return 'auth needs an hmac';
       return { type: 'auth', hmac: o.hmac };
@@ -165,6 +175,18 @@ export function parseControlDown(text: string): ControlDown | undefined {
       hmac: o.hmac,
       ...(typeof o.nonce === 'string' && NONCE.test(o.nonce) ? { nonce: o.nonce } : {}),
       ...(typeof o.exports === 'boolean' ? { exports: o.exports } : {}),
+      ...(o.records === true ? { records: true } : {}),
+    };
+  if (o.type === 'recorded' && Array.isArray(o.events) && (o.through === undefined || num(o.through)))
+    return {
+      type: 'recorded',
+      // The UI proved it knows the token; an entry that is not an event at all is left out.
+      events: (o.events as unknown[]).filter(
+        (e): e is McpscopeEvent =>
+          !!e && typeof e === 'object' && typeof (e as { type?: unknown }).type === 'string' && num((e as { seq?: unknown }).seq),
+      ),
+      ...(o.through !== undefined ? { through: o.through as number } : {}),
+      ...(num(o.skipped) && o.skipped > 0 ? { skipped: o.skipped } : {}),
     };
   if (o.type === 'breakpoints' && Array.isArray(o.entries))
     return {

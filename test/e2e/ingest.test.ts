@@ -2,7 +2,9 @@
  * proxy/serve/ingest.ts before a socket has proven the token: anyone on this machine can open a
  * challenge socket on the UI port without it, so what such a socket may hold is bounded — at most
  * MAX_UNPROVEN wait at once, and none may send a message over 1 KiB before its proof (a hello and
- * an auth are ~100 bytes). A real mcpscope UI on an OS-picked port, ws clients.
+ * an auth are ~100 bytes). And what a wrapper writing a --log gets back: the events of its own
+ * processes, in this UI's numbers, and how many of its records are recorded. A real mcpscope UI
+ * on an OS-picked port, ws clients.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +12,10 @@ import WebSocket from 'ws';
 import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
 import { MAX_UNPROVEN } from '../../proxy/serve/ingest.js';
 import { ingestAuth } from '../../proxy/stdio/ingest-control.js';
+import { connectIngest } from '../../proxy/stdio/ingest-client.js';
+import { encodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.js';
+import { eventSession } from '../../proxy/store/event-store.js';
+import type { McpscopeEvent } from '../../proxy/model/events.js';
 
 let scope: McpscopeCore;
 beforeAll(async () => {
@@ -81,5 +87,69 @@ describe('/ingest before the proof of the token', () => {
     await hello(c);
     c.ws.send(JSON.stringify({ type: 'auth', hmac: 'x'.repeat(2048) }));
     expect(await c.closed).toBe(1009);
+  });
+});
+
+describe('/ingest for a wrapper that writes a --log', () => {
+  it('sends it the events of its own processes in this UI’s numbers, and how many of its records are recorded; nothing to one that did not ask', async () => {
+    const start = (xid: string, command: string): IngestRecord => ({ t: 'stdio-start', xid, ts: Date.now(), command, args: [], cwd: '/' });
+    const line = (xid: string, dir: 'c2s' | 's2c', v: unknown): IngestRecord => ({
+      t: 'stdio-chunk',
+      xid,
+      ts: Date.now(),
+      dir,
+      chunk: new TextEncoder().encode(`${JSON.stringify(v)}\n`),
+    });
+    const link = async (log: boolean) => {
+      const r = await connectIngest('127.0.0.1', scope.ui!.port, scope.token, 3_000, { log });
+      if (!r.ok) throw new Error(r.message);
+      expect(r.records).toBe(true);
+      const got: { through?: number; events: McpscopeEvent[] }[] = [];
+      const waiters = new Set<() => void>();
+      r.listen((text) => {
+        const m = JSON.parse(text) as { type: string; through?: number; events: McpscopeEvent[] };
+        if (m.type === 'recorded') got.push(m);
+        for (const w of waiters) w();
+      });
+      const until = (check: () => boolean) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no such word from the UI: ${JSON.stringify(got)}`)), 5_000);
+          const w = () => {
+            if (!check()) return;
+            clearTimeout(timer);
+            waiters.delete(w);
+            resolve();
+          };
+          waiters.add(w);
+          w();
+        });
+      return { ws: r.ws, got, until };
+    };
+    const quiet = await link(false);
+    const follower = await link(true);
+    try {
+      // The one that did not ask records a process first: its numbers come before the follower's.
+      quiet.ws.send(encodeBatch([start('q', 'quiet-server'), line('q', 'c2s', { jsonrpc: '2.0', id: 1, method: 'ping' })]));
+      await scope.waitFor((s) => [...s.sessions.values()].find((x) => x.target === 'quiet-server' && s.messages(x.id).length === 1));
+      const records = [start('p', 'followed-server'), line('p', 'c2s', { jsonrpc: '2.0', id: 1, method: 'ping' })];
+      follower.ws.send(encodeBatch(records));
+      follower.ws.send(encodeBatch([line('p', 's2c', { jsonrpc: '2.0', id: 1, result: {} })]));
+      await follower.until(() => follower.got.some((m) => m.through === 3));
+      const session = [...scope.store.sessions.values()].find((x) => x.target === 'followed-server')!;
+      const events = follower.got.flatMap((m) => m.events);
+      // Only its own session's events, with this UI's ids and seqs, in order.
+      expect(new Set(events.map(eventSession))).toEqual(new Set([session.id]));
+      const messages = events.filter((e) => e.type === 'message');
+      expect(messages.map((m) => m.seq)).toEqual(scope.store.messages(session.id).map((m) => m.seq));
+      expect(messages.map((m) => m.seq)).toEqual([...messages.map((m) => m.seq)].sort((a, b) => a - b));
+      // `through` never goes back, and never past what the socket brought (its records, in two batches).
+      const throughs = follower.got.flatMap((m) => (m.through === undefined ? [] : [m.through]));
+      expect(throughs).toEqual([...throughs].sort((a, b) => a - b));
+      expect(Math.max(...throughs)).toBe(3);
+      expect(quiet.got).toEqual([]);
+    } finally {
+      quiet.ws.terminate();
+      follower.ws.terminate();
+    }
   });
 });

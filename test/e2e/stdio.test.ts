@@ -530,8 +530,8 @@ describe('/ingest on the UI port', () => {
     const nonce = randomBytes(32).toString('base64url');
     const first = new Promise<string>((resolve) => ws.once('message', (d) => resolve(d.toString())));
     ws.send(JSON.stringify({ type: 'hello', nonce }));
-    // The proof, and whether this mcpscope exports OpenTelemetry (it does not: no --otlp).
-    expect(JSON.parse(await first)).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce), exports: false });
+    // The proof, whether this mcpscope exports OpenTelemetry (it does not: no --otlp), and that it sends back what it records when asked (--log).
+    expect(JSON.parse(await first)).toEqual({ type: 'proof', hmac: ingestProof(scope.token, nonce), exports: false, records: true });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ type: 'hello', nonce }));
     expect(await closed).toBe(1008);
@@ -552,6 +552,7 @@ describe('/ingest on the UI port', () => {
         hmac: ingestProof(scope.token, nonce),
         nonce: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
         exports: false,
+        records: true,
       });
       const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
       return { ws, uiNonce: p.nonce, closed };

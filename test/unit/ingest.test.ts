@@ -127,6 +127,52 @@ describe('IngestClient (the wrapper’s record queue)', () => {
     client.attach(socket(second));
     expect(second.map(show)).toEqual(['start(joined)', 'c2s:x']);
   });
+
+  it('on an acked link (--log) keeps what it sent until the UI says it is recorded, and sends the rest again behind the next hello', () => {
+    const first: WireRecord[] = [];
+    const second: WireRecord[] = [];
+    const client = new IngestClient({ hello: start, maxQueuedBytes: 4 });
+    const a = socket(first);
+    client.attach(a, { acked: true });
+    client.push(chunk('c2s', 'a'));
+    client.push(chunk('s2c', 'b'));
+    client.flush();
+    expect(first.map(show)).toEqual(['start', 'c2s:a', 's2c:b']);
+    // The UI recorded its hello and the first chunk (the count covers everything the socket brought).
+    client.ack(2);
+    expect(client.unconfirmed().map(show)).toEqual(['s2c:b']);
+    client.push(chunk('c2s', 'cd'));
+    // Unconfirmed bytes count against the bound: 1 sent + 2 queued + 2 more > 4.
+    client.push(chunk('s2c', 'ef'));
+    expect(client.droppedBytes).toBe(2);
+    client.detach(a);
+    // The next link: its own hello, what the last UI never said it recorded, then what waited.
+    client.attach(socket(second), { acked: true });
+    expect(second.map(show)).toEqual(['start(joined)', 's2c:b', 'c2s:cd', 'overflow:s2c:2']);
+    // A stale or repeated count changes nothing; the new link's count starts at its hello.
+    client.ack(1);
+    expect(client.unconfirmed().map(show)).toEqual(['s2c:b', 'c2s:cd', 'overflow:s2c:2']);
+    client.ack(4);
+    expect(client.unconfirmed().map(show)).toEqual([]);
+  });
+
+  it('drains an acked link only once the UI said everything is recorded', async () => {
+    const got: WireRecord[] = [];
+    const client = new IngestClient({ hello: start });
+    client.attach(socket(got), { acked: true });
+    client.push(chunk('c2s', 'a'));
+    expect(await client.drain(30)).toBe(false);
+    expect(client.unconfirmed().map(show)).toEqual(['c2s:a']);
+    const drained = client.drain(5_000);
+    client.ack(2);
+    expect(await drained).toBe(true);
+    // A link that is not acked keeps nothing.
+    const plain = new IngestClient({ hello: start });
+    plain.attach(socket([]));
+    plain.push(chunk('c2s', 'a'));
+    expect(await plain.drain(1_000)).toBe(true);
+    expect(plain.unconfirmed()).toEqual([]);
+  });
 });
 
 describe('the ingest handshake (ingest-control.ts)', () => {
@@ -164,6 +210,32 @@ describe('the ingest handshake (ingest-control.ts)', () => {
       expect(parseControlUp(JSON.stringify({ type: 'hello', nonce }))).toMatch(/hello needs a nonce/);
     expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 'abc' }))).toEqual({ type: 'proof', hmac: 'abc' });
     expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 7 }))).toBeUndefined();
+  });
+
+  it('reads --log’s part: hello asking for `recorded`, a proof offering it, and the recorded events', () => {
+    expect(parseControlUp(JSON.stringify({ type: 'hello', nonce: 'abcDEF012_-abcDEF012', log: true }))).toEqual({
+      type: 'hello',
+      nonce: 'abcDEF012_-abcDEF012',
+      log: true,
+    });
+    expect(parseControlUp(JSON.stringify({ type: 'hello', nonce: 'abcDEF012_-abcDEF012', log: 'yes' }))).toEqual({
+      type: 'hello',
+      nonce: 'abcDEF012_-abcDEF012',
+    });
+    expect(parseControlDown(JSON.stringify({ type: 'proof', hmac: 'abc', records: true }))).toEqual({
+      type: 'proof',
+      hmac: 'abc',
+      records: true,
+    });
+    const log = { type: 'log', seq: 7, ts: 1, sessionId: 's3', source: 'stderr', text: 'ready' };
+    expect(parseControlDown(JSON.stringify({ type: 'recorded', through: 4, skipped: 2, events: [log, { seq: 'x' }, 3] }))).toEqual({
+      type: 'recorded',
+      through: 4,
+      skipped: 2,
+      events: [log],
+    });
+    expect(parseControlDown(JSON.stringify({ type: 'recorded', events: [] }))).toEqual({ type: 'recorded', events: [] });
+    expect(parseControlDown(JSON.stringify({ type: 'recorded', through: 'all', events: [] }))).toBeUndefined();
   });
 });
 
