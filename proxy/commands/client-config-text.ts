@@ -4,15 +4,22 @@
  * indentation and line endings, every other byte left where it was.
  */
 import { ClientConfigError } from './client-config-error.js';
-import type { JsonNode } from './jsonc.js';
+import type { JsonMember, JsonNode } from './jsonc.js';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the servers.
 
 export interface ServersLocation {
-  /** `mcpServers`, `servers` or `mcp.servers`. */
+  /** `mcpServers`, `servers` or `mcp.servers` (`projects` when only Claude Code's per-project lists have servers). */
   key: string;
-  node: Extract<JsonNode, { type: 'object' }>;
+  /**
+   * Every server entry, by the name wrap's record and reports use: the file's own list, then each
+   * project's in Claude Code's `~/.claude.json` (`projects["/path"].mcpServers`, named
+   * `<name> (project /path)`).
+   */
+  entries: { name: string; m: JsonMember }[];
+  /** How many of `projects[…]` have servers of their own. */
+  projects: number;
 }
 
 export function member(node: JsonNode, key: string): JsonNode | undefined {
@@ -20,6 +27,21 @@ export function member(node: JsonNode, key: string): JsonNode | undefined {
   // The last duplicate wins, as in JSON.parse.
   for (let k = node.members.length - 1; k >= 0; k--) if (node.members[k].key === key) return node.members[k].value;
   return undefined;
+}
+
+/** The name of a server of a Claude Code project (`projects[path].mcpServers[name]`) in wrap's record and reports. */
+export const projectServerName = (name: string, path: string) => `${name} (project ${path})`;
+
+/** Claude Code's local-scope servers in ~/.claude.json: `projects["/path"].mcpServers`, each an object. */
+function projectLists(root: JsonNode): { path: string; node: Extract<JsonNode, { type: 'object' }> }[] {
+  const projects = member(root, 'projects');
+  if (projects?.type !== 'object') return [];
+  const out: { path: string; node: Extract<JsonNode, { type: 'object' }> }[] = [];
+  for (const p of projects.members) {
+    const servers = member(p.value, 'mcpServers');
+    if (servers?.type === 'object' && servers.members.length > 0) out.push({ path: p.key, node: servers });
+  }
+  return out;
 }
 
 export function findServers(root: JsonNode): ServersLocation {
@@ -30,16 +52,19 @@ export function findServers(root: JsonNode): ServersLocation {
   ];
   const mcp = member(root, 'mcp');
   if (mcp) candidates.push(['mcp.servers', member(mcp, 'servers')]);
+  const projects = projectLists(root);
+  const inProjects = projects.flatMap(({ path, node }) => node.members.map((m) => ({ name: projectServerName(m.key, path), m })));
   for (const [key, node] of candidates) {
     if (node === undefined) continue;
     if (node.type !== 'object')
       throw new ClientConfigError(
         `"${key}" should be an object of servers by name, but it is ${node.type === 'array' ? 'a list' : `a ${node.type}`}.`,
       );
-    return { key, node };
+    return { key, entries: [...node.members.map((m) => ({ name: m.key, m })), ...inProjects], projects: projects.length };
   }
+  if (projects.length > 0) return { key: 'projects', entries: inProjects, projects: projects.length };
   throw new ClientConfigError(
-    'there is no "mcpServers" key (Claude Desktop, Cursor) and no "servers" key (VS Code) in this file, so there are no MCP servers to wrap. Is it the right file?',
+    'there is no "mcpServers" key (Claude Desktop, Cursor, Claude Code) and no "servers" key (VS Code) in this file, so there are no MCP servers to wrap. Is it the right file?',
   );
 }
 

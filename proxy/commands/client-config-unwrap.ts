@@ -27,14 +27,13 @@ export interface UnwrapResult {
 
 export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
   const { root, comments } = parseJsonc(text);
-  const { key, node } = findServers(root);
+  const { key, entries } = findServers(root);
   const style = detectStyle(text);
   const left: WrapRecord = { ...emptyRecord(key), servers: { ...(record?.servers ?? {}) } };
   const edits: Array<{ start: number; end: number; text: string }> = [];
   const servers: ServerReport[] = [];
 
-  for (const m of node.members) {
-    const name = m.key;
+  for (const { name, m } of entries) {
     const entryText = text.slice(m.value.start, m.value.end);
     const rec = left.servers[name];
     if (rec && rec.wrapped === entryText) {
@@ -74,7 +73,9 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
     if (kind === 'url') {
       if (rec?.kind === 'url' && rec.target !== undefined) {
         const p = loopbackPort(e.url as string);
-        if (p === rec.port) {
+        // Still the proxy wrap pointed it at, whatever port that proxy was moved to by hand since.
+        const moved = p !== undefined && p !== rec.port && samePath(e.url as string, rec.target);
+        if (p === rec.port || moved) {
           if (commentInside(comments, m.value))
             throw new ClientConfigError(
               `the server "${name}" contains a comment, which mcpscope cannot carry into the unwrapped entry. Move the comment outside that server's { … } (or delete it) and run unwrap again; nothing was changed.`,
@@ -88,14 +89,16 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
           servers.push({
             name,
             action: 'restored',
-            detail: `URL back to ${rec.target} (the entry's other keys changed since wrap and are kept)`,
+            detail: moved
+              ? `URL back to ${rec.target} (its proxy port had become ${p}${entryChangedElsewhere(e, rec, p!) ? "; the entry's other keys changed since wrap and are kept" : ''})`
+              : `URL back to ${rec.target} (the entry's other keys changed since wrap and are kept)`,
           });
           continue;
         }
         servers.push({
           name,
           action: 'skipped',
-          detail: `its URL changed since wrap (it no longer points at the proxy port ${rec.port}); left as is`,
+          detail: `its URL changed since wrap (it no longer points at a local proxy for ${rec.target}); left as is`,
         });
         delete left.servers[name];
         continue;
@@ -114,8 +117,31 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
     }
     servers.push({ name, action: 'not-wrapped', detail: 'not an MCP server entry mcpscope wraps; left as is' });
   }
-  const names = new Set(node.members.map((m) => m.key));
+  const names = new Set(entries.map((e) => e.name));
   for (const n of Object.keys(left.servers)) if (!names.has(n)) delete left.servers[n];
   const out = applyEdits(text, edits);
   return { text: out, changed: out !== text, key, servers, record: left };
+}
+
+/** Whether a URL has the path and query of the target (a local proxy mirrors its upstream's paths). */
+function samePath(url: string, target: string): boolean {
+  try {
+    const a = new URL(url);
+    const b = new URL(target);
+    return a.pathname === b.pathname && a.search === b.search;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the entry differs from what wrap wrote in more than the port (compared as values, not text). */
+function entryChangedElsewhere(e: Entry, rec: { wrapped: string }, port: number): boolean {
+  try {
+    const wrote = JSON.parse(rec.wrapped) as Entry;
+    const u = new URL(wrote.url as string);
+    u.port = String(port);
+    return JSON.stringify({ ...wrote, url: u.toString() }) !== JSON.stringify({ ...e, url: new URL(e.url as string).toString() });
+  } catch {
+    return true;
+  }
 }

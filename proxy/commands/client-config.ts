@@ -124,7 +124,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
   const uiPort = options.uiPort ?? DEFAULT_UI_PORT;
   const launcher = options.launcher ?? PATH_LAUNCHER;
   const { root, comments } = parseJsonc(text);
-  const { key, node } = findServers(root);
+  const { key, entries } = findServers(root);
   const style = detectStyle(text);
   const prior = options.record;
   const record: WrapRecord = { ...emptyRecord(key), servers: { ...(prior?.servers ?? {}) } };
@@ -135,7 +135,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
   // Ports already taken: proxies recorded earlier, and local upstreams.
   const used = new Set<number>();
   for (const r of Object.values(record.servers)) if (r.port !== undefined) used.add(r.port);
-  for (const m of node.members) {
+  for (const { m } of entries) {
     const v = toValue(m.value);
     if (entryKind(v) === 'url') {
       const p = loopbackPort((v as Entry).url as string);
@@ -149,8 +149,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
     return nextPort;
   };
 
-  for (const m of node.members) {
-    const name = m.key;
+  for (const { name, m } of entries) {
     const entryText = text.slice(m.value.start, m.value.end);
     const rec = record.servers[name];
     const entry = toValue(m.value);
@@ -260,7 +259,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
     edits.push({ start: m.value.start, end: m.value.end, text: recorded.wrapped });
   }
   // Records of servers no longer in the config are dropped.
-  const names = new Set(node.members.map((m) => m.key));
+  const names = new Set(entries.map((e) => e.name));
   for (const n of Object.keys(record.servers)) if (!names.has(n)) delete record.servers[n];
   proxies.forEach((p, n) => (p.command = proxyCommand(launcher.shell, p.target, p.port, n === 0 ? uiPort : 0)));
   const out = applyEdits(text, edits);

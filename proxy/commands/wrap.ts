@@ -7,38 +7,44 @@
  * Prints the new config, or with --write backs the file up and replaces it, recording what
  * changed in `<config>.mcpscope.json` for `mcpscope unwrap`. The transforms are in client-config.ts.
  */
-import { DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
+import { DEFAULT_UI_PORT, FIRST_PROXY_PORT, wrapConfig } from './client-config.js';
 import { backup, checkLauncher, loadConfigChange, MINIMAL_PATH, recordPath, resolveLauncher, writeAtomic } from './client-config-files.js';
 import { parseOneFileArgs } from './one-file-args.js';
 import { commandLine } from '../stdio/command-line.js';
+import { discoveryPath } from '../serve/discovery.js';
 
 const HELP = `mcpscope wrap — route an MCP client's servers through mcpscope
 
 Usage
-  mcpscope wrap <config.json> [--write] [--ui-port <n>]
+  mcpscope wrap <config.json> [--write] [--ui-port <n>] [--port <n>]
 
   <config.json>     claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json (see docs/clients.md)
   --write           back the file up to <config>.bak-<yyyymmdd-hhmmss>, then replace it; what changed
                     is recorded in <config>.mcpscope.json for \`mcpscope unwrap\`
                     (without --write the new config is printed on stdout and nothing is written)
   --ui-port <n>     the UI port the wrapped stdio servers report to (default ${DEFAULT_UI_PORT})
+  --port <n>        the first local proxy port for URL servers (default ${FIRST_PROXY_PORT}; the next ones
+                    follow, skipping ports the config already uses)
 
 stdio servers become \`<node> <mcpscope> --ui-port <n> -- <command> <args…>\`, where <node> and
 <mcpscope> are absolute paths (the installed mcpscope if it is on PATH, else this checkout's
 bin/mcpscope.js), so they start from any directory and without PATH. That command is run once
 (--version) first; if it does not work, nothing is written and the exit code is 1. Entries
 wrapped earlier another way (\`npx -y mcpscope …\`, an old path) get the new command.
-URL servers are pointed at http://127.0.0.1:6481/…, 6482, … and the \`mcpscope --target …\`
-commands to run are printed. Wrapping twice changes nothing the second time.
+URL servers are pointed at http://127.0.0.1:6481/…, 6482, … (or from --port on) and the
+\`mcpscope --target …\` commands to run are printed. Wrapping twice changes nothing the second
+time. If you move a proxy to another port by hand later, unwrap still restores its URL.
+In Claude Code's ~/.claude.json, the servers of each project (projects[…].mcpServers) are
+wrapped too, besides the top-level (user) ones; quit Claude Code first, as it rewrites that file.
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
   const args = parseOneFileArgs(argv, {
     name: 'wrap',
-    options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' } },
+    options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' }, port: { type: 'string' } },
     help: HELP,
-    usage: 'mcpscope wrap <config.json> [--write] [--ui-port <n>]',
+    usage: 'mcpscope wrap <config.json> [--write] [--ui-port <n>] [--port <n>]',
     what: 'config file',
   });
   if (typeof args === 'number') return args;
@@ -52,6 +58,15 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
+  let firstProxyPort: number | undefined;
+  const rawProxyPort = values.port;
+  if (rawProxyPort !== undefined) {
+    firstProxyPort = Number(rawProxyPort);
+    if (!/^\d+$/.test(rawProxyPort) || firstProxyPort < 1 || firstProxyPort > 65535) {
+      err.write(`mcpscope wrap: --port must be a port number from 1 to 65535, not ${JSON.stringify(rawProxyPort)}\n`);
+      return 2;
+    }
+  }
   const write = values.write ?? false;
 
   let launcher;
@@ -61,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     err.write(`mcpscope wrap: ${(e as Error).message}\n`);
     return 1;
   }
-  const result = loadConfigChange('wrap', file, (text, record) => wrapConfig(text, { uiPort, record, launcher }));
+  const result = loadConfigChange('wrap', file, (text, record) => wrapConfig(text, { uiPort, record, launcher, firstProxyPort }));
   if (result === 1) return 1;
 
   // The stdio entries wrapped now run mcpscope this way: check that it starts, as a client would.
@@ -119,7 +134,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (result.servers.some((s) => s.action === 'wrapped')) {
     err.write(
-      `\nOpen the UI at http://127.0.0.1:${uiPort}/?token=<token>, the token being in ~/.mcpscope/ui-${uiPort}.json while a UI runs (see docs/clients.md).\n`,
+      `\nOpen the UI at http://127.0.0.1:${uiPort}/?token=<token>, the token being in ${discoveryPath(uiPort)} while a UI runs (see docs/clients.md).\n`,
     );
   }
   return 0;

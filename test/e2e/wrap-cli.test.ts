@@ -61,11 +61,14 @@ function tempDir(): string {
   return d;
 }
 
-function cliWith(options: { nodeArgs?: string[] }, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+function cliWith(
+  options: { nodeArgs?: string[]; env?: Record<string, string> },
+  ...args: string[]
+): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     encoding: 'utf8',
     timeout: 20_000,
-    env: { ...process.env, PATH: pathDir },
+    env: { ...process.env, PATH: pathDir, ...options.env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -95,6 +98,22 @@ describe('mcpscope wrap / unwrap', () => {
     );
     expect(readFileSync(file, 'utf8')).toBe(CLAUDE);
     expect(readdirSync(dir)).toEqual(['claude_desktop_config.json']);
+  });
+
+  it('--port sets the first proxy port for URL servers, and the messages name the real MCPSCOPE_HOME', () => {
+    const dir = tempDir();
+    const file = join(dir, 'claude_desktop_config.json');
+    writeFileSync(file, CLAUDE);
+    const home = join(dir, 'my-mcpscope-home');
+    const r = cliWith({ env: { MCPSCOPE_HOME: home } }, 'wrap', file, '--port', '17300');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).mcpServers.remote.url).toBe('http://127.0.0.1:17300/mcp');
+    expect(r.stderr).toContain('--target https://mcp.example.com/mcp --port 17300');
+    expect(r.stderr).toContain(`the token being in ${join(home, 'ui-6480.json')} while a UI runs`);
+    expect(r.stderr).not.toContain('~/.mcpscope');
+    const bad = cli('wrap', file, '--port', 'x');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--port must be a port number from 1 to 65535, not "x"');
   });
 
   it('round-trips with --write: backup, record, idempotent, unwrap restores byte for byte', () => {

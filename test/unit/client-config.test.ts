@@ -230,6 +230,70 @@ describe('wrapConfig', () => {
     expect(r.servers[0].detail).toMatch(/mcpscope mcp/);
   });
 
+  it('starts URL proxies at firstProxyPort (wrap --port) when asked, skipping ports in use', () => {
+    const two = CLAUDE.replace(
+      '"remote": { "url": "https://mcp.example.com/v1/mcp?x=1" }',
+      '"remote": { "url": "https://mcp.example.com/v1/mcp?x=1" },\n    "local": { "url": "http://127.0.0.1:7101/mcp" },\n    "other": { "url": "https://other.example.com/mcp" }',
+    );
+    const w = wrapConfig(two, { firstProxyPort: 7100 });
+    const out = JSON.parse(w.text);
+    expect(out.mcpServers.remote.url).toBe('http://127.0.0.1:7100/v1/mcp?x=1');
+    // 7101 is the local server's own port: skipped.
+    expect(out.mcpServers.local.url).toBe('http://127.0.0.1:7102/mcp');
+    expect(out.mcpServers.other.url).toBe('http://127.0.0.1:7103/mcp');
+    expect(w.proxies.map((p) => p.port)).toEqual([7100, 7102, 7103]);
+  });
+
+  it("wraps Claude Code's ~/.claude.json: the user servers and every project's (projects[…].mcpServers); unwrap restores them byte for byte", () => {
+    const claudeJson = `{
+  "numStartups": 12,
+  "mcpServers": {
+    "everything": { "type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"], "env": {} }
+  },
+  "projects": {
+    "/home/me/app": {
+      "allowedTools": [],
+      "mcpServers": {
+        "db": { "type": "stdio", "command": "node", "args": ["db-server.js"], "env": {} },
+        "docs": { "type": "http", "url": "https://docs.example.com/mcp" }
+      }
+    },
+    "/home/me/empty": { "allowedTools": [], "mcpServers": {} }
+  }
+}
+`;
+    const w = wrapConfig(claudeJson, { launcher: LAUNCHER });
+    const out = JSON.parse(w.text);
+    expect(out.mcpServers.everything.args).toEqual([
+      '/usr/local/bin/mcpscope',
+      '--ui-port',
+      '6480',
+      '--',
+      'npx',
+      '-y',
+      '@modelcontextprotocol/server-everything',
+    ]);
+    const app = out.projects['/home/me/app'].mcpServers;
+    expect(app.db).toEqual({
+      type: 'stdio',
+      command: '/usr/local/bin/node',
+      args: ['/usr/local/bin/mcpscope', '--ui-port', '6480', '--', 'node', 'db-server.js'],
+      env: {},
+    });
+    expect(app.docs).toEqual({ type: 'http', url: 'http://127.0.0.1:6481/mcp' });
+    expect(w.servers.map((x) => [x.name, x.action])).toEqual([
+      ['everything', 'wrapped'],
+      ['db (project /home/me/app)', 'wrapped'],
+      ['docs (project /home/me/app)', 'wrapped'],
+    ]);
+    expect(out.numStartups).toBe(12);
+    expect(wrapConfig(w.text, { launcher: LAUNCHER, record: w.record }).changed).toBe(false);
+    expect(unwrapConfig(w.text, w.record).text).toBe(claudeJson);
+    // A ~/.claude.json with project servers only.
+    const only = `{ "projects": { "/p": { "mcpServers": { "s": { "command": "srv" } } } } }`;
+    expect(JSON.parse(wrapConfig(only).text).projects['/p'].mcpServers.s.args).toEqual(['--ui-port', '6480', '--', 'srv']);
+  });
+
   it('keeps CRLF line endings', () => {
     const crlf = CLAUDE.replace(/\n/g, '\r\n');
     const r = wrapConfig(crlf);
@@ -267,6 +331,21 @@ describe('unwrapConfig', () => {
     );
     const out = JSON.parse(unwrapConfig(edited, w.record).text);
     expect(out.mcpServers.remote).toEqual({ url: 'https://mcp.example.com/v1/mcp?x=1', headers: { A: 'b' } });
+  });
+
+  it('restores a URL whose proxy port was changed by hand since wrap (the sidecar knows the target)', () => {
+    const w = wrapConfig(CLAUDE);
+    const moved = w.text.replace('http://127.0.0.1:6481/v1/mcp?x=1', 'http://127.0.0.1:17300/v1/mcp?x=1');
+    const u = unwrapConfig(moved, w.record);
+    expect(JSON.parse(u.text).mcpServers.remote).toEqual({ url: 'https://mcp.example.com/v1/mcp?x=1' });
+    expect(u.servers.find((x) => x.name === 'remote')).toMatchObject({
+      action: 'restored',
+      detail: expect.stringContaining('had become 17300'),
+    });
+    expect(u.record.servers).toEqual({});
+    // Pointed somewhere else altogether (another path): not wrap's proxy any more, left as is.
+    const elsewhere = w.text.replace('http://127.0.0.1:6481/v1/mcp?x=1', 'http://127.0.0.1:17300/other');
+    expect(unwrapConfig(elsewhere, w.record).servers.find((x) => x.name === 'remote')).toMatchObject({ action: 'skipped' });
   });
 
   it('unwraps hand-wrapped entries and those the old wrap wrote (npx -y mcpscope), no --ui-port', () => {
