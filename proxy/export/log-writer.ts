@@ -26,7 +26,7 @@ import { exportRedactor, redactEvent } from './export-common.js';
 import { openLogFile } from '../log-option.js';
 
 import { TextLog } from './text-log.js';
-import { renderEntry, renderJsonEntry, type LogEntry } from './text-log-render.js';
+import { inert, renderEntry, renderJsonEntry, type LogEntry } from './text-log-render.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -59,6 +59,16 @@ export interface LogWriter {
   close(): Promise<void>;
 }
 
+/** The log's destination and formatter, fed events by its owner (a store subscription, or a stdio wrapper's UI: proxy/stdio/stdio-log.ts). */
+export interface LogSink extends LogWriter {
+  /** Formats and writes one batch of events (seq order, superseded upserts included). */
+  write(events: readonly McpscopeEvent[]): void;
+  /** A line of mcpscope's own (`mcpscope: …`; in JSON `{ ts, kind: "note", text }`). */
+  note(text: string): void;
+  /** A formatter afresh, for events of another store (whose seqs start over); `token`: that one's, scrubbed too. */
+  restart(token?: string): void;
+}
+
 const DEFAULT_MAX_PENDING = 4 * 1024 * 1024;
 
 /** Colour on a terminal unless NO_COLOR is set (non-empty); FORCE_COLOR (not `0`/`false`) forces it. */
@@ -73,6 +83,22 @@ export function wantsColour(isTTY: boolean | undefined, env: NodeJS.ProcessEnv =
  * annotated log. A file is opened at once (a path that cannot be written throws here).
  */
 export function startLogWriter(store: EventStore, options: LogWriterOptions & { fd?: number }): LogWriter {
+  const sink = openLogSink(options);
+  sink.write(store.history());
+  const unsubscribe = store.subscribe((events) => sink.write(events), 'the --log output');
+  return {
+    get dropped() {
+      return sink.dropped;
+    },
+    close() {
+      unsubscribe();
+      return sink.close();
+    },
+  };
+}
+
+/** The annotated log's destination and formatter (startLogWriter feeds it a store). A file is opened at once. */
+export function openLogSink(options: LogWriterOptions & { fd?: number }): LogSink {
   const env = options.env ?? process.env;
   const format = options.format ?? 'text';
   const say = options.warn ?? ((t: string) => void process.stderr.write(`${t}\n`));
@@ -97,8 +123,8 @@ export function startLogWriter(store: EventStore, options: LogWriterOptions & { 
   // A file is never coloured unless asked (FORCE_COLOR is about terminals and pipes to pagers).
   const colour = format === 'text' && (options.colour ?? (!ownStream && wantsColour(isTTY, env)));
   const width = options.width ?? (columns !== undefined ? Math.max(40, Math.min(140, columns - 22)) : 100);
-  const redactor = options.redactor ?? exportRedactor({ token: options.token });
-  const log = new TextLog({ width, utc: options.utc });
+  let redactor = options.redactor ?? exportRedactor({ token: options.token });
+  let log = new TextLog({ width, utc: options.utc });
   const maxPending = options.maxPendingBytes ?? DEFAULT_MAX_PENDING;
   const where =
     to === 'stdout' || to === 'stderr' ? `the ${to === 'stdout' ? 'terminal' : 'stderr'}` : 'file' in to ? 'the file' : 'the stream';
@@ -108,7 +134,6 @@ export function startLogWriter(store: EventStore, options: LogWriterOptions & { 
   const onError = (err: Error) => {
     if (stopped) return;
     stopped = true;
-    unsubscribe?.();
     // A closed pipe (`| head`) ends the log quietly; anything else is said once.
     if ((err as NodeJS.ErrnoException).code !== 'EPIPE') say(`mcpscope: the --log output stopped: ${err.message}`);
   };
@@ -140,18 +165,36 @@ export function startLogWriter(store: EventStore, options: LogWriterOptions & { 
     if (text) stream.write(text);
   };
 
-  let unsubscribe: (() => void) | undefined;
-  write(store.history());
-  unsubscribe = store.subscribe(write, 'the --log output');
+  const note = (text: string): void => {
+    if (stopped) return;
+    const pending = stream.writableLength;
+    let out = dropped > 0 && pending < maxPending / 2 ? dropNotice() : '';
+    if (pending + out.length > maxPending) {
+      dropped += 1;
+      return;
+    }
+    const line = inert(`mcpscope: ${text}`);
+    out +=
+      format === 'json'
+        ? `${JSON.stringify({ ts: new Date().toISOString(), kind: 'note', text: redactor.text(line) })}\n`
+        : `${redactor.text(line)}\n`;
+    stream.write(out);
+  };
 
   let closing: Promise<void> | undefined;
   return {
     get dropped() {
       return dropped;
     },
+    write,
+    note,
+    restart(token) {
+      log = new TextLog({ width, utc: options.utc });
+      if (token !== undefined && !options.redactor)
+        redactor = exportRedactor({ token: options.token, extraSecrets: [token].filter((t) => t !== options.token) });
+    },
     close() {
       closing ??= (async () => {
-        unsubscribe?.();
         const wasStopped = stopped;
         stopped = true;
         if (wasStopped) return;

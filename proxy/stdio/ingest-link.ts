@@ -15,10 +15,14 @@
  *   redacted lines, held lines and send answers are redacted too.
  * - **Relinking.** When the UI goes away the link is made again at once; a port found free is
  *   taken over, with the same token.
+ * - **--log.** With a log to write, the hello asks the UI for what it records of this process
+ *   (`recorded`, in that UI's numbers); the hooks pass it on, with each link's UI and whether it
+ *   does, and what is shipped (recorder-worker.ts, stdio-log.ts).
  */
 import type WebSocket from 'ws';
 import { connect } from 'node:net';
 import type { IngestRecord } from '../capture/wire-codec.js';
+import type { McpscopeEvent } from '../model/events.js';
 import type { McpscopeCore } from '../mcpscope.js';
 import { inspectDiscovery } from '../serve/discovery.js';
 import { createRedactor, redactArgs, type Redactor } from '../record/redact.js';
@@ -37,6 +41,17 @@ export interface IngestLinkHooks {
   linked(): void;
   unlinked(): void;
   serving(port: number, token: string): void;
+  /**
+   * --log: records go to the UI at `url` from here on (called before the link sends one);
+   * `numbered`: it sends back what it records of this process (`recorded`), an older UI does not.
+   */
+  recording?(ui: { url: string; token: string; numbered: boolean; own: boolean }): void;
+  /** --log: what that UI recorded of this process, in its numbers; `skipped`: events it left out. */
+  recorded?(events: McpscopeEvent[], skipped: number): void;
+  /** --log: no UI records this process any more (why, in plain words). */
+  unrecorded?(why: string): void;
+  /** Each record as it is shipped (redacted, unless --show-secrets). */
+  shipped?(record: IngestRecord): void;
 }
 
 /** Whether anything accepts connections on 127.0.0.1:`port` (nothing is sent to it). */
@@ -67,6 +82,8 @@ export class IngestLink {
   private lastToken?: string;
   private relinkDelay = 0;
   private readonly linking: Promise<void>;
+  /** --log: ask each UI for what it records of this process. */
+  private readonly wantsRecords: boolean;
   /**
    * Test only: `MCPSCOPE_TEST_RECORDER_BLOCK_MS=<n>` blocks the thread that records for n ms, once,
    * on the first record after a UI link is up — a stand-in for a recorder stuck on a message
@@ -81,6 +98,7 @@ export class IngestLink {
     env: NodeJS.ProcessEnv = process.env,
   ) {
     this.explicit = config.token || env.MCPSCOPE_TOKEN || undefined;
+    this.wantsRecords = config.log !== undefined;
     this.shown = commandLine(config.command, redactArgs(config.args));
     if (!config.showSecrets) {
       this.redactor = createRedactor({ extraSecrets: this.explicit ? [this.explicit] : [] });
@@ -102,14 +120,26 @@ export class IngestLink {
       ],
     });
     this.linking = this.link().catch((err: unknown) => {
-      hooks.say(`cannot reach or serve a UI on port ${config.uiPort}: ${(err as Error).message}; the server runs unrecorded.`);
+      const why = `cannot reach or serve a UI on port ${config.uiPort}: ${(err as Error).message}`;
+      hooks.say(`${why}; the server runs unrecorded.`);
+      hooks.unrecorded?.(why);
     });
   }
 
   push(record: IngestRecord): void {
     if (this.testBlockMs > 0 && this.client.linked) this.testBlock();
-    if (!this.redaction) return this.client.push(record);
-    for (const r of this.redaction.push(record)) this.client.push(r);
+    if (!this.redaction) return this.ship(record);
+    for (const r of this.redaction.push(record)) this.ship(r);
+  }
+
+  private ship(r: IngestRecord): void {
+    this.hooks.shipped?.(r);
+    this.client.push(r);
+  }
+
+  /** Records no UI has said it recorded (--log), in order. */
+  unconfirmed(): IngestRecord[] {
+    return this.client.unconfirmed();
   }
 
   private testBlock(): void {
@@ -180,14 +210,14 @@ export class IngestLink {
         );
         return;
       }
-      const r = await connectIngest(UI_HOST, port, token, 3_000);
+      const r = await connectIngest(UI_HOST, port, token, 3_000, { log: this.wantsRecords });
       if (this.stopping) {
         if (r.ok) r.ws.terminate();
         return;
       }
       if (r.ok) {
         this.lastToken = token;
-        this.attach(r.ws, r.listen);
+        this.attach(r.ws, r.listen, { port, token, numbered: r.records, own: false });
         if (!this.linkedOnce) this.hooks.say(`recording ${this.shown} in the mcpscope UI at http://${UI_HOST}:${port}/`);
         // With --otlp, joining a UI that does not export: say so (its proof says whether it does).
         if (!this.linkedOnce && this.config.otlp && !r.exports)
@@ -252,20 +282,30 @@ export class IngestLink {
     }
     hooks.serving(this.own.ui!.port, this.own.token);
     // The same path as a wrapper joining it: its /ingest, its proof.
-    const r = await connectIngest(UI_HOST, this.own.ui!.port, this.own.token, 3_000);
+    const r = await connectIngest(UI_HOST, this.own.ui!.port, this.own.token, 3_000, { log: this.wantsRecords });
     if (!r.ok) throw new Error(`the UI it serves did not take its records (${r.message})`);
-    this.attach(r.ws, r.listen);
+    this.attach(r.ws, r.listen, { port: this.own.ui!.port, token: this.own.token, numbered: r.records, own: true });
     this.linkedOnce = true;
     return true;
   }
 
-  private attach(ws: WebSocket, listen: (onText: (text: string) => void) => void): void {
+  private attach(
+    ws: WebSocket,
+    listen: (onText: (text: string) => void) => void,
+    ui: { port: number; token: string; numbered: boolean; own: boolean },
+  ): void {
     this.ws = ws;
     ws.on('error', () => undefined);
+    const numbered = this.wantsRecords && ui.numbered;
+    if (this.wantsRecords) this.hooks.recording?.({ url: `http://${UI_HOST}:${ui.port}/`, token: ui.token, numbered, own: ui.own });
     listen((text) => {
       if (!isControl(text)) return;
       const m = parseControlDown(text);
-      if (m && m.type !== 'proof') this.hooks.control(m);
+      if (m?.type === 'recorded') {
+        // The events first: once said recorded, a record is not sent again.
+        if (m.events.length > 0 || m.skipped) this.hooks.recorded?.(m.events, m.skipped ?? 0);
+        if (m.through !== undefined) this.client.ack(m.through);
+      } else if (m && m.type !== 'proof') this.hooks.control(m);
     });
     ws.once('close', () => {
       this.client.detach(ws);
@@ -273,7 +313,7 @@ export class IngestLink {
       this.hooks.unlinked();
       if (!this.stopping) void this.relink();
     });
-    this.client.attach(ws);
+    this.client.attach(ws, { acked: numbered });
     this.hooks.linked();
   }
 
@@ -282,9 +322,11 @@ export class IngestLink {
     if (this.relinkDelay > 0) await pause(this.relinkDelay);
     this.relinkDelay = Math.min(2_000, Math.max(100, this.relinkDelay * 2));
     if (this.stopping) return;
-    await this.link().catch((err: unknown) =>
-      this.hooks.say(`cannot reach or serve a UI: ${(err as Error).message}; the server keeps running, unrecorded.`),
-    );
+    await this.link().catch((err: unknown) => {
+      const why = `cannot reach or serve a UI: ${(err as Error).message}`;
+      this.hooks.say(`${why}; the server keeps running, unrecorded.`);
+      this.hooks.unrecorded?.(why);
+    });
     if (this.client.linked) this.relinkDelay = 0;
   }
 

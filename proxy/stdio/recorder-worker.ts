@@ -20,32 +20,46 @@ const port = parentPort!;
 const tell = (m: FromRecorderThread) => port.postMessage(m);
 const say = (line: string, raw?: boolean) => tell({ type: 'say', line, ...(raw ? { raw } : {}) });
 
-const link = new IngestLink(config, {
-  say,
-  control: (message) => tell({ type: 'control', message }),
-  linked: () => tell({ type: 'linked' }),
-  unlinked: () => tell({ type: 'unlinked' }),
-  serving: (p, token) => tell({ type: 'serving', port: p, token }),
-});
-
-// --log <file>: a local recorder fed the same records (raw: it redacts as every export does).
+// --log <file>: in the numbers of the UI that records the process (stdio-log.ts), or its own.
 const log: StdioLog | undefined = config.log
   ? startStdioLog({
       ...config.log,
       maxBodyBytes: config.maxBodyBytes,
       lint: config.lint,
       token: config.token || process.env.MCPSCOPE_TOKEN || undefined,
+      start: {
+        t: 'stdio-start',
+        xid: config.xid,
+        ts: config.startedAt,
+        command: config.command,
+        args: config.args,
+        ...(config.pid !== undefined ? { pid: config.pid } : {}),
+        cwd: config.cwd,
+      },
       warn: say,
     })
   : undefined;
-log?.push({
-  t: 'stdio-start',
-  xid: config.xid,
-  ts: config.startedAt,
-  command: config.command,
-  args: config.args,
-  ...(config.pid !== undefined ? { pid: config.pid } : {}),
-  cwd: config.cwd,
+
+const link: IngestLink = new IngestLink(config, {
+  say,
+  control: (message) => tell({ type: 'control', message }),
+  linked: () => tell({ type: 'linked' }),
+  unlinked: () => tell({ type: 'unlinked' }),
+  serving: (p, token) => tell({ type: 'serving', port: p, token }),
+  ...(log
+    ? {
+        recording: (ui) =>
+          ui.numbered
+            ? log.recordingInto(ui)
+            : log.recordLocally(
+                `the mcpscope UI at ${ui.url} is older than this wrapper and does not send back its numbers`,
+                link.unconfirmed(),
+              ),
+        recorded: (events, skipped) => log.recorded(events, skipped),
+        unrecorded: (why) => log.recordLocally(`no mcpscope UI records this process (${why})`, link.unconfirmed()),
+        shipped: (r) => log.push(r),
+      }
+    : {}),
 });
 
 port.on('message', (m: ToRecorderThread) => {
@@ -55,7 +69,6 @@ port.on('message', (m: ToRecorderThread) => {
       Atomics.store(shared, 1, BigInt(Date.now()));
       for (const r of unpackRecords(m.batch) as IngestRecord[]) {
         link.push(r);
-        log?.push(r);
       }
       return;
     }
@@ -65,6 +78,9 @@ port.on('message', (m: ToRecorderThread) => {
     case 'finish':
       void (async () => {
         await link.finish(m.drainMs);
+        // What the UI did not say it recorded in time is written in the wrapper's own numbers.
+        const left = link.unconfirmed();
+        if (left.length > 0) log?.recordLocally('the UI did not say it recorded the last records in time', left);
         await log?.close();
         tell({ type: 'finished', droppedBytes: link.droppedBytes });
       })();

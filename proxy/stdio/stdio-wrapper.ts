@@ -14,7 +14,7 @@
  * Everything else runs on the wrapper's recorder thread (recorder-thread.ts, recorder-worker.ts):
  * redacting and shipping the records to the mcpscope UI on the UI port (its `/ingest` WebSocket,
  * once it proved it knows the token), the UI the wrapper serves itself when none runs, and the
- * `--log` recorder. A recorder that is slow, stuck or dead delays no byte of the server's.
+ * `--log` file. A recorder that is slow, stuck or dead delays no byte of the server's.
  *
  * stdout carries nothing but the server's bytes: all our words go to stderr, and there are few of
  * them (one line naming the UI). Signals (SIGINT, SIGTERM, SIGHUP) are forwarded to the server
@@ -47,8 +47,8 @@ export interface StdioWrapperOptions {
   /** Spec linting for a UI this wrapper serves itself (a UI it reports to lints with its own --lint). */
   lint?: LintMode;
   /**
-   * `--log <file>`: the annotated log of this process, written by the wrapper itself from the
-   * records it ships (proxy/stdio/stdio-log.ts). Never stdout: that is the server's.
+   * `--log <file>`: the annotated log of this process, written by the wrapper itself in the
+   * numbers of the UI that records it (proxy/stdio/stdio-log.ts). Never stdout: that is the server's.
    */
   log?: { file: string; fd?: number; format?: 'text' | 'json' };
   /**
