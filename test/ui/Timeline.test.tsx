@@ -2,7 +2,8 @@
 /**
  * Spec violations in the timeline (issue 19): a "spec" badge on the rows whose messages broke a
  * rule (amber, red under --lint strict, the rules in its tooltip), none on the others, and the
- * "Violations only" filter in the App (spec=1 in the URL).
+ * "Violations only" filter in the App (spec=1 in the URL). The "All sessions" view's session badges
+ * (issue 28): which session each row is, and a click filtering to it.
  */
 import { describe, expect, it } from 'vitest';
 import { act } from 'react';
@@ -11,6 +12,7 @@ import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS } from '../../ui/src/state/types';
 import { Timeline } from '../../ui/src/components/Timeline';
 import { App } from '../../ui/src/App';
+import { SessionLabels } from '../../ui/src/state/session-label';
 import { EventBuilder, specScenario } from './fixtures';
 
 const dom = mountPoint();
@@ -129,5 +131,98 @@ describe('App: the spec badge and the Violations only filter', () => {
     more.violation({ message: seq.goodAdd, rule: 'late/rule' });
     await act(async () => store.ingest(more.events));
     expect(badge(`c${seq.goodAdd}`)!.getAttribute('title')).toContain('late/rule');
+  });
+});
+
+/** Two clients' sessions whose calls interleave (issue 28): s1 alpha-client, s2 beta-client, then s3 with no initialize. */
+function twoClients() {
+  const b = new EventBuilder();
+  const calls: Record<string, number[]> = { s1: [], s2: [] };
+  b.session('s1', { clientInfo: { name: 'alpha-client' } });
+  b.session('s2', { clientInfo: { name: 'beta-client' } });
+  for (let i = 0; i < 3; i++) {
+    for (const sid of ['s1', 's2']) {
+      const x = `x${sid}${i}`;
+      b.exchange(x, sid, { status: 200, responseType: 'application/json' });
+      const req = b.message({
+        sessionId: sid,
+        exchangeId: x,
+        dir: 'c2s',
+        kind: 'request',
+        carrier: 'post-body',
+        id: i,
+        method: 'tools/call',
+        name: 'echo',
+        jsonrpc: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo' } },
+      });
+      b.message({
+        sessionId: sid,
+        exchangeId: x,
+        dir: 's2c',
+        kind: 'response',
+        carrier: 'post-json',
+        id: i,
+        pair: req.seq,
+        jsonrpc: { jsonrpc: '2.0', id: i, result: { content: [] } },
+      });
+      calls[sid].push(req.seq);
+    }
+  }
+  const store = new TimelineStore();
+  store.ingest(b.events);
+  return { store, calls };
+}
+
+const sessionBadge = (key: string) => rowEl(key).querySelector<HTMLElement>('[data-testid="row-session"]');
+
+describe('Timeline: the session column (All sessions)', () => {
+  it("badges every row with its session's id, client name and colour; a click asks for that session", async () => {
+    const { store, calls } = twoClients();
+    const asked: string[] = [];
+    await dom.render(
+      <Timeline
+        rows={store.visibleRows(EMPTY_FILTERS)}
+        onSelect={noop}
+        onOpen={noop}
+        live={false}
+        showSession
+        sessionLabels={new SessionLabels().of(store.sessionList())}
+        onSessionFilter={(id) => asked.push(id)}
+      />,
+    );
+    const a = sessionBadge(`c${calls.s1[0]}`)!;
+    const b = sessionBadge(`c${calls.s2[0]}`)!;
+    expect([a.getAttribute('data-session'), a.textContent]).toEqual(['s1', 's1alpha-client']);
+    expect([b.getAttribute('data-session'), b.textContent]).toEqual(['s2', 's2beta-client']);
+    expect(a.classList.contains('sess-c0') && b.classList.contains('sess-c1')).toBe(true);
+    expect(sessionBadge(`c${calls.s1[2]}`)!.className).toBe(a.className);
+    await act(async () => b.click());
+    expect(asked).toEqual(['s2']);
+  });
+
+  it('has no session column in a single session’s view', async () => {
+    const { store, calls } = twoClients();
+    await dom.render(<Timeline rows={store.visibleRows({ ...EMPTY_FILTERS, session: 's1' })} onSelect={noop} onOpen={noop} live={false} />);
+    expect(sessionBadge(`c${calls.s1[0]}`)).toBeNull();
+    expect(dom.container.querySelector('.c-sess')).toBeNull();
+  });
+});
+
+describe('App: filtering the All sessions view by a session badge', () => {
+  it('shows only that session’s rows (session: in the search box and the URL), and all again on a second click', async () => {
+    const { store, calls } = twoClients();
+    await dom.render(<App store={store} />);
+    const all = shownKeys();
+    expect(all).toHaveLength(6);
+    await act(async () => sessionBadge(`c${calls.s2[1]}`)!.click());
+    expect(shownKeys()).toEqual(calls.s2.map((s) => `c${s}`));
+    expect(dom.$<HTMLInputElement>('search')!.value).toBe('session:s2');
+    expect(new URLSearchParams(location.search).get('q')).toBe('session:s2');
+    // Still the All sessions view: the column stays, and the sidebar's selection is All sessions.
+    expect(sessionBadge(`c${calls.s2[0]}`)).not.toBeNull();
+    expect(dom.$('row-count')!.textContent).toBe('3 of 6');
+    await act(async () => sessionBadge(`c${calls.s2[0]}`)!.click());
+    expect(shownKeys()).toEqual(all);
+    expect(dom.$<HTMLInputElement>('search')!.value).toBe('');
   });
 });

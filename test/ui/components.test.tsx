@@ -384,6 +384,24 @@ describe('DetailPane', () => {
     expect(dom.container.querySelector('[data-testid="detail"]')!.textContent).toContain('Response body');
   });
 
+  it('counts requests answered by HTTP alone as failed, not pending (issue 28), per session and in All sessions', async () => {
+    const ev = new Events();
+    ev.session('s3', { counts: { messages: 2, requests: 1, pending: 0, failed: 1, errors: 1, exchanges: 1 } });
+    ev.session('s4', { counts: { messages: 2, requests: 1, pending: 1, errors: 0, exchanges: 1 } });
+    const store = new TimelineStore();
+    store.ingest(ev.list);
+    await render(<SessionList sessions={store.sessionList()} selected="" onSelect={noop} totals={{ messages: 4, errors: 1, failed: 1 }} />);
+    const s3 = dom.container.querySelector<HTMLElement>('[data-session-id="s3"]')!;
+    expect(s3.querySelector('[data-testid="session-failed"]')!.textContent).toBe('1 failed');
+    expect(s3.textContent).not.toContain('pending');
+    const s4 = dom.container.querySelector<HTMLElement>('[data-session-id="s4"]')!;
+    expect(s4.textContent).toContain('1 pending');
+    expect(s4.querySelector('[data-testid="session-failed"]')).toBeNull();
+    expect(dom.container.querySelector<HTMLElement>('[data-session-id=""]')!.textContent).toContain('1 failed');
+    // Several sessions: each id wears its colour, the one the timeline's badges wear.
+    expect(s3.querySelector('.si-id')!.className).toContain('sess-c2');
+  });
+
   it('lists an http bucket as plain HTTP traffic to its origin, with exchanges instead of MCP counts', async () => {
     const ev = new Events();
     ev.session('s2', {

@@ -1,7 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { TimelineStore } from '../../ui/src/state/store';
-import { filtersFromSearch, filtersKey, filtersToSearch, isEmptyFilters, rowMatches } from '../../ui/src/state/filters';
+import {
+  filtersFromSearch,
+  filtersKey,
+  filtersToSearch,
+  isEmptyFilters,
+  rowMatches,
+  sessionTerms,
+  toggleSessionTerm,
+} from '../../ui/src/state/filters';
 import { EMPTY_FILTERS, type Filters, type Row } from '../../ui/src/state/types';
 import { EventBuilder, scenario } from './fixtures';
 
@@ -139,6 +147,42 @@ describe('rowMatches', () => {
     expect(keys(store, { method: 'tools/call', errorsOnly: true, dir: 'c2s' }).sort()).toEqual([`c${seq.crash}`, `c${seq.flaky}`].sort());
     // A nested sampling request shows even though its parent does not match.
     expect(keys(store, { text: 'summarize step 2' })).toEqual([`c${seq.sampling}`]);
+  });
+});
+
+describe('session: terms in the search text (the "All sessions" view)', () => {
+  it('reads the terms (ids, quoted client names; several) and leaves the rest of the text to search', () => {
+    expect(sessionTerms('session:s3')).toEqual({ sessions: ['s3'], rest: '' });
+    expect(sessionTerms('foo session:S3 bar')).toEqual({ sessions: ['s3'], rest: 'foo bar' });
+    expect(sessionTerms('session:s1 session:"My Client" echo')).toEqual({ sessions: ['s1', 'my client'], rest: 'echo' });
+    // Still being typed: an empty term filters nothing; a word merely containing it is text.
+    expect(sessionTerms('session:')).toEqual({ sessions: [], rest: '' });
+    expect(sessionTerms('mysession:s1')).toEqual({ sessions: [], rest: 'mysession:s1' });
+    expect(sessionTerms('tools/call')).toEqual({ sessions: [], rest: 'tools/call' });
+  });
+
+  it("a badge's click shows only its session, a second click all again", () => {
+    expect(toggleSessionTerm('', 's2')).toBe('session:s2');
+    expect(toggleSessionTerm('echo', 's2')).toBe('session:s2 echo');
+    expect(toggleSessionTerm('session:s1 echo', 's2')).toBe('session:s2 echo');
+    expect(toggleSessionTerm('session:s2 echo', 's2')).toBe('echo');
+    expect(toggleSessionTerm('session:s1 session:s2', 's2')).toBe('session:s2');
+  });
+
+  it('keeps the rows of the sessions named, by id or by client name, with the rest of the text searched', () => {
+    const { store, seq } = setup();
+    expect(keys(store, { text: 'session:s2' })).toEqual([`c${seq.legacyRequest}`]);
+    expect(keys(store, { text: 'session:s2' })).toEqual(keys(store, { session: 's2' }));
+    // Problems by their exchange's session, as the sidebar's selection does.
+    expect(keys(store, { text: 'session:S1' })).toEqual(keys(store, { session: 's1' }));
+    expect(keys(store, { text: 'session:fixture-client' })).toEqual(keys(store, { session: 's1' }));
+    expect(keys(store, { text: 'session:s1 session:s2' })).toEqual(keys(store, {}));
+    expect(keys(store, { text: 'session:s1 summarize step 2' })).toEqual([`c${seq.sampling}`]);
+    expect(keys(store, { text: 'session:s2 summarize step 2' })).toEqual([]);
+    expect(keys(store, { text: 'session:nobody' })).toEqual([]);
+    // Part of the text: in the URL as q=, read back the same.
+    const f = { ...EMPTY_FILTERS, text: 'session:s2 echo' };
+    expect(filtersFromSearch(filtersToSearch(f))).toEqual(f);
   });
 });
 

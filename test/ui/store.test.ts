@@ -863,6 +863,19 @@ describe('TimelineStore: a call refused at the HTTP layer', () => {
     ok.ingest([...b4.events, { ...exchange(202), seq: r4.seq + 1 }]);
     expect(call(ok, r4.seq).status).toBe('pending');
   });
+
+  it('is failed with no response at all (model/call-state.ts), as the session counts say; a stream cut after its head is still pending', () => {
+    const store = new TimelineStore();
+    const b = new EventBuilder(1, 1_000);
+    b.session('s1');
+    const req = initialize(b);
+    store.ingest(b.events);
+    const cut = exchange(undefined) as Extract<McpscopeEvent, { type: 'exchange' }>;
+    store.ingest([{ ...cut, seq: req.seq + 1, exchange: { ...cut.exchange, status: 200, aborted: 'upstream', error: 'reset' } }]);
+    expect(call(store, req.seq).status).toBe('pending');
+    store.ingest([{ ...cut, seq: req.seq + 2, exchange: { ...cut.exchange, aborted: 'upstream', error: 'connection reset' } }]);
+    expect(call(store, req.seq)).toMatchObject({ status: 'error', httpStatus: 'failed' });
+  });
 });
 
 describe('TimelineStore: spec violations (issue 19)', () => {

@@ -76,6 +76,18 @@ describe('visible list', () => {
     }
   });
 
+  it('narrows by session: terms only when they name the same sessions (session:s1 then session:s12 is no narrowing)', () => {
+    const events = syntheticEvents(3_000, { seed: 7, sessions: 12 });
+    const store = loaded(events);
+    const fresh = loaded(events);
+    const steps = ['session:s1', 'session:s12', 'session:s12 a', 'session:s12 al', 'session:s1 al', 'session:s1 session:s12 al'];
+    for (const text of steps) {
+      const got = store.visibleRows({ ...EMPTY_FILTERS, text }).map((r) => r.key);
+      expect(got.length).toBeGreaterThan(0);
+      expect(got).toEqual(fresh.visibleRows({ ...EMPTY_FILTERS, text: `${text} ` }).map((r) => r.key));
+    }
+  });
+
   it('visibleIndex finds a row in the visible list', () => {
     const { events, seq } = scenario();
     const store = loaded(events);

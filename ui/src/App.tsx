@@ -11,7 +11,8 @@ import './App.css';
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
 import type { TimelineStore } from './state/store.js';
 import { FeedClient } from './state/feed-client.js';
-import { isEmptyFilters } from './state/filters.js';
+import { isEmptyFilters, toggleSessionTerm } from './state/filters.js';
+import { SessionLabels } from './state/session-label.js';
 import { type FeedStatus, type Filters, type Row, type SessionInfo } from './state/types.js';
 import { useStoreVersion } from './state/use-store.js';
 import { Header, type UiSource } from './components/Header.js';
@@ -164,13 +165,21 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
   const closedSessions = useMemo(() => new Set(sessions.filter((s) => s.status === 'closed').map((s) => s.id)), [sessions]);
   const totals = useMemo(
     () =>
-      sessions.reduce((t, s: SessionInfo) => ({ messages: t.messages + s.counts.messages, errors: t.errors + s.counts.errors }), {
-        messages: 0,
-        errors: 0,
-      }),
+      sessions.reduce(
+        (t, s: SessionInfo) => ({
+          messages: t.messages + s.counts.messages,
+          errors: t.errors + s.counts.errors,
+          failed: t.failed + (s.counts.failed ?? 0),
+        }),
+        { messages: 0, errors: 0, failed: 0 },
+      ),
     [sessions],
   );
   const violationsOf = useCallback((row: Row) => store.violationsOfRow(row), [store]);
+  const labelsMemo = useRef(new SessionLabels());
+  const sessionLabels = useMemo(() => labelsMemo.current.of(sessions), [sessions]);
+  /** A row's session badge: only that session's rows (a `session:` term in the search), or all again. */
+  const onSessionFilter = useCallback((id: string) => setFilters((f) => ({ ...f, text: toggleSessionTerm(f.text, id) })), []);
   const modelTurnCounts = useMemo(() => store.modelTurns.countsBySession(), [store, version]);
   const selectedRow: Row | undefined = selectedKey !== undefined ? store.row(selectedKey) : undefined;
   const visibleKeys = useMemo(
@@ -415,6 +424,8 @@ export function App({ store, connect = false, initialStatus = 'connecting', sour
                   onSelect={select}
                   onOpen={open}
                   showSession={multiSession}
+                  sessionLabels={sessionLabels}
+                  onSessionFilter={onSessionFilter}
                   live={live && !paused}
                   closedSessions={closedSessions}
                   violationsOf={violationsOf}

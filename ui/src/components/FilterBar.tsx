@@ -1,6 +1,7 @@
 /**
  * Toolbar above the timeline: view switch, method (with suggestions), direction, kind,
- * errors-only, spec-violations-only, minimum latency, free-text search, and the "N of M" count.
+ * errors-only, spec-violations-only, minimum latency, free-text search (with its `session:` terms:
+ * state/filters.ts), and the "N of M" count.
  */
 import './FilterBar.css';
 import { useEffect, useId, useRef, useState, type RefObject } from 'react';
@@ -115,6 +116,7 @@ export function FilterBar({
           placeholder="Search payloads…  ( / )"
           data-testid="search"
           aria-label="Search payloads"
+          title="Searches methods, names and payloads. session:s3 (or session:<client name>) shows only that session's rows; a row's session badge writes it."
           value={text}
           onChange={(e) => setText(e.target.value)}
           onBlur={flushText}

@@ -3,11 +3,13 @@
  * start time, open/closed, counts, spec violations with their lint report). In compare mode each entry is ticked as side A or B instead
  * of selected.
  */
+import './session-colours.css';
 import './SessionList.css';
 import type { SessionInfo } from '../state/types.js';
 import { formatClock, plural } from '../state/format.js';
 import { escapeInvisible } from '../state/visible-text.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
+import { sessionColour } from '../state/session-label.js';
 
 const TRANSPORT: Record<SessionInfo['transport'], { short: string; title: string }> = {
   'streamable-http': { short: 'HTTP', title: 'Streamable HTTP' },
@@ -30,7 +32,7 @@ export interface SessionListProps {
   sessions: SessionInfo[];
   selected: string;
   onSelect(id: string): void;
-  totals: { messages: number; errors: number };
+  totals: { messages: number; errors: number; failed?: number };
   /** Compare mode: the sessions picked as A and B ('' = none). Undefined: not comparing. */
   compare?: { left: string; right: string };
   onToggleCompare?(): void;
@@ -162,6 +164,7 @@ export function SessionList({
             </div>
             <div className="si-counts">
               <span>{plural(totals.messages, 'msg')}</span>
+              {totals.failed ? <span className="err-text">{totals.failed} failed</span> : null}
               {totals.errors > 0 ? <span className="err-text">{plural(totals.errors, 'error')}</span> : null}
             </div>
           </li>
@@ -198,7 +201,8 @@ export function SessionList({
                 <span className={`transport t-${s.transport}`} title={t.title}>
                   {t.short}
                 </span>
-                <span className="si-id mono">{s.id}</span>
+                {/* In its colour when there are several: the "All sessions" timeline's badges wear it too. */}
+                <span className={`si-id mono${sessions.length > 1 ? ` sess-id sess-c${sessionColour(s.id)}` : ''}`}>{s.id}</span>
                 {s.targetName ? (
                   <span className="si-target mono" title={escapeInvisible(s.target)} data-testid="session-target">
                     <Vis text={s.targetName} />
@@ -267,6 +271,15 @@ export function SessionList({
                 {s.counts.pending > 0 ? (
                   <span className="pending-text" title="requests without an answer yet">
                     {s.counts.pending} pending
+                  </span>
+                ) : null}
+                {s.counts.failed ? (
+                  <span
+                    className="err-text"
+                    data-testid="session-failed"
+                    title="requests answered by HTTP alone (a 4xx or 5xx status, or no response) without a JSON-RPC answer"
+                  >
+                    {s.counts.failed} failed
                   </span>
                 ) : null}
                 {s.counts.errors > 0 ? (

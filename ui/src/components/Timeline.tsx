@@ -22,6 +22,7 @@ import {
   rowSize,
   rowStatus,
   rowTs,
+  statusTitle,
 } from './row-info.js';
 import { useElementSize } from './use-element-size.js';
 import { InvisibleMark, Vis } from './VisibleText.js';
@@ -29,6 +30,9 @@ import { escapeInvisible } from '../state/visible-text.js';
 import { editedOf, sentByMcpscope } from '../state/breakpoints.js';
 import { isLintNote, isViolation, violationLevel, violationsTitle } from '../state/violations.js';
 import { ModelCallBadge, TurnMethodCell } from './TurnCell.js';
+import { SessionBadge } from './SessionBadge.js';
+import type { SessionLabel } from '../state/session-label.js';
+import { refusalText } from '../../../proxy/model/call-state.js';
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -42,6 +46,10 @@ export interface TimelineProps {
   onOpen(key: string): void;
   /** Show the session column (the "all sessions" view with several sessions). */
   showSession?: boolean;
+  /** The sessions' badges in that column (state/session-label.ts), by id. */
+  sessionLabels?: ReadonlyMap<string, SessionLabel>;
+  /** A session badge was clicked: show only that session's rows (or all again). */
+  onSessionFilter?(id: string): void;
   /** Run live timers for pending calls. */
   live?: boolean;
   /** Sessions that are closed: their pending calls stop ticking. */
@@ -56,6 +64,8 @@ export function Timeline({
   onSelect,
   onOpen,
   showSession = false,
+  sessionLabels,
+  onSessionFilter,
   live = true,
   closedSessions,
   violationsOf,
@@ -174,7 +184,12 @@ export function Timeline({
       <div className="tl-head" role="row">
         <span className="c-time">Time</span>
         <span className="c-dir" title="Direction" />
-        {showSession ? <span className="c-sess">Sess</span> : null}
+        {showSession ? (
+          <span className="c-sess" title="Session">
+            <span className="h-long">Session</span>
+            <span className="h-short">Sess</span>
+          </span>
+        ) : null}
         <span className="c-method">Method · name</span>
         <span className="c-progress">Progress</span>
         <span className="c-status">Status</span>
@@ -200,6 +215,8 @@ export function Timeline({
                 index={range.start + i}
                 selected={row.key === selectedKey}
                 showSession={showSession}
+                label={showSession && row.sessionId !== undefined ? sessionLabels?.get(row.sessionId) : undefined}
+                onSessionFilter={onSessionFilter}
                 now={isPending(row) ? now : 0}
                 stopped={closedSessions?.has(row.sessionId ?? '') ?? false}
                 violationsOf={violationsOf}
@@ -244,6 +261,9 @@ interface RowProps {
   index: number;
   selected: boolean;
   showSession: boolean;
+  /** The row's session badge (the "All sessions" view). */
+  label?: SessionLabel;
+  onSessionFilter?(id: string): void;
   now: number;
   stopped: boolean;
   violationsOf?(row: Row): readonly ProblemEvent[];
@@ -257,7 +277,20 @@ const TimelineRow = memo(TimelineRowView, (a, b) => {
   return true;
 });
 
-function TimelineRowView({ row, index, selected, showSession, now, stopped, violationsOf, onSelect, onOpen, onKeyDown }: RowProps) {
+function TimelineRowView({
+  row,
+  index,
+  selected,
+  showSession,
+  label,
+  onSessionFilter,
+  now,
+  stopped,
+  violationsOf,
+  onSelect,
+  onOpen,
+  onKeyDown,
+}: RowProps) {
   const status = rowStatus(row);
   const depth = rowDepth(row);
   const method = rowMethod(row);
@@ -290,9 +323,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, viol
         {dir === 'c2s' ? '→' : dir === 's2c' ? '←' : row.type === 'log' ? '⋯' : '!'}
       </span>
       {showSession ? (
-        <span className="c-sess mono">
-          <Vis text={sessionId} />
-        </span>
+        <span className="c-sess mono">{label ? <SessionBadge label={label} onFilter={onSessionFilter} /> : <Vis text={sessionId} />}</span>
       ) : null}
       <MethodCell row={row} depth={depth} violations={violationsOf?.(row)} onSelect={onSelect} />
       {/* A model turn's cell takes the progress column too (TurnCell.css): it has more to say and no progress. */}
@@ -305,7 +336,7 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, viol
           {row.type === 'http' && row.exchange.status !== undefined
             ? String(row.exchange.status)
             : row.type === 'call' && row.httpStatus !== undefined && !row.response
-              ? `HTTP ${row.httpStatus}`
+              ? refusalText(row.httpStatus)
               : STATUS_LABEL[status]}
         </span>
       </span>
@@ -313,29 +344,6 @@ function TimelineRowView({ row, index, selected, showSession, now, stopped, viol
       <span className="c-size mono">{row.type === 'problem' || row.type === 'log' ? '' : formatBytes(rowSize(row))}</span>
     </div>
   );
-}
-
-function statusTitle(row: Row): string {
-  if (row.type === 'call') {
-    const err = row.response?.error;
-    if (err) return `${err.code} ${err.message}${err.meaning ? `\n${err.meaning}` : ''}`;
-    if (row.status === 'tool-error') return 'The tool ran and reported a failure (isError: true).';
-    if (row.status === 'cancelled') return 'The request was cancelled (notifications/cancelled).';
-    if (row.httpStatus !== undefined && !row.response)
-      return `The server answered HTTP ${row.httpStatus} and no JSON-RPC response: the request was refused before it reached MCP (an authorization challenge, an expired session…). The HTTP tab of its detail shows why.`;
-    if (row.status === 'pending') return 'Waiting for the response.';
-    return 'Answered with a result.';
-  }
-  if (row.type === 'problem') return `${row.event.code}: ${row.event.text}`;
-  if (row.type === 'log') return 'A line the server process wrote to stderr (its log output, not MCP).';
-  if (row.type === 'turn') return `Model turn ${row.turn.id}: ${row.turn.status === 'done' ? 'answered' : row.turn.status}.`;
-  if (row.type === 'http') {
-    const x = row.exchange;
-    return x.error ?? (x.status !== undefined ? `HTTP ${x.status}` : 'Waiting for the response.');
-  }
-  if (row.type === 'orphan')
-    return row.message.error ? `${row.message.error.code} ${row.message.error.message}` : 'A message that matched no request.';
-  return '';
 }
 
 function MethodCell({
@@ -538,8 +546,12 @@ function LatencyCell({ row, now, stopped }: { row: Row; now: number; stopped: bo
   }
   if (row.type === 'call' && row.httpStatus !== undefined && !row.response) {
     return (
-      <span className="c-latency mono muted" data-testid="row-latency" title={`Refused with HTTP ${row.httpStatus}: no JSON-RPC answer`}>
-        refused
+      <span
+        className="c-latency mono muted"
+        data-testid="row-latency"
+        title={row.httpStatus === 'failed' ? 'No response: no JSON-RPC answer' : `Refused with HTTP ${row.httpStatus}: no JSON-RPC answer`}
+      >
+        {row.httpStatus === 'failed' ? 'no response' : 'refused'}
       </span>
     );
   }

@@ -301,3 +301,29 @@ export function seqTitle(seq: number): string {
 export function exchangeTitle(id: string): string {
   return `HTTP exchange ${id}: mcpscope's name for one HTTP request and its response (see the HTTP tab).`;
 }
+
+/** A row's status badge's tooltip: what its state means. */
+export function statusTitle(row: Row): string {
+  if (row.type === 'call') {
+    const err = row.response?.error;
+    if (err) return `${err.code} ${err.message}${err.meaning ? `\n${err.meaning}` : ''}`;
+    if (row.status === 'tool-error') return 'The tool ran and reported a failure (isError: true).';
+    if (row.status === 'cancelled') return 'The request was cancelled (notifications/cancelled).';
+    if (row.httpStatus === 'failed' && !row.response)
+      return 'Failed: its HTTP request got no response at all (the server unreachable, the connection reset, the client gone), so no JSON-RPC answer can come. The HTTP tab of its detail shows why.';
+    if (row.httpStatus !== undefined && !row.response)
+      return `Failed: the server answered HTTP ${row.httpStatus} and no JSON-RPC response, so the request was refused before it reached MCP (an authorization challenge, an expired session, a server not initialized…). The HTTP tab of its detail shows why.`;
+    if (row.status === 'pending') return 'Waiting for the response.';
+    return 'Answered with a result.';
+  }
+  if (row.type === 'problem') return `${row.event.code}: ${row.event.text}`;
+  if (row.type === 'log') return 'A line the server process wrote to stderr (its log output, not MCP).';
+  if (row.type === 'turn') return `Model turn ${row.turn.id}: ${row.turn.status === 'done' ? 'answered' : row.turn.status}.`;
+  if (row.type === 'http') {
+    const x = row.exchange;
+    return x.error ?? (x.status !== undefined ? `HTTP ${x.status}` : 'Waiting for the response.');
+  }
+  if (row.type === 'orphan')
+    return row.message.error ? `${row.message.error.code} ${row.message.error.message}` : 'A message that matched no request.';
+  return '';
+}

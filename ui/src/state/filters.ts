@@ -3,6 +3,10 @@
  *
  * URL parameters: `session`, `method`, `dir` (c2s|s2c), `kind` (request|notification|response|error|log),
  * `errors=1`, `spec=1` (violations only), `minms=<n>`, `q=<text>`. Any other parameter (notably `token`) is left alone.
+ *
+ * The search text may hold `session:<id or client name>` terms (`session:s3`, `session:"my client"`;
+ * several: any of them): the "All sessions" view's rows of those sessions only, the rest of the text
+ * searched as usual. A session badge's click writes one (toggleSessionTerm).
  */
 import type { MessageEvent } from '../../../proxy/model/events.js';
 import type { TimelineStore } from './store.js';
@@ -105,28 +109,77 @@ function rowHasText(row: Row, needle: string, store: TimelineStore): boolean {
   }
 }
 
+/** `session:` terms of a search text. */
+const SESSION_TERM = /(?<!\S)session:(?:"([^"]*)"?|(\S*))\s*/gi;
+
+/**
+ * The `session:<id or client name>` terms of a search text (lower-cased; an empty one, still being
+ * typed, is dropped) and the text without them, which is searched as usual.
+ */
+export function sessionTerms(text: string): { sessions: string[]; rest: string } {
+  if (!text.toLowerCase().includes('session:')) return { sessions: [], rest: text };
+  const sessions: string[] = [];
+  const rest = text.replace(SESSION_TERM, (_all, quoted: string | undefined, bare: string | undefined) => {
+    const v = (quoted ?? bare ?? '').trim().toLowerCase();
+    if (v !== '' && !sessions.includes(v)) sessions.push(v);
+    return '';
+  });
+  return { sessions, rest: rest.trim() };
+}
+
+/**
+ * A session badge's click: the search text showing only that session's rows (its `session:` term
+ * first, in place of any other), or — when that is what it shows already — all sessions again.
+ */
+export function toggleSessionTerm(text: string, id: string): string {
+  const { sessions, rest } = sessionTerms(text);
+  if (sessions.length === 1 && sessions[0] === id.toLowerCase()) return rest;
+  return rest === '' ? `session:${id}` : `session:${id} ${rest}`;
+}
+
+/** Whether a session is one the `session:` terms name: by its id, or its client's name (either whole, case-insensitive). */
+function sessionNamed(f: PreparedFilters, id: string | undefined, store: TimelineStore): boolean {
+  if (id === undefined) return false;
+  let ok = f.sessionHits.get(id);
+  if (ok === undefined) {
+    const lower = id.toLowerCase();
+    const client = store.sessions.get(id)?.clientInfo?.name?.toLowerCase();
+    ok = f.sessions.some((t) => t === lower || t === client);
+    f.sessionHits.set(id, ok);
+  }
+  return ok;
+}
+
 /** Filters with their needles lower-cased and trimmed once (for matching many rows). */
 export interface PreparedFilters {
   session: string;
+  /** The search text's `session:` terms (sessionTerms); empty: any session. */
+  sessions: string[];
+  /** Per session id, whether the terms name it (filled as rows are matched). */
+  sessionHits: Map<string, boolean>;
   method: string;
   dir: Filters['dir'];
   kind: Filters['kind'];
   errorsOnly: boolean;
   violationsOnly: boolean;
   minLatencyMs: number;
+  /** The search text without its `session:` terms. */
   text: string;
 }
 
 export function prepareFilters(f: Filters): PreparedFilters {
+  const terms = sessionTerms(f.text);
   return {
     session: f.session,
+    sessions: terms.sessions,
+    sessionHits: new Map(),
     method: f.method.trim().toLowerCase(),
     dir: f.dir,
     kind: f.kind,
     errorsOnly: f.errorsOnly,
     violationsOnly: f.violationsOnly === true,
     minLatencyMs: f.minLatencyMs > 0 ? f.minLatencyMs : 0,
-    text: f.text.trim().toLowerCase(),
+    text: terms.rest.trim().toLowerCase(),
   };
 }
 
@@ -138,6 +191,7 @@ export function rowMatches(row: Row, f: Filters, store: TimelineStore): boolean 
 /** `rowMatches` with filters prepared once by `prepareFilters`. */
 export function matchesPrepared(row: Row, f: PreparedFilters, store: TimelineStore): boolean {
   if (f.session !== '' && rowSession(row, store) !== f.session) return false;
+  if (f.sessions.length > 0 && !sessionNamed(f, rowSession(row, store), store)) return false;
 
   if (f.dir !== '') {
     // Problems and stderr lines have no direction.

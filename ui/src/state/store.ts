@@ -14,7 +14,8 @@
  *   cached per row, keyed on the row's `rev`, so a recompute after a live batch only re-evaluates
  *   the rows that changed), the waterfall (`waterfall`, waterfall.ts) and the SSE stream table
  *   (`streamOf`, stream-table.ts). This module holds the events (the seq-ordered log: event-log.ts),
- *   sessions, exchanges and rows (made in rows.ts, folded here).
+ *   sessions, exchanges and rows (made in rows.ts, folded here); the version and its subscribers
+ *   are subscribable.ts's.
  */
 import type {
   ExchangeInfo,
@@ -35,18 +36,16 @@ import { WaterfallBuilder } from './waterfall.js';
 import { reduceHeld } from './breakpoints.js';
 import { ViolationIndex, rowViolations } from './violations.js';
 import { ModelTurns } from './model-turns.js';
+import { Subscribable } from './subscribable.js';
+import { callState, httpRefusal } from '../../../proxy/model/call-state.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
-export class TimelineStore {
+export class TimelineStore extends Subscribable {
   // ---- raw state --------------------------------------------------------------------------
   /** Every kept event, in seq order. */
   private log: McpscopeEvent[] = [];
   private _lastSeq = 0;
-  private _version = 0;
-  /** The version the subscribers were last called for. */
-  private notifiedVersion = 0;
-  private listeners = new Set<() => void>();
   private droppedCount = 0;
   private refetchedCount = 0;
 
@@ -99,43 +98,6 @@ export class TimelineStore {
   readonly sessions: ReadonlyMap<string, SessionInfo> = this._sessions;
   /** Latest exchange upserts by id. */
   readonly exchanges: ReadonlyMap<string, ExchangeInfo> = this._exchanges;
-
-  // ---- subscription -----------------------------------------------------------------------
-
-  /** Increments on every change. */
-  get version(): number {
-    return this._version;
-  }
-
-  /** Calls `fn` after every change; returns the unsubscribe function. (Bound: safe to pass around.) */
-  readonly subscribe = (fn: () => void): (() => void) => {
-    this.listeners.add(fn);
-    return () => {
-      this.listeners.delete(fn);
-    };
-  };
-
-  /** For `useSyncExternalStore`'s getSnapshot. (Bound.) */
-  readonly getVersion = (): number => this._version;
-
-  /** Whether the store changed since its subscribers were last called (after a quiet `ingest`). */
-  get notifyPending(): boolean {
-    return this.notifiedVersion !== this._version;
-  }
-
-  /** Calls the subscribers if the store changed since they were last called. */
-  notify(): void {
-    if (this.notifiedVersion === this._version) return;
-    this.notifiedVersion = this._version;
-    for (const fn of [...this.listeners]) {
-      try {
-        fn();
-      } catch (err) {
-        // A failing listener must not break ingestion or the other listeners.
-        console.error('mcpscope: a store listener failed', err);
-      }
-    }
-  }
 
   /** Bumps the version; `notify: false` leaves calling the subscribers to a later `notify()`. */
   private changed(notify = true): void {
@@ -276,8 +238,8 @@ export class TimelineStore {
               this.touch(call);
             }
           }
-          // Refused at the HTTP layer (a 401 challenge, a 404 for an expired session): its calls get no JSON-RPC answer.
-          if (e.exchange.status !== undefined && e.exchange.status >= 400) {
+          // Refused at the HTTP layer (a 401 challenge, a 404 for an expired session, no response): its calls get no JSON-RPC answer.
+          if (httpRefusal(e.exchange) !== undefined) {
             for (const m of this.buckets.get(e.exchange.id)?.messages ?? []) {
               const call = m.kind === 'request' ? this.callByRequestSeq.get(m.seq) : undefined;
               if (call) this.refuseIfRejected(call);
@@ -452,13 +414,13 @@ export class TimelineStore {
     }
   }
 
-  /** A pending call whose exchange was answered with an HTTP error and no JSON-RPC response: `error`, with that status. */
+  /** A pending call whose exchange answered it by HTTP alone (model/call-state.ts: `failed`): `error`, with that status. */
   private refuseIfRejected(call: CallRow): void {
     if (call.status !== 'pending' || call.response || call.request.exchangeId === undefined) return;
-    const status = this._exchanges.get(call.request.exchangeId)?.status;
-    if (status === undefined || status < 400) return;
+    const refusal = httpRefusal(this._exchanges.get(call.request.exchangeId));
+    if (callState({ refusal }) !== 'failed') return;
     call.status = 'error';
-    call.httpStatus = status;
+    call.httpStatus = refusal;
     this.touch(call);
   }
 

@@ -16,6 +16,7 @@ import type {
   SessionInfo,
   SseFrameEvent,
 } from '../../../proxy/model/events.js';
+import type { HttpRefusal } from '../../../proxy/model/call-state.js';
 
 export type { McpscopeEvent, MessageEvent, SessionInfo, ExchangeInfo, ProblemEvent, SseFrameEvent, ModificationEvent, LogEvent };
 
@@ -46,10 +47,11 @@ export interface CallRow {
   /** ms, once answered; for pending rows the UI computes a live timer from request.ts. */
   latencyMs?: number;
   /**
-   * The HTTP status of the request's exchange when it was refused (≥ 400) and no JSON-RPC answer
-   * came (a 401 challenge, say): the call is then `error`, not pending for ever.
+   * The request's exchange answered it by HTTP alone (proxy/model/call-state.ts): its status (≥ 400:
+   * a 401 challenge, a 400 "Server not initialized"), or `failed` (no response at all), and no
+   * JSON-RPC answer came: the call is then `error`, not pending for ever.
    */
-  httpStatus?: number;
+  httpStatus?: HttpRefusal;
   /** Bumped whenever the store changes this row in place (rows are mutated, not copied): memoize row components on `(row, row.rev)`. */
   rev?: number;
 }

@@ -6,7 +6,7 @@
  */
 import type { MessageEvent } from '../../../proxy/model/events.js';
 import type { CallRow, Filters, Row } from './types.js';
-import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, type PreparedFilters } from './filters.js';
+import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, sessionTerms, type PreparedFilters } from './filters.js';
 import { jsonText } from './format.js';
 import type { TimelineStore } from './store.js';
 
@@ -216,13 +216,17 @@ export class VisibleList {
    * the new list is that one's rows that still match — no need to look at every row again.
    */
   private narrowedSearch(f: Filters, key: string): FlatList | undefined {
-    const needle = f.text.trim().toLowerCase();
+    const terms = sessionTerms(f.text);
+    const needle = terms.rest.trim().toLowerCase();
     if (needle === '') return undefined;
     const fid = this.filterIds.get(key)!;
     for (const list of this.flatCache.values()) {
       if (list.version !== this.store.version || list.key === key) continue;
       const g = list.filters;
-      const old = g.text.trim().toLowerCase();
+      // `session:` terms are not text: only the same sessions narrow (session:s1 → session:s12 does not).
+      const was = sessionTerms(g.text);
+      if (was.sessions.join('\u0000') !== terms.sessions.join('\u0000')) continue;
+      const old = was.rest.trim().toLowerCase();
       if (old === '' || !needle.includes(old)) continue;
       if (filtersKey({ ...g, text: f.text }) !== key) continue;
       // topPos must be rebuilt: walk the old rows, tracking top-level boundaries.
