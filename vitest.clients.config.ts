@@ -2,7 +2,7 @@
  * The real-client matrix (test/clients/, issue 28): real Claude Code and Gemini CLI from npm, and
  * the docs' MCP Inspector lines, through every way into mcpscope. `npm run test:clients` builds,
  * installs the clients (scripts/agent-clients.mjs) and runs it; `.ci/run` runs it after
- * `npm run test:agents`. Its files are `*.spec.ts`, which `npm test`'s vitest.config.ts (test/**\/*.test.ts) does not pick up.
+ * `npm run test:agents`. `npm test`'s vitest.config.ts leaves test/clients/ out.
  */
 import { defineConfig } from 'vitest/config';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 export default defineConfig({
   test: {
-    include: ['test/clients/**/*.spec.ts'],
+    include: ['test/clients/**/*.test.ts'],
     testTimeout: 90_000,
     hookTimeout: 60_000,
     pool: 'forks',

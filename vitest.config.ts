@@ -5,8 +5,9 @@ import { join } from 'node:path';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-    // Real agent clients from npm: `npm run test:agents` (vitest.agents.config.ts).
-    exclude: ['**/node_modules/**', 'test/agents/**'],
+    // Real agent clients from npm: `npm run test:agents` (vitest.agents.config.ts) and the
+    // real-client matrix, `npm run test:clients` (vitest.clients.config.ts).
+    exclude: ['**/node_modules/**', 'test/agents/**', 'test/clients/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -1,5 +1,5 @@
 /**
- * What the real-client matrix (client-matrix.spec.ts) runs on: the built CLI (`node bin/mcpscope.js`)
+ * What the real-client matrix (client-matrix.test.ts) runs on: the built CLI (`node bin/mcpscope.js`)
  * as a user starts it, its printed proxy URL and UI token read from its stderr; an HTTPS front for
  * server-everything (a TLS terminator with a test CA's leaf for `localhost`); mcpscope's API read
  * with the token; and each client run with a throwaway HOME (and XDG folders), never the real one.
