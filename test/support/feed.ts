@@ -34,7 +34,11 @@ export function collectFeed(uiUrl: string): CollectedFeed {
         const timer = setTimeout(() => reject(new Error(`feed condition not met; ${events.length} events seen`)), ms);
         waiters.push({ p, resolve: () => (clearTimeout(timer), resolve()) });
       }),
-    close: () => ws.terminate(),
+    close: () => {
+      // Closed before it opened (the condition already held): ws reports the aborted handshake as an error.
+      ws.on('error', () => undefined);
+      ws.terminate();
+    },
   };
 }
 
