@@ -18,44 +18,12 @@
  * It also flags protocol mistakes it can see only across messages (duplicate in-flight id,
  * response to an unknown id, a second response, a response after cancellation).
  */
-import type { ChainLink, Direction, Hint, JsonRpcId, MessageKind, TaskLink } from '../model/events.js';
+import type { Direction, Hint, TaskLink } from '../model/events.js';
+import type { CorrelateInput, Correlation } from './correlation-types.js';
 import { idKey } from '../parse/jsonrpc.js';
 import { progressNotificationTokenOf, progressTokenOf } from '../parse/mcp-fields.js';
 
-export interface CorrelateInput {
-  sessionId: string;
-  dir: Direction;
-  kind: MessageKind;
-  ts: number;
-  id?: JsonRpcId;
-  method?: string;
-  params?: unknown;
-  /** A response's `result` (input_required, CreateTaskResult, related-task `_meta`). */
-  result?: unknown;
-  /** Tool/prompt/resource name of a request. */
-  name?: string;
-  exchangeId?: string;
-  /** SSE event id the message arrived under, for resumption de-duplication. */
-  sseEventId?: string;
-  /** Position in a JSON-RPC batch: members of one batch share their SSE event id. */
-  batchIndex?: number;
-}
-
-export interface Correlation {
-  pair?: number;
-  latencyMs?: number;
-  parent?: number;
-  /** For a response: the method and name of its request. */
-  requestMethod?: string;
-  name?: string;
-  progressToken?: string | number;
-  replayOf?: number;
-  chain?: ChainLink;
-  task?: TaskLink;
-  /** This answer came to a request that had failed at the HTTP level (failByHttp): it is no longer failed. */
-  answersFailed?: boolean;
-  issues: Hint[];
-}
+export type { CorrelateInput, Correlation } from './correlation-types.js';
 
 interface RequestRecord {
   seq: number;
@@ -215,39 +183,18 @@ export class Correlator {
    * cancellation). Marks the pending ones cancelled and returns their seqs.
    */
   cancelByClose(sessionId: string, requestSeqs: readonly number[]): number[] {
-    const s = this.sessions.get(sessionId);
-    if (!s) return [];
-    const out: number[] = [];
-    for (const seq of requestSeqs) {
-      const req = s.pendingBySeq.get(seq);
-      if (!req || req.state !== 'pending') continue;
-      req.state = 'cancelled';
-      s.pendingBySeq.delete(seq);
-      s.pending -= 1;
-      out.push(seq);
-    }
-    return out;
+    return this.settle(this.sessions.get(sessionId), requestSeqs, 'cancelled', (req) => req.state === 'pending');
   }
 
   /**
    * The HTTP exchange that carried these requests answered them by HTTP alone (a status of 400 or
    * more, or no response: proxy/model/call-state.ts): the pending ones are failed, no longer
-   * pending. Returns their seqs. A late answer (on another stream) still pairs with them.
+   * pending. Returns their seqs. A late answer (on another stream) still pairs with them. A 404
+   * that closed the session as expired refused the request that carried it too: closed ones count.
    */
   failByHttp(sessionId: string, requestSeqs: readonly number[]): number[] {
-    // A 404 that closed the session as expired refused the request that carried it too.
     const s = this.sessions.get(sessionId) ?? this.closed.get(sessionId);
-    if (!s) return [];
-    const out: number[] = [];
-    for (const seq of requestSeqs) {
-      const req = s.pendingBySeq.get(seq);
-      if (!req || req.state !== 'pending') continue;
-      req.state = 'failed';
-      s.pendingBySeq.delete(seq);
-      s.pending -= 1;
-      out.push(seq);
-    }
-    return out;
+    return this.settle(s, requestSeqs, 'failed', (req) => req.state === 'pending');
   }
 
   /**
@@ -255,13 +202,22 @@ export class Correlator {
    * listen request is over. Returns the seqs of the listen requests that were still open.
    */
   endListen(sessionId: string, requestSeqs: readonly number[]): number[] {
-    const s = this.sessions.get(sessionId);
+    return this.settle(this.sessions.get(sessionId), requestSeqs, 'answered', (req) => req.method === 'subscriptions/listen');
+  }
+
+  /** Ends the still-waiting requests among `requestSeqs` that `which` accepts, in `state`; returns their seqs. */
+  private settle(
+    s: SessionState | undefined,
+    requestSeqs: readonly number[],
+    state: RequestRecord['state'],
+    which: (req: RequestRecord) => boolean,
+  ): number[] {
     if (!s) return [];
     const out: number[] = [];
     for (const seq of requestSeqs) {
       const req = s.pendingBySeq.get(seq);
-      if (!req || req.method !== 'subscriptions/listen') continue;
-      req.state = 'answered';
+      if (!req || !which(req)) continue;
+      req.state = state;
       s.pendingBySeq.delete(seq);
       s.pending -= 1;
       out.push(seq);
