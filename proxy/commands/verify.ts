@@ -6,6 +6,7 @@
  * connection problem.
  */
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FixtureError, loadFixture } from '../import/load-fixture.js';
 import { parseIgnorePattern } from '../replay/json-diff.js';
@@ -25,6 +26,8 @@ Options
   --target <url>          the live server's MCP endpoint (or give a stdio server's command after --)
   --transport <http|sse>  Streamable HTTP or legacy HTTP+SSE (default: as recorded)
   --header <name:value>   extra HTTP header, e.g. "Authorization: Bearer …" (repeatable)
+  --upstream-ca <pem>     trust this CA file for an HTTPS target besides the system's and
+                          NODE_EXTRA_CA_CERTS (repeatable); the certificate is always checked
   --timeout <ms>          per-request timeout (default 30000)
   --ignore <path>         do not count differences at this path (and below), written as the
                           report prints them: [<call> › ]<path>, e.g.
@@ -54,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
         target: { type: 'string' },
         transport: { type: 'string' },
         header: { type: 'string', multiple: true },
+        'upstream-ca': { type: 'string', multiple: true },
         timeout: { type: 'string' },
         ignore: { type: 'string', multiple: true },
         json: { type: 'boolean' },
@@ -78,7 +82,20 @@ export async function main(argv: string[]): Promise<number> {
   if (command !== undefined && command.length === 0) return usage('after `--`, the command that starts the stdio server.');
   if (command !== undefined && v.target) return usage('--target or `-- <command>`, not both.');
   if (!v.target && !command) return usage('--target <url> (or `-- <command>` for a stdio server) is required.');
-  if (command && (v.transport !== undefined || v.header !== undefined)) return usage('--transport and --header are for HTTP targets.');
+  if (command && (v.transport !== undefined || v.header !== undefined || v['upstream-ca'] !== undefined))
+    return usage('--transport, --header and --upstream-ca are for HTTP targets.');
+  let upstreamCa: string[] | undefined;
+  try {
+    upstreamCa = v['upstream-ca']?.map((f) => {
+      try {
+        return readFileSync(f, 'utf8');
+      } catch (err) {
+        throw new Error(`--upstream-ca ${f}: ${(err as Error).message}`);
+      }
+    });
+  } catch (err) {
+    return usage(`${(err as Error).message}.`);
+  }
   if (v.transport !== undefined && v.transport !== 'http' && v.transport !== 'sse')
     return usage(`--transport must be http or sse, not ${JSON.stringify(v.transport)}.`);
   const timeoutMs = v.timeout === undefined ? undefined : Number(v.timeout);
@@ -118,6 +135,7 @@ export async function main(argv: string[]): Promise<number> {
       transport: v.transport as 'http' | 'sse' | undefined,
       timeoutMs,
       headers: Object.keys(headers).length > 0 ? headers : undefined,
+      upstreamCa,
       ignore: v.ignore,
       strict: v.strict ?? false,
     });

@@ -321,6 +321,38 @@ describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in mcpscope’s environment', () => {
     }
   });
 
+  it('mcpscope verify --upstream-ca trusts that private CA for the live server (it reaches the server)', async () => {
+    const fixture = fileURLToPath(new URL('../fixtures/demo-client-round.fixture.json', import.meta.url));
+    let hits = 0;
+    const trusted = createHttpsServer({ key: selfSignedTls.keyPem, cert: selfSignedTls.certPem }, (_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":0,"result":{}}');
+    });
+    trusted.listen(0, '127.0.0.1');
+    await once(trusted, 'listening');
+    const url = `https://localhost:${(trusted.address() as AddressInfo).port}/mcp`;
+    try {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'verify', fixture, '--target', url, '--timeout', '5000', '--upstream-ca', selfSignedFile],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, MCPSCOPE_HOME: join(dir, 'home-verify-ca') },
+        },
+      );
+      children.push(child);
+      let err = '';
+      child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+      await once(child, 'exit');
+      // The TLS connection is made (this stand-in's initialize answer is not one, which verify then says).
+      expect(err).not.toMatch(/fetch failed|certificate|SELF_SIGNED/i);
+      expect(hits).toBeGreaterThan(0);
+    } finally {
+      trusted.closeAllConnections();
+      trusted.close();
+    }
+  });
+
   /** The CLI with --otlp at the self-signed server, proxying one call; resolves with /api/stats' telemetry once `done` says so. */
   async function otlpTo(name: string, env: Record<string, string>, done: (t: TelemetryStats) => boolean): Promise<TelemetryStats> {
     const collector = upstreams.find((u) => u.name === 'self-signed')!;
