@@ -3,6 +3,7 @@
  * comes from, and what it checks in one line. docs/spec-lint.md documents the same table; the ids
  * are what `problem` events with `code: "spec-violation"` carry in `rule`. Pure: no Node APIs.
  */
+import { KNOWN_VERSIONS } from '../model/protocol-version.js';
 
 export interface LintRule {
   id: string;
@@ -11,8 +12,8 @@ export interface LintRule {
   summary: string;
 }
 
-/** The protocol versions whose method sets the linter knows, oldest first. */
-export const KNOWN_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+/** The protocol versions whose method sets the linter knows, oldest first (proxy/model/protocol-version.ts). */
+export { KNOWN_VERSIONS };
 /** The version named in a specRef when the session's is not known (yet). */
 export const LATEST_VERSION = '2025-11-25';
 

@@ -15,7 +15,7 @@
  * Nothing is refused: a server answers `initialize` with a version it speaks, never an error.
  * Pure: no Node APIs.
  */
-import { KNOWN_VERSIONS } from '../lint/rules.js';
+import { KNOWN_VERSIONS } from '../model/protocol-version.js';
 import { versionAtLeast } from '../model/protocol-version.js';
 
 export interface VersionNegotiation {
