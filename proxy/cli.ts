@@ -130,7 +130,7 @@ Options
                         and OTEL_BSP_* apply. Never slows the traffic: spans that cannot be sent are
                         dropped and counted (/api/stats). See docs/team-setup.md
   --otlp-bodies         with --otlp: put the (redacted, 8 KiB at most) request and response bodies on the spans
-  -h, --help            this help
+  -h, --help            this help (also \`mcpscope help\`; \`mcpscope help <subcommand>\` for one's own)
   -v, --version         print the version
 `;
 
@@ -268,7 +268,7 @@ async function wrap(ownArgs: string[], command: string[], dashes: boolean): Prom
     uiPort,
     token: v.token,
     showSecrets: v['show-secrets'] ?? false,
-    maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+    maxBodyBytes: positiveOption(v['max-body'], '--max-body'),
     holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
     lint: lintOption(v.lint),
     log: log && logFd !== undefined ? { file: log.to, fd: logFd, format: log.format } : undefined,
@@ -296,11 +296,25 @@ async function main(): Promise<void> {
   // The redactor for those lines: loaded at once, but for the stdio wrapper, which starts its server first (2 s later).
   const loadRedactor = () => void import('./record/redact.js').then(({ createRedactor }) => (lastResortRedact = createRedactor().text));
   const isSub = sub !== undefined && SUBCOMMANDS.has(sub);
+  const isHelp = sub === 'help';
   // `mcpscope [options] [--] <command…>`: the first argument that is not an option starts the server's command.
-  const line = isSub ? undefined : splitCommandLine(process.argv.slice(2), { ...OPTIONS, log: { type: 'string' } });
+  const line = isSub || isHelp ? undefined : splitCommandLine(process.argv.slice(2), { ...OPTIONS, log: { type: 'string' } });
   const wrapping = line !== undefined && (line.dashes || line.command.length > 0);
   if (wrapping) setTimeout(loadRedactor, 2000).unref();
   else loadRedactor();
+  if (sub === 'help') {
+    // `mcpscope help` is --help; `mcpscope help <subcommand>` is that subcommand's --help.
+    const of = process.argv[3];
+    if (of === undefined) return void process.stdout.write(HELP);
+    if (!SUBCOMMANDS.has(of))
+      fail(
+        `there is no subcommand ${JSON.stringify(of)}: the subcommands are ${[...SUBCOMMANDS].join(', ')}. Run mcpscope help for everything.`,
+      );
+    const mod = (await import(`./commands/${of}.js`)) as { main(argv: string[]): Promise<number | void> };
+    const code = await mod.main(['--help']);
+    if (typeof code === 'number') process.exitCode = code;
+    return;
+  }
   if (isSub) {
     const mod = (await import(`./commands/${sub}.js`)) as { main(argv: string[]): Promise<number | void> };
     const code = await mod.main(process.argv.slice(3));
@@ -384,7 +398,7 @@ async function main(): Promise<void> {
     allowOrigins: v['allow-origin'],
     allowHosts: v['allow-host'],
     hashSessionIds: v['hash-session-ids'] ?? false,
-    maxBodyBytes: v['max-body'] !== undefined ? Number(v['max-body']) : undefined,
+    maxBodyBytes: positiveOption(v['max-body'], '--max-body'),
     maxEvents: positiveOption(v['max-events'], '--max-events'),
     maxMemoryBytes: v['max-memory'] !== undefined ? positiveOption(v['max-memory'], '--max-memory')! * 1024 * 1024 : undefined,
     recordFile: v.record,

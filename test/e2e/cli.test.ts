@@ -201,6 +201,27 @@ describe('mcpscope CLI', () => {
     expect(await unknown.exit).toBe(2);
     expect(unknown.stderr()).toMatch(/Unknown option '--frobnicate'/);
 
+    // --max-body is a number (it was taken as NaN), for the proxy and the stdio wrapper alike.
+    for (const args of [
+      ['--max-body', 'abc', '--target', 'http://127.0.0.1:9/mcp'],
+      ['--max-body', '0', '--', process.execPath, '-e', ''],
+    ]) {
+      const body = run(args);
+      expect(await body.exit, args.join(' ')).toBe(2);
+      expect(body.stderr()).toContain(`--max-body must be a positive whole number, not "${args[1]}"`);
+    }
+
+    // `mcpscope help` and `mcpscope help <subcommand>`.
+    const helpWord = run(['help']);
+    expect(await helpWord.exit).toBe(0);
+    expect(helpWord.stdout()).toBe(help.stdout());
+    const helpWrap = run(['help', 'wrap']);
+    expect(await helpWrap.exit).toBe(0);
+    expect(helpWrap.stdout()).toContain('mcpscope wrap <config.json> [--write]');
+    const helpNone = run(['help', 'nope']);
+    expect(await helpNone.exit).toBe(2);
+    expect(helpNone.stderr()).toContain('there is no subcommand "nope"');
+
     // An explicitly requested port that is taken is an error, not a silent change.
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
