@@ -179,7 +179,11 @@ export default tseslint.config(
     files: ['proxy/parse/body-reader.ts'],
     rules: restrict(nodeBuiltins(['zlib', 'crypto']), layerBoundary, noUi),
   },
-  { files: PROXY_THREAD, rules: restrict(threadBoundary) },
+  // The proxy thread's modules; those the browser shares too (hold-desk.ts, wire-peek.ts) keep both
+  // rules in one block: a later block's no-restricted-imports replaces an earlier one's, so two
+  // blocks would have left them the thread rule only (Node builtins allowed; issue 29).
+  { files: PROXY_THREAD, ignores: SHARED, rules: restrict(threadBoundary) },
+  { files: PROXY_THREAD.filter((f) => SHARED.includes(f)), rules: restrict(nodeBuiltins(), threadBoundary) },
   {
     // OpenTelemetry is loaded only when OTLP export is configured: one module imports it, and is
     // itself loaded with import() (proxy/mcpscope.ts). A different rule than the boundaries above,
