@@ -14,15 +14,15 @@
  * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
 import { parseArgs } from 'node:util';
-import { delimiter, join, resolve } from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { McpscopeCore } from './mcpscope.js';
 import type { LintMode } from './lint/linter.js';
 import { packageVersion } from './version.js';
 import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from './ports.js';
 import { logFormatOption, openLogFile, takeLogOption, type LogArgument } from './log-option.js';
 import { installLastResort } from './last-resort.js';
-import { splitCommandLine } from './command-line.js';
+import { findOnPath, splitCommandLine } from './command-line.js';
 import { OPTIONS, SUBCOMMANDS, WRAPPER_OPTIONS } from './cli-options.js';
 
 let lastResortRedact: ((text: string) => string) | undefined;
@@ -254,7 +254,7 @@ async function wrap(ownArgs: string[], command: string[], dashes: boolean): Prom
   const otlp = await otlpOption(v);
   if (command.length === 0 || command[0] === '')
     fail('nothing to run after "--": give the stdio server\'s command, e.g. mcpscope -- node server.js');
-  if (!dashes && !onPath(command[0]))
+  if (!dashes && findOnPath(command[0], process.env.PATH) === undefined)
     fail(
       `${JSON.stringify(command[0])} is neither an mcpscope subcommand (${[...SUBCOMMANDS].join(', ')}) nor a command found on PATH.\n` +
         'To wrap a stdio server: mcpscope [options] [--] <command> [args…] (the first argument that is not an option starts it). Run mcpscope --help for the rest.',
@@ -277,12 +277,6 @@ async function wrap(ownArgs: string[], command: string[], dashes: boolean): Prom
   process.exit(code);
 }
 
-/** Whether `command` names something to run: a path that exists, or a name found on PATH. */
-function onPath(command: string): boolean {
-  if (command.includes('/')) return existsSync(command);
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
-}
-
 /** Subcommands that answer and exit: an unexpected error stops them (proxy/last-resort.ts); the others keep serving. */
 const ONE_SHOT = new Set(['verify', 'wrap', 'unwrap', 'env', 'ca']);
 
@@ -298,7 +292,7 @@ async function main(): Promise<void> {
   const isSub = sub !== undefined && SUBCOMMANDS.has(sub);
   const isHelp = sub === 'help';
   // `mcpscope [options] [--] <command…>`: the first argument that is not an option starts the server's command.
-  const line = isSub || isHelp ? undefined : splitCommandLine(process.argv.slice(2), { ...OPTIONS, log: { type: 'string' } });
+  const line = isSub || isHelp ? undefined : splitCommandLine(process.argv.slice(2), OPTIONS);
   const wrapping = line !== undefined && (line.dashes || line.command.length > 0);
   if (wrapping) setTimeout(loadRedactor, 2000).unref();
   else loadRedactor();

@@ -13,6 +13,9 @@
  * and `--log` takes a value only when the next argument is not an option (proxy/log-option.ts).
  * An unknown `-x` or `--x` stays on mcpscope's side, so its parser names it in an error.
  */
+import { statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { logValueFollows } from './log-option.js';
 export interface OptionTable {
   [name: string]: { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 }
@@ -39,8 +42,7 @@ export function splitCommandLine(argv: readonly string[], options: OptionTable):
     if (a === '--' || !a.startsWith('-') || a === '-') break;
     if (a.includes('=')) continue;
     if (a === '--log') {
-      const next = argv[i + 1];
-      if (next !== undefined && next !== '--' && (!next.startsWith('-') || next === '-')) i += 1;
+      if (logValueFollows(argv[i + 1])) i += 1;
       continue;
     }
     if (takesValue.has(a) && i + 1 < argv.length) i += 1;
@@ -49,4 +51,25 @@ export function splitCommandLine(argv: readonly string[], options: OptionTable):
   let rest = i;
   while (argv[rest] === '--') rest += 1;
   return { own, command: argv.slice(rest), dashes: rest > i };
+}
+
+/**
+ * The first `name` on `pathVariable` (a file, as the shell finds it), not resolved; a name with a
+ * `/` is looked up as the path it is. Undefined when there is none.
+ */
+export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
+  const isFile = (p: string) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (name.includes('/')) return isFile(name) ? name : undefined;
+  for (const dir of (pathVariable ?? '').split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (isFile(candidate)) return candidate;
+  }
+  return undefined;
 }

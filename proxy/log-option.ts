@@ -22,6 +22,11 @@ export interface LogArgument {
   to: 'stdout' | string;
 }
 
+/** Whether the argument after a bare `--log` is its value (a file, or `-`): anything but another option. */
+export function logValueFollows(next: string | undefined): next is string {
+  return next !== undefined && (!next.startsWith('-') || next === '-');
+}
+
 /** The arguments without `--log` (and its value), and what it asked for. Throws a plain-words Error on a misuse. */
 export function takeLogOption(args: readonly string[]): { args: string[]; log?: LogArgument } {
   const rest: string[] = [];
@@ -31,7 +36,7 @@ export function takeLogOption(args: readonly string[]): { args: string[]; log?: 
     let to: string | undefined;
     if (a === '--log') {
       const next = args[i + 1];
-      if (next === undefined || (next.startsWith('-') && next !== '-')) to = 'stdout';
+      if (!logValueFollows(next)) to = 'stdout';
       else {
         to = next === '-' ? 'stdout' : next;
         i += 1;

@@ -96,7 +96,7 @@ export function parseWrapped(entry: Entry): WrappedEntry | undefined {
   if (upTo === undefined) return undefined;
   const after = c.args.slice(upTo);
   if (!after.includes('--') && SUBCOMMANDS.has(after[0])) return undefined;
-  const split = splitCommandLine(after, { ...OPTIONS, log: { type: 'string' } });
+  const split = splitCommandLine(after, OPTIONS);
   if (split.command.length === 0) return undefined;
   return { launcher: [c.command, ...c.args.slice(0, upTo)], options: split.own, line: split.command };
 }

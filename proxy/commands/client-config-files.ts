@@ -3,6 +3,7 @@
  * sidecar `<config>.mcpscope.json`), timestamped backups and atomic writes (temp file + rename),
  * and the command a wrapped entry runs mcpscope with (resolveLauncher, checkLauncher).
  */
+import { findOnPath } from '../command-line.js';
 import {
   chmodSync,
   closeSync,
@@ -17,7 +18,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, parse } from 'node:path';
+import { basename, dirname, join, parse } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -163,20 +164,6 @@ function realOrUndefined(path: string): string | undefined {
   }
 }
 
-/** The first `name` on `pathVariable` (a file, as the shell finds it), not resolved. */
-function onPath(name: string, pathVariable: string | undefined): string | undefined {
-  for (const dir of (pathVariable ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
-}
-
 export interface ResolvedLauncher extends Launcher {
   /** Whether the script is an installed `mcpscope` found on PATH (else this checkout's bin/mcpscope.js). */
   installed: boolean;
@@ -201,10 +188,10 @@ export function resolveLauncher(env: NodeJS.ProcessEnv = process.env): ResolvedL
   const pathVariable = env.PATH ?? env.Path;
   const windows = process.platform === 'win32';
   // On Windows the `mcpscope` on PATH is npm's .cmd shim, not a script node can run.
-  const named = windows ? undefined : onPath('mcpscope', pathVariable);
+  const named = windows ? undefined : findOnPath('mcpscope', pathVariable);
   const installed = named !== undefined && realOrUndefined(named) === script;
   const nodeReal = realOrUndefined(process.execPath) ?? process.execPath;
-  const namedNode = onPath(windows ? 'node.exe' : 'node', pathVariable);
+  const namedNode = findOnPath(windows ? 'node.exe' : 'node', pathVariable);
   const node = namedNode !== undefined && realOrUndefined(namedNode) === nodeReal ? namedNode : process.execPath;
   return {
     command: node,

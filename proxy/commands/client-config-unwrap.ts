@@ -90,7 +90,7 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
             name,
             action: 'restored',
             detail: moved
-              ? `URL back to ${rec.target} (its proxy port had become ${p}${entryChangedElsewhere(e, rec, p!) ? "; the entry's other keys changed since wrap and are kept" : ''})`
+              ? `URL back to ${rec.target} (its proxy port had become ${p}; the entry's other keys are kept as they are)`
               : `URL back to ${rec.target} (the entry's other keys changed since wrap and are kept)`,
           });
           continue;
@@ -131,17 +131,5 @@ function samePath(url: string, target: string): boolean {
     return a.pathname === b.pathname && a.search === b.search;
   } catch {
     return false;
-  }
-}
-
-/** Whether the entry differs from what wrap wrote in more than the port (compared as values, not text). */
-function entryChangedElsewhere(e: Entry, rec: { wrapped: string }, port: number): boolean {
-  try {
-    const wrote = JSON.parse(rec.wrapped) as Entry;
-    const u = new URL(wrote.url as string);
-    u.port = String(port);
-    return JSON.stringify({ ...wrote, url: u.toString() }) !== JSON.stringify({ ...e, url: new URL(e.url as string).toString() });
-  } catch {
-    return true;
   }
 }

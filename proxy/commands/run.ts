@@ -71,7 +71,7 @@ const OPTIONS = {
 
 export async function main(argv: string[]): Promise<number> {
   // The first argument that is not one of run's options starts the client's command; `--` is optional (proxy/command-line.ts).
-  const line = splitCommandLine(argv, { ...OPTIONS, log: { type: 'string' } });
+  const line = splitCommandLine(argv, OPTIONS);
   const command = line.command;
   let v;
   let log: { to: string; format?: 'text' | 'json' } | undefined;

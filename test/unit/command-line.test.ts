@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitCommandLine } from '../../proxy/command-line.js';
+import { delimiter, dirname, join } from 'node:path';
+import { findOnPath, splitCommandLine } from '../../proxy/command-line.js';
 import { OPTIONS } from '../../proxy/cli-options.js';
 
 const table = { ...OPTIONS, log: { type: 'string' } } as const;
@@ -54,5 +55,16 @@ describe('splitCommandLine', () => {
       command: [],
       dashes: false,
     });
+  });
+});
+
+describe('findOnPath', () => {
+  it('finds a file on PATH as the shell does, a path as itself, and nothing else', () => {
+    expect(findOnPath('node', `/nonexistent${delimiter}${dirname(process.execPath)}`)).toBe(join(dirname(process.execPath), 'node'));
+    expect(findOnPath(process.execPath, '')).toBe(process.execPath);
+    expect(findOnPath('mcpscope-no-such-command-xyz', process.env.PATH)).toBeUndefined();
+    // A relative PATH entry is not searched (a desktop app's cwd is anywhere), nor a directory taken for a file.
+    expect(findOnPath('bin', '.')).toBeUndefined();
+    expect(findOnPath(dirname(process.execPath), '')).toBeUndefined();
   });
 });
