@@ -5,18 +5,23 @@
  * live client may ask for another one, and the replay answers as the official SDK's server does
  * (`Server._oninitialize` in @modelcontextprotocol/sdk and @modelcontextprotocol/server: the
  * requested version when it is among the supported ones, else the latest it supports), taking
- * the recorded version as that server's latest:
+ * the recorded version as that server's latest and the versions an SDK server accepts
+ * (`SUPPORTED_PROTOCOL_VERSIONS`, the 2024-10-07 draft included) and mcpscope knows
+ * (KNOWN_VERSIONS) as its supported ones:
  * - the same version as recorded → the recorded answer, unchanged;
- * - an older released version (KNOWN_VERSIONS) → that version: negotiated down. Only
- *   `protocolVersion` changes; every answer is still the recording's as it was, so it may carry
- *   fields the older version does not have (icons, `execution`, `structuredContent`…);
- * - a newer version, one mcpscope does not know, or none → the recorded version, which is what
+ * - an older supported version → that version: negotiated down. Only `protocolVersion` changes;
+ *   every answer is still the recording's as it was, so it may carry fields the older version
+ *   does not have (icons, `execution`, `structuredContent`…), and a stateless (2026-07-28)
+ *   recording keeps its session handling;
+ * - a newer version, one no SDK server accepts, or none → the recorded version, which is what
  *   the recorded server would say; the client decides whether it can go on with it.
  * Nothing is refused: a server answers `initialize` with a version it speaks, never an error.
- * Pure: no Node APIs.
  */
-import { KNOWN_VERSIONS } from '../model/protocol-version.js';
-import { versionAtLeast } from '../model/protocol-version.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { KNOWN_VERSIONS, versionAtLeast } from '../model/protocol-version.js';
+
+/** The versions an SDK server answers with when asked for them, oldest first. */
+export const ACCEPTED_VERSIONS: readonly string[] = [...new Set([...SUPPORTED_PROTOCOL_VERSIONS, ...KNOWN_VERSIONS])].sort();
 
 export interface VersionNegotiation {
   /** What the client asked for (`params.protocolVersion`); undefined when it named no version. */
@@ -26,23 +31,21 @@ export interface VersionNegotiation {
   /** What the replay answers with. */
   answered: string;
   /**
-   * `same`: the client asked for the recorded version; `down`: an older released version,
-   * answered with it; `recorded`: newer, unknown or none, answered with the recorded version.
+   * `same`: the client asked for the recorded version; `down`: an older supported version,
+   * answered with it; `newer`, `unknown` (no SDK server accepts it) or `none` (no version named):
+   * answered with the recorded version.
    */
-  outcome: 'same' | 'down' | 'recorded';
-}
-
-function isReleased(version: string): boolean {
-  return (KNOWN_VERSIONS as readonly string[]).includes(version);
+  outcome: 'same' | 'down' | 'newer' | 'unknown' | 'none';
 }
 
 /** The version `initialize` answers with when the live client asks for `requested` and the recording answered `recorded`. */
 export function negotiateVersion(requested: unknown, recorded: string): VersionNegotiation {
   const asked = typeof requested === 'string' ? requested : undefined;
-  if (asked === recorded) return { requested: asked, recorded, answered: recorded, outcome: 'same' };
-  if (asked !== undefined && isReleased(asked) && versionAtLeast(recorded, asked))
-    return { requested: asked, recorded, answered: asked, outcome: 'down' };
-  return { requested: asked, recorded, answered: recorded, outcome: 'recorded' };
+  const as = (answered: string, outcome: VersionNegotiation['outcome']) => ({ requested: asked, recorded, answered, outcome });
+  if (asked === recorded) return as(recorded, 'same');
+  if (asked === undefined) return as(recorded, 'none');
+  if (!ACCEPTED_VERSIONS.includes(asked)) return as(recorded, 'unknown');
+  return versionAtLeast(recorded, asked) ? as(asked, 'down') : as(recorded, 'newer');
 }
 
 /** One line for the replay's log: what was asked, what was answered and why. */
@@ -55,13 +58,15 @@ export function describeNegotiation(n: VersionNegotiation): string {
         `initialize: negotiated ${n.answered}, recorded ${n.recorded}: answers are the recording's as they were ` +
         `(the client asked for ${n.answered}; anything the ${n.recorded} server put in them that ${n.answered} does not have is sent all the same)`
       );
-    case 'recorded': {
+    case 'none':
+    case 'newer':
+    case 'unknown': {
       const asked =
-        n.requested === undefined
+        n.outcome === 'none'
           ? 'named no protocol version'
-          : isReleased(n.requested) && versionAtLeast(n.requested, n.recorded)
+          : n.outcome === 'newer'
             ? `asked for ${n.requested}, newer than the recording`
-            : `asked for ${JSON.stringify(n.requested)}, which is none of the released versions mcpscope knows (${KNOWN_VERSIONS.join(', ')})`;
+            : `asked for ${JSON.stringify(n.requested)}, which is none of the versions an SDK server accepts (${ACCEPTED_VERSIONS.join(', ')})`;
       return `initialize: the client ${asked}; answered ${n.recorded}, the recorded version, as the recorded server would (the client decides whether it goes on)`;
     }
   }

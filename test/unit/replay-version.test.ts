@@ -3,11 +3,14 @@
  * version `initialize` answers with for each version a client may ask for, the log line, and a
  * ReplaySession answering a recorded 2025-11-25 initialize (no sockets: a sink collects what it sends).
  */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../proxy/model/fixture-format.js';
 import { buildReplayModel } from '../../proxy/replay/replay-matching.js';
 import { ReplaySession, type JsonRpcMessage, type ReplaySink } from '../../proxy/replay/replay-session.js';
-import { describeNegotiation, negotiateVersion } from '../../proxy/replay/replay-version.js';
+import { ACCEPTED_VERSIONS, describeNegotiation, negotiateVersion } from '../../proxy/replay/replay-version.js';
 
 describe('negotiateVersion', () => {
   it('answers an older released version with that version (negotiated down)', () => {
@@ -27,14 +30,36 @@ describe('negotiateVersion', () => {
 
   it('answers the recorded version to a newer, unknown, malformed or missing version, as the recorded server would', () => {
     for (const asked of ['2025-11-25', '2026-07-28'])
-      expect(negotiateVersion(asked, '2025-06-18')).toMatchObject({ answered: '2025-06-18', outcome: 'recorded' });
-    // 2024-10-07 was a draft the SDK still accepts, never a released version; 2099-01-01 and 'latest' are no versions at all.
-    for (const asked of ['2024-10-07', '2099-01-01', 'latest', '', 20250618, null, undefined, { v: 1 }])
-      expect(negotiateVersion(asked, '2025-11-25')).toMatchObject({ answered: '2025-11-25', outcome: 'recorded' });
+      expect(negotiateVersion(asked, '2025-06-18')).toMatchObject({ answered: '2025-06-18', outcome: 'newer' });
+    // 2099-01-01 and 'latest' are no versions an SDK server accepts; the rest are not even strings.
+    for (const asked of ['2099-01-01', 'latest', ''])
+      expect(negotiateVersion(asked, '2025-11-25')).toMatchObject({ answered: '2025-11-25', outcome: 'unknown' });
+    for (const asked of [undefined, 20250618, null, { v: 1 }])
+      expect(negotiateVersion(asked, '2025-11-25')).toMatchObject({ answered: '2025-11-25', outcome: 'none' });
+  });
+
+  it('answers as a real SDK server does whose latest version is the recorded one', async () => {
+    // The official SDK server (v1), asked for each version a client may send: its answer is negotiateVersion's.
+    for (const asked of [...ACCEPTED_VERSIONS, '2099-01-01', 'latest']) {
+      const server = new Server({ name: 's', version: '1' }, { capabilities: {} });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const answer = new Promise<JSONRPCMessage>((resolve) => (clientSide.onmessage = resolve));
+      await clientSide.start();
+      await clientSide.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      });
+      const got = ((await answer) as unknown as { result: { protocolVersion: string } }).result.protocolVersion;
+      if (asked !== '2026-07-28') expect(negotiateVersion(asked, LATEST_PROTOCOL_VERSION).answered, asked).toBe(got);
+      await server.close();
+    }
   });
 
   it('never goes down from a recorded version it cannot compare', () => {
-    expect(negotiateVersion('2025-06-18', 'v1')).toMatchObject({ answered: 'v1', outcome: 'recorded' });
+    expect(negotiateVersion('2025-06-18', 'v1')).toMatchObject({ answered: 'v1', outcome: 'newer' });
   });
 
   it('says in words what happened', () => {
@@ -45,8 +70,8 @@ describe('negotiateVersion', () => {
     expect(describeNegotiation(negotiateVersion('2026-07-28', '2025-11-25'))).toBe(
       'initialize: the client asked for 2026-07-28, newer than the recording; answered 2025-11-25, the recorded version, as the recorded server would (the client decides whether it goes on)',
     );
-    expect(describeNegotiation(negotiateVersion('2024-10-07', '2025-11-25'))).toContain(
-      'asked for "2024-10-07", which is none of the released versions mcpscope knows (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)',
+    expect(describeNegotiation(negotiateVersion('2099-01-01', '2025-11-25'))).toContain(
+      'asked for "2099-01-01", which is none of the versions an SDK server accepts (2024-10-07, 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)',
     );
     expect(describeNegotiation(negotiateVersion(undefined, '2025-11-25'))).toContain(
       'the client named no protocol version; answered 2025-11-25',
@@ -136,10 +161,9 @@ async function initialize(fixture: Fixture, protocolVersion: unknown) {
 
 describe('ReplaySession answering initialize', () => {
   it('a 2025-06-18 client gets 2025-06-18, everything else as recorded, and a notice says so', async () => {
-    const { answer, notices, session } = await initialize(recorded(), '2025-06-18');
+    const { answer, notices } = await initialize(recorded(), '2025-06-18');
     expect(answer).toEqual({ jsonrpc: '2.0', id: 'live-1', result: { ...RECORDED_RESULT, protocolVersion: '2025-06-18' } });
     expect(notices).toEqual([expect.stringContaining('negotiated 2025-06-18, recorded 2025-11-25')]);
-    expect(session.negotiated).toMatchObject({ answered: '2025-06-18', outcome: 'down' });
   });
 
   it('a 2025-11-25 client gets the recorded answer unchanged, and no notice', async () => {
