@@ -200,28 +200,31 @@ describe('exportHar', () => {
     expect(again.map((e) => e._mcpscope.clientHost)).toEqual(['127.0.0.1:6481', undefined]);
   });
 
-  it('a request mcpscope refused (it reached no upstream) keeps the Host the client sent', () => {
-    const store = new EventStore();
-    const recorder = new Recorder({ store, redactor: createRedactor() });
-    recorder.handle([
-      {
-        t: 'request',
-        xid: 'x1',
-        ts: 1000,
-        method: 'POST',
-        url: '/mcp',
-        upstreamUrl: '',
-        headers: { host: 'evil.test:6481' },
-        proxyOrigin: 'http://127.0.0.1:6481',
-        target: 'http://upstream.test:3001/mcp',
-      },
-      { t: 'request-end', xid: 'x1', ts: 1001 },
-      { t: 'response', xid: 'x1', ts: 1002, status: 403, headers: { 'content-type': 'application/json' } },
-      { t: 'response-end', xid: 'x1', ts: 1003 },
-    ]);
-    const [entry] = exportHar(store).log.entries;
-    expect(entry.request.headers).toContainEqual({ name: 'host', value: 'evil.test:6481' });
-    expect(entry._mcpscope).not.toHaveProperty('clientHost');
+  it('a request mcpscope refused (it reached no upstream), or whose upstream URL cannot be read, keeps the Host the client sent', () => {
+    for (const upstreamUrl of ['', 'http://[not a url']) {
+      const store = new EventStore();
+      const recorder = new Recorder({ store, redactor: createRedactor() });
+      recorder.handle([
+        {
+          t: 'request',
+          xid: 'x1',
+          ts: 1000,
+          method: 'POST',
+          url: '/mcp',
+          upstreamUrl,
+          headers: { host: 'evil.test:6481' },
+          proxyOrigin: 'http://127.0.0.1:6481',
+          target: 'http://upstream.test:3001/mcp',
+        },
+        { t: 'request-end', xid: 'x1', ts: 1001 },
+        { t: 'response', xid: 'x1', ts: 1002, status: 403, headers: { 'content-type': 'application/json' } },
+        { t: 'response-end', xid: 'x1', ts: 1003 },
+      ]);
+      const [entry] = exportHar(store).log.entries;
+      // Not upstream.invalid, the placeholder origin such an entry's url gets.
+      expect(entry.request.headers, upstreamUrl).toContainEqual({ name: 'host', value: 'evil.test:6481' });
+      expect(entry._mcpscope).not.toHaveProperty('clientHost');
+    }
   });
 
   it('no secret survives, even from a capture recorded with --show-secrets', () => {
