@@ -56,6 +56,16 @@ export function callState(c: CallFacts): CallState {
   return 'pending';
 }
 
+/**
+ * Whether a request counts as cancelled (CallFacts.cancelled): its first `notifications/cancelled`
+ * (`cancelSeq`) came before its answer (`answerSeq`), or, with no answer, the client closed the
+ * stream it was carried on (2026-07-28: `streamClosed`, the exchange's `cancels` naming it).
+ */
+export function cancelledFirst(cancelSeq: number | undefined, answerSeq: number | undefined, streamClosed: boolean): boolean {
+  if (cancelSeq !== undefined && (answerSeq === undefined || cancelSeq < answerSeq)) return true;
+  return answerSeq === undefined && streamClosed;
+}
+
 /** A refusal in words: `HTTP 400`, or `failed` (no response). */
 export function refusalText(r: HttpRefusal): string {
   return r === 'failed' ? 'failed' : `HTTP ${r}`;

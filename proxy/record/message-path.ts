@@ -184,7 +184,11 @@ export function emitFrame(
     if (corr.replayOf !== undefined) continue;
     if (m.kind === 'request') requests.push(stored.seq);
     // A late answer to a request its HTTP exchange had refused (http-refusals.ts): answered, no longer failed.
-    if (corr.answersFailed && session.counts.failed) session.counts.failed -= 1;
+    if (corr.answersFailed && session.counts.failed) {
+      // Left out at 0, as a session that never failed has it (and as an import of it counts).
+      if (session.counts.failed === 1) delete session.counts.failed;
+      else session.counts.failed -= 1;
+    }
     countMessage(ctx, session, stored);
     ctx.modelTurns?.mcpStored(stored, value);
     // The session keeps the redacted capabilities, client info and instructions.

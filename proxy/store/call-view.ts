@@ -10,7 +10,7 @@
  */
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent } from '../model/events.js';
 import type { EventStore } from './event-store.js';
-import { callState, httpRefusal } from '../model/call-state.js';
+import { callState, cancelledFirst, httpRefusal } from '../model/call-state.js';
 
 /** Progress notifications kept in a view: the first and the last ones past this many. */
 export const CALL_VIEW_MAX_PROGRESS = 50;
@@ -193,10 +193,7 @@ export function callView(store: EventStore, ref: string): CallView {
   // One rule for the proxy and the UI (model/call-state.ts): a cancellation before the answer stays one.
   const state = callState({
     answer: response,
-    cancelled:
-      (cancellation.length > 0 && (response === undefined || cancellation[0].seq < response.seq)) ||
-      // 2026-07-28: the client closed the request's stream before its answer.
-      (response === undefined && carrier?.cancels?.includes(seq) === true),
+    cancelled: cancelledFirst(cancellation[0]?.seq, response?.seq, carrier?.cancels?.includes(seq) === true),
     refusal,
   });
   const status: CallView['status'] =

@@ -11,7 +11,7 @@ import type { Direction, McpscopeEvent, MessageEvent, MessageKind, ProblemEvent 
 import { eventSession, type EventStore } from './event-store.js';
 import { clip, plural } from '../annotate/hint-text.js';
 import { firstAfterSeq } from './call-view.js';
-import { httpRefusal } from '../model/call-state.js';
+import { callState, cancelledFirst, httpRefusal, refusalText, type HttpRefusal } from '../model/call-state.js';
 import { formatMs } from '../model/units.js';
 import { boundedJsonText } from '../parse/json-depth.js';
 
@@ -267,12 +267,16 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
     return { hits: [], more: false, query: { ...query, limit, order }, lastSeq: store.lastSeq };
   const events = store.history();
   const violations = new Map<number, string[]>();
-  // Requests answered by a JSON-RPC response or error (the others may have failed at the HTTP level).
-  const answered = new Set<number>();
-  /** What `e` tells about the messages before it: its answer, its violations. */
+  // Requests answered by a JSON-RPC response or error, and cancelled (notifications/cancelled), by
+  // the seq that did it: with the exchange's refusal, call-state.ts decides whether one failed.
+  const answered = new Map<number, number>();
+  const cancelled = new Map<number, number>();
+  /** What `e` tells about the messages before it: its answer, its cancellation, its violations. */
   const note = (e: McpscopeEvent) => {
     if (e.type === 'message') {
-      if ((e.kind === 'response' || e.kind === 'error') && e.pair !== undefined) answered.add(e.pair);
+      if (e.pair === undefined) return;
+      if (e.kind === 'response' || e.kind === 'error') answered.set(e.pair, Math.min(e.seq, answered.get(e.pair) ?? e.seq));
+      else if (e.method === 'notifications/cancelled') cancelled.set(e.pair, Math.min(e.seq, cancelled.get(e.pair) ?? e.seq));
     } else if (e.type === 'problem' && e.code === 'spec-violation' && e.message !== undefined) {
       const list = violations.get(e.message);
       // In seq order whichever way the walk goes.
@@ -286,6 +290,20 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
   // read: what they note concerns messages before them, which `since` leaves out anyway.
   const start = since > 0 ? firstAfterSeq(events, since) : 0;
   if (order === 'oldest') for (let i = start; i < events.length; i++) note(events[i]);
+
+  /** The refusal a request failed by (call-state.ts: unanswered, not cancelled first, refused by its exchange), if it did. */
+  const failedBy = (request: MessageEvent): HttpRefusal | undefined => {
+    const carrier = request.exchangeId !== undefined ? store.exchanges.get(request.exchangeId) : undefined;
+    const refusal = httpRefusal(carrier);
+    if (refusal === undefined) return undefined;
+    const answer = answered.get(request.seq);
+    const state = callState({
+      answer: answer !== undefined ? { kind: 'response' } : undefined,
+      cancelled: cancelledFirst(cancelled.get(request.seq), answer, carrier?.cancels?.includes(request.seq) === true),
+      refusal,
+    });
+    return state === 'failed' ? refusal : undefined;
+  };
 
   const matches = (e: McpscopeEvent): SearchHit | undefined => {
     if (e.seq <= since || e.seq >= before) return undefined;
@@ -304,10 +322,7 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
     if (query.tool !== undefined && e.name !== query.tool) return undefined;
     if (query.minLatencyMs !== undefined && (e.latencyMs === undefined || e.latencyMs < query.minLatencyMs)) return undefined;
     const v = violations.get(e.seq);
-    const http =
-      e.kind === 'request' && !answered.has(e.seq) && e.exchangeId !== undefined
-        ? httpRefusal(store.exchanges.get(e.exchangeId))
-        : undefined;
+    const http = e.kind === 'request' ? failedBy(e) : undefined;
     if (query.errorsOnly && !isFailure(e, v) && http === undefined) return undefined;
     if (needle !== undefined) {
       const inFields = (e.method ?? '').toLowerCase().includes(needle) || (e.name ?? '').toLowerCase().includes(needle);
@@ -316,7 +331,7 @@ export function searchMessages(store: EventStore, query: SearchQuery = {}): Sear
     const hit = messageHit(e, v);
     if (http !== undefined) {
       hit.httpStatus = http;
-      hit.summary += `: no JSON-RPC answer, HTTP ${http}`;
+      hit.summary += `: no JSON-RPC answer, ${refusalText(http)}`;
     }
     return hit;
   };

@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { json, messages, sessionOf, setup, sse } from '../support/recorder-harness.js';
 import { callView } from '../../proxy/store/call-view.js';
+import { exportFixture } from '../../proxy/export/export-fixture.js';
+import { importCapture } from '../../proxy/import/import-capture.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const SID = 'sess-refusals';
@@ -115,7 +117,14 @@ describe('Recorder: requests answered by HTTP alone', () => {
       ctx.w.head(g, 200, { 'content-type': 'text/event-stream' }),
       ...ctx.w.chunks(g, sse('data: ' + json({ jsonrpc: '2.0', id: 5, result: { tools: [] } }))),
     ]);
-    expect(sessionOf(ctx.store).counts).toMatchObject({ pending: 0, failed: 0 });
+    const live = sessionOf(ctx.store).counts;
+    expect(live).toMatchObject({ pending: 0 });
+    expect(live.failed).toBeUndefined();
+    // Exported and imported again, the session counts the same (no `failed: 0` live, none imported).
+    const [imported] = importCapture(JSON.stringify(exportFixture(ctx.store, sessionOf(ctx.store).id))).flatMap((e) =>
+      e.type === 'session' ? [e.session] : [],
+    );
+    expect(imported.counts).toEqual(live);
     const answer = messages(ctx.store).find((m) => m.kind === 'response' && m.id === 5)!;
     expect(answer.pair).toBeDefined();
     expect(answer.hints.map((h) => h.code)).not.toContain('duplicate-response');

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { recordScriptedCapture, SCRIPTED_TOKEN } from '../support/scripted-session.js';
 import { recordViolatingSession, VIOLATION_RULE } from '../support/violating-session.js';
 import { json, setup } from '../support/recorder-harness.js';
+import { callView } from '../../proxy/store/call-view.js';
 import { parseSearchQuery, searchMessages, SearchQueryError, SEARCH_MAX_LIMIT, summarizeMessage } from '../../proxy/store/search.js';
 
 const seqs = (r: { hits: { seq: number }[] }) => r.hits.map((h) => h.seq);
@@ -109,6 +110,33 @@ describe('searchMessages', () => {
     expect(problems.hits.find((p) => p.kind === 'problem')!.summary).toMatch(/^problem invalid-json/);
     // A message filter leaves problems out (they have no method).
     expect(searchMessages(h.store, { errorsOnly: true, method: 'ping' }).hits.every((p) => p.kind !== 'problem')).toBe(true);
+  });
+
+  it('a request cancelled before its exchange was refused is cancelled, not failed, as its call view says (call-state.ts)', () => {
+    const h = setup();
+    const x = h.w.xid();
+    h.feed(h.w.send(x, 'POST', '/mcp', { 'content-type': 'application/json' }, json({ jsonrpc: '2.0', id: 7, method: 'tools/list' })));
+    const y = h.w.xid();
+    h.feed([
+      ...h.w.send(
+        y,
+        'POST',
+        '/mcp',
+        { 'content-type': 'application/json' },
+        json({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }),
+      ),
+      ...h.w.reply(y, 202, {}),
+    ]);
+    h.feed([h.w.head(x, 500, { 'content-type': 'text/plain' }), ...h.w.chunks(x, 'gone'), h.w.end(x)]);
+    const request = [...h.store.history()].find((e) => e.type === 'message' && e.method === 'tools/list')!;
+    expect(callView(h.store, String(request.seq)).status).toBe('cancelled');
+    for (const order of ['newest', 'oldest'] as const) {
+      const hits = searchMessages(h.store, { errorsOnly: true, order }).hits;
+      expect(
+        hits.filter((m) => m.method === 'tools/list'),
+        order,
+      ).toEqual([]);
+    }
   });
 
   it('finds the same hits newest first (answers and violations noted on the way) as oldest first (read ahead)', () => {
