@@ -37,7 +37,7 @@ import { reduceHeld } from './breakpoints.js';
 import { ViolationIndex, rowViolations } from './violations.js';
 import { ModelTurns } from './model-turns.js';
 import { Subscribable } from './subscribable.js';
-import { callState, httpRefusal } from '../../../proxy/model/call-state.js';
+import { httpRefusal } from '../../../proxy/model/call-state.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 
@@ -414,11 +414,14 @@ export class TimelineStore extends Subscribable {
     }
   }
 
-  /** A pending call whose exchange answered it by HTTP alone (model/call-state.ts: `failed`): `error`, with that status. */
+  /**
+   * A pending call whose exchange answered it by HTTP alone (model/call-state.ts: `failed`): `error`,
+   * with that status. Pending means neither answered nor cancelled, so the refusal alone decides.
+   */
   private refuseIfRejected(call: CallRow): void {
     if (call.status !== 'pending' || call.response || call.request.exchangeId === undefined) return;
     const refusal = httpRefusal(this._exchanges.get(call.request.exchangeId));
-    if (callState({ refusal }) !== 'failed') return;
+    if (refusal === undefined) return;
     call.status = 'error';
     call.httpStatus = refusal;
     this.touch(call);
