@@ -118,15 +118,3 @@ export function substitute(text: string, p: Places): string[] {
   }
   return out;
 }
-
-/**
- * The CLI forms of a web-UI stdio line (`npx @modelcontextprotocol/inspector mcpscope -- node
- * server.js`): `--cli` after the Inspector and `--method tools/list` at the end, with its `--` and
- * without it.
- */
-export function cliFormsOf(text: string): { withDashes: string; withoutDashes: string } | undefined {
-  const m = /^npx @modelcontextprotocol\/inspector (mcpscope .*)$/.exec(text);
-  if (!m) return undefined;
-  const withDashes = `npx @modelcontextprotocol/inspector --cli ${m[1]} --method tools/list`;
-  return { withDashes, withoutDashes: withDashes.replace(' mcpscope -- ', ' mcpscope ') };
-}
