@@ -180,6 +180,16 @@ describe('session: terms in the search text (the "All sessions" view)', () => {
     expect(keys(store, { text: 'session:s1 summarize step 2' })).toEqual([`c${seq.sampling}`]);
     expect(keys(store, { text: 'session:s2 summarize step 2' })).toEqual([]);
     expect(keys(store, { text: 'session:nobody' })).toEqual([]);
+    // By the name its badge shows: a plain-HTTP bucket's is its host (session-label.ts), not a client's.
+    const s2 = store.sessions.get('s2')!;
+    (store.sessions as Map<string, typeof s2>).set('s2', {
+      ...s2,
+      transport: 'http',
+      target: 'https://auth.example.com',
+      clientInfo: undefined,
+    });
+    expect(keys(store, { text: 'session:auth.example.com' })).toEqual(keys(store, { session: 's2' }));
+    (store.sessions as Map<string, typeof s2>).set('s2', s2);
     // Part of the text: in the URL as q=, read back the same.
     const f = { ...EMPTY_FILTERS, text: 'session:s2 echo' };
     expect(filtersFromSearch(filtersToSearch(f))).toEqual(f);

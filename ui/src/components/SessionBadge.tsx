@@ -8,8 +8,13 @@ import './session-colours.css';
 import './SessionBadge.css';
 import type { KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent } from 'react';
 import type { SessionLabel } from '../state/session-label.js';
-import { escapeInvisible } from '../state/visible-text.js';
 import { Vis } from './VisibleText.js';
+
+/** A badge inside a row: its double click and keys stay its own (the row would open its detail). */
+const keepDoubleClick = (e: ReactMouseEvent) => e.stopPropagation();
+const keepKeys = (e: ReactKeyboardEvent) => {
+  if (e.key === 'Enter' || e.key === ' ') e.stopPropagation();
+};
 
 export function SessionBadge({ label, onFilter }: { label: SessionLabel; onFilter?(id: string): void }) {
   // The id as the badge's own text, the name in one span: two elements a row at most (the list renders a few dozen rows).
@@ -24,7 +29,7 @@ export function SessionBadge({ label, onFilter }: { label: SessionLabel; onFilte
     </>
   );
   const cls = `session-badge sess-c${label.colour}`;
-  const title = escapeInvisible(label.title);
+  const title = label.title;
   if (!onFilter)
     return (
       <span className={cls} data-testid="row-session" data-session={label.id} title={title}>
@@ -42,10 +47,8 @@ export function SessionBadge({ label, onFilter }: { label: SessionLabel; onFilte
         e.stopPropagation();
         onFilter(label.id);
       }}
-      onDoubleClick={(e: ReactMouseEvent) => e.stopPropagation()}
-      onKeyDown={(e: ReactKeyboardEvent) => {
-        if (e.key === 'Enter' || e.key === ' ') e.stopPropagation();
-      }}
+      onDoubleClick={keepDoubleClick}
+      onKeyDown={keepKeys}
     >
       {body}
     </button>

@@ -8,6 +8,7 @@
  * several: any of them): the "All sessions" view's rows of those sessions only, the rest of the text
  * searched as usual. A session badge's click writes one (toggleSessionTerm).
  */
+import { sessionLabel } from './session-label.js';
 import type { MessageEvent } from '../../../proxy/model/events.js';
 import type { TimelineStore } from './store.js';
 import { isViolation } from './violations.js';
@@ -143,8 +144,9 @@ function sessionNamed(f: PreparedFilters, id: string | undefined, store: Timelin
   let ok = f.sessionHits.get(id);
   if (ok === undefined) {
     const lower = id.toLowerCase();
-    const client = store.sessions.get(id)?.clientInfo?.name?.toLowerCase();
-    ok = f.sessions.some((t) => t === lower || t === client);
+    // The name the badge shows (session-label.ts: the client's, or a plain-HTTP bucket's host).
+    const name = sessionLabel(id, store.sessions.get(id)).name?.toLowerCase();
+    ok = f.sessions.some((t) => t === lower || t === name);
     f.sessionHits.set(id, ok);
   }
   return ok;

@@ -4,6 +4,7 @@
  * session's wherever it is drawn (the badge, the session list's id).
  */
 import type { SessionInfo } from './types.js';
+import { escapeInvisible } from './visible-text.js';
 
 /** Colours to tell sessions apart (SessionBadge.css: `sess-c0` … `sess-c7`). */
 export const SESSION_COLOURS = 8;
@@ -47,7 +48,10 @@ export function sessionLabel(id: string, s: SessionInfo | undefined): SessionLab
     id,
     name,
     colour: sessionColour(id),
-    title: `Session ${id}${peers}. Click to show only its rows (session:${id} in the search box); click again for all sessions.`,
+    // Escaped once here (a peer's name may hold invisible characters), not per render of every badge.
+    title: escapeInvisible(
+      `Session ${id}${peers}. Click to show only its rows (session:${id} in the search box); click again for all sessions.`,
+    ),
   };
 }
 
