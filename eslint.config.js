@@ -16,6 +16,12 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 // --- Import boundaries ------------------------------------------------------------------------
+//
+// proxy/ is six layers, each importing only the layers below it (docs/architecture.md, "Layers"):
+//   core < wire < recorder < files < addons < app
+// One rule per layer, on folders (no file lists): a new file obeys its folder's rule by being there.
+
+const LAYERS = ['core', 'wire', 'recorder', 'files', 'addons', 'app'];
 
 /** Every Node builtin, as `node:x` and as the bare `x` (fs, zlib, fs/promises…). */
 const nodeBuiltins = (allowed = []) => ({
@@ -25,86 +31,84 @@ const nodeBuiltins = (allowed = []) => ({
     ...allowed.flatMap((m) => [`!${m}`, `!node:${m}`]),
   ],
   message:
-    'Shared modules (proxy/model, parse, correlate, annotate, ui/src) run in the browser too: no Node builtins. See docs/architecture.md, "Rules the tools keep".',
+    'proxy/core and ui/src run in the browser too: no Node builtins (two documented exceptions, below). See docs/architecture.md, "Layers".',
 });
 
-/** A relative import of one of proxy/'s folders, from anywhere under proxy/ (or test/…). */
-const proxyFolder = (folders) => `^(\\.\\./)+(proxy/)?(${folders.join('|')})/`;
+/** A relative import that climbs into one of proxy/'s layer folders. */
+const intoLayers = (layers) => `^(\\.\\./)+(proxy/)?(${layers.join('|')})/`;
 
-const layerBoundary = {
-  regex: proxyFolder(['annotate', 'serve', 'reverse', 'thread', 'record', 'store', 'export', 'import', 'replay']),
-  message:
-    'proxy/parse and proxy/correlate sit below annotate, record, store, serve, the proxies and export/import/replay: they never import them. See docs/architecture.md.',
+/** The rule of the layer `name`: no import of the layers above it. */
+const layerRule = (name) => {
+  const above = LAYERS.slice(LAYERS.indexOf(name) + 1);
+  return {
+    regex: intoLayers(above),
+    message: `proxy/${name} imports only the layers below it (${LAYERS.slice(0, LAYERS.indexOf(name)).join(', ') || 'none'}), never ${above.join(', ')}. See docs/architecture.md, "Layers".`,
+  };
 };
 const noUi = {
   regex: '^(\\.\\./)+ui/',
-  message: 'proxy/parse and proxy/correlate never import the UI. See docs/architecture.md.',
+  message: 'proxy/ never imports the UI (ui/src imports proxy/core). See docs/architecture.md.',
 };
-const lintBoundary = {
-  regex: proxyFolder(['annotate', 'serve', 'reverse', 'forward', 'forwarding', 'thread', 'record', 'store', 'export', 'import', 'replay']),
+/** Inside core: model and parse are the base; annotate, correlate, lint, model-api and rules each sit on them alone. */
+const CORE_TOPS = ['annotate', 'correlate', 'lint', 'model-api', 'rules'];
+const coreSiblings = {
+  regex: `^\\.\\./(${CORE_TOPS.join('|')})/`,
   message:
-    'proxy/lint (the spec linter) reads messages and the model only: the recorder calls it, it never imports the recorder, store, servers or proxies. See docs/architecture.md.',
+    'In proxy/core, model/ and parse/ are the base: annotate, correlate, lint, model-api and rules import them (and themselves) only. See docs/architecture.md.',
 };
-const modelApiBoundary = {
-  regex: proxyFolder([
-    'annotate',
-    'serve',
-    'reverse',
-    'forward',
-    'forwarding',
-    'thread',
-    'record',
-    'store',
-    'export',
-    'import',
-    'replay',
-    'lint',
-    'telemetry',
-    'agent',
-  ]),
-  message:
-    "proxy/model-api (the model APIs' wire formats, the join, the context cost) is pure: the recorder calls it (record/model-turns.ts); it imports only model/ and parse/. See docs/architecture.md.",
-};
-/** The UI may take the linter's pure report (lint-report.ts), never the linter itself (zod schemas, ajv). */
-const uiLint = {
-  regex: '^(\\.\\./)+proxy/lint/(?!lint-report\\.js$)',
-  message: 'The UI imports proxy/lint/lint-report.ts only: the linter (SDK schemas, ajv) runs in the recorder, not the browser.',
-};
-const threadBoundary = {
-  regex: proxyFolder(['record', 'store', 'correlate', 'lint', 'export', 'import', 'replay', 'telemetry']),
-  message:
-    "The proxy thread's modules (forwarding, forward, reverse, capture, proxy-worker, fault-actions, breakpoint holds) never import record, store, correlate, lint, export, import, replay or telemetry (OTLP export): those run on the main thread. See docs/architecture.md.",
-};
+/** An addon's proxy-thread part (addons/<name>/wire/): core and wire only, not its own main-thread half nor another addon. */
+const wireStep = [
+  {
+    regex: intoLayers(['recorder', 'files', 'app']),
+    message:
+      "An addon's wire/ folder runs on the proxy thread: it imports core and wire only (no recorder, files or app). See docs/architecture.md.",
+  },
+  {
+    regex: '^\\.\\./(\\.\\./)?[^./][^/]*(/|$)',
+    message:
+      "An addon's wire/ folder runs on the proxy thread: it never imports its addon's main-thread modules or another addon. See docs/architecture.md.",
+  },
+];
+/** The UI takes proxy/core only, and of the linter its pure report (lint-report.ts), never the linter itself (zod schemas, ajv). */
+const uiImports = [
+  { regex: '^(\\.\\./)+proxy/(?!core/)', message: 'ui/src imports proxy/core only (the browser-safe layer). See docs/architecture.md.' },
+  {
+    regex: '^(\\.\\./)+proxy/core/lint/(?!lint-report\\.js$)',
+    message: 'The UI imports proxy/core/lint/lint-report.ts only: the linter (SDK schemas, ajv) runs in the recorder, not the browser.',
+  },
+];
+
+/** Until the wire stages land (the next commit): the four wire modules that still import the breakpoint and fault steps. */
+const WIRE_NOT_YET = [
+  'proxy/wire/forwarder/forwarder.ts',
+  'proxy/wire/forward-proxy/forward-server.ts',
+  'proxy/wire/reverse-proxy/proxy-server.ts',
+  'proxy/wire/thread/proxy-thread.ts',
+  'proxy/wire/thread/proxy-worker.ts',
+];
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
-const SHARED = [
-  'proxy/model/**',
-  'proxy/annotate/**',
-  'ui/src/**',
-  // Breakpoints: the parts the browser, the proxy thread and stdio wrappers share.
-  'proxy/breakpoints/breakpoint-types.ts',
-  'proxy/breakpoints/breakpoint-rules.ts',
-  'proxy/breakpoints/wire-peek.ts',
-  'proxy/breakpoints/action-checks.ts',
-  'proxy/breakpoints/hold-desk.ts',
-  // The annotated log's formatter (--log, format=text): pure, so any consumer (the UI too) can format events.
-  'proxy/export/text-log.ts',
-  'proxy/export/text-log-render.ts',
-];
-const LOWER_LAYERS = ['proxy/parse/**', 'proxy/correlate/**'];
-const PROXY_THREAD = [
-  'proxy/thread/proxy-worker.ts',
-  'proxy/reverse/**',
-  'proxy/forward/**',
-  'proxy/forwarding/**',
-  'proxy/faults/fault-actions.ts',
-  'proxy/capture/**',
-  'proxy/breakpoints/http-holds.ts',
-  'proxy/breakpoints/own-messages.ts',
-  'proxy/breakpoints/sse-hold-stage.ts',
-  'proxy/breakpoints/hold-desk.ts',
-  'proxy/breakpoints/wire-peek.ts',
+/** The boundary blocks (each lists every pattern for its files: see the note at the top). */
+const boundaries = [
+  { files: ['ui/src/**'], rules: restrict(nodeBuiltins(), ...uiImports) },
+  { files: ['proxy/core/model/**', 'proxy/core/parse/**'], rules: restrict(nodeBuiltins(), layerRule('core'), noUi, coreSiblings) },
+  { files: CORE_TOPS.map((f) => `proxy/core/${f}/**`), rules: restrict(nodeBuiltins(), layerRule('core'), noUi) },
+  {
+    // The two documented exceptions in core, both Node-only (the browser never loads them): the body
+    // reader undoes Content-Encoding (node:zlib) and hashes bodies (node:crypto); the linter's time
+    // guard stops a schema compile or check that runs too long (node:vm's timeout; issue 26).
+    files: ['proxy/core/parse/body-reader.ts'],
+    rules: restrict(nodeBuiltins(['zlib', 'crypto']), layerRule('core'), noUi, coreSiblings),
+  },
+  { files: ['proxy/core/lint/time-guard.ts'], rules: restrict(nodeBuiltins(['vm']), layerRule('core'), noUi) },
+  ...['wire', 'recorder', 'files', 'addons'].map((layer) => ({
+    files: [`proxy/${layer}/**`],
+    ignores: layer === 'addons' ? ['proxy/addons/*/wire/**'] : layer === 'wire' ? WIRE_NOT_YET : [],
+    rules: restrict(layerRule(layer), noUi),
+  })),
+  { files: ['proxy/addons/*/wire/**'], rules: restrict(...wireStep, noUi) },
+  { files: ['proxy/app/**'], rules: restrict(noUi) },
 ];
 
 // --- Config -----------------------------------------------------------------------------------
@@ -157,46 +161,25 @@ export default tseslint.config(
   {
     // The badge scanner matches single code units on purpose (a lone variation selector or
     // combining grapheme joiner is exactly what it must find), which this rule reports.
-    files: ['proxy/model/visible-text.ts'],
+    files: ['proxy/core/model/visible-text.ts'],
     rules: { 'no-misleading-character-class': 'off' },
   },
 
-  // Boundaries (each block lists every pattern for its files: see the note at the top).
-  { files: SHARED.filter((f) => f !== 'ui/src/**'), rules: restrict(nodeBuiltins()) },
-  { files: ['ui/src/**'], rules: restrict(nodeBuiltins(), uiLint) },
-  { files: ['proxy/lint/**'], rules: restrict(nodeBuiltins(), lintBoundary, noUi) },
-  { files: ['proxy/model-api/**'], rules: restrict(nodeBuiltins(), modelApiBoundary, noUi) },
-  {
-    // The linter's one builtin: its time guard stops a schema compile or check that runs too long
-    // (node:vm's timeout; issue 26). The browser never runs the linter (it imports lint-report.ts only).
-    files: ['proxy/lint/time-guard.ts'],
-    rules: restrict(nodeBuiltins(['vm']), lintBoundary, noUi),
-  },
-  { files: LOWER_LAYERS, rules: restrict(nodeBuiltins(), layerBoundary, noUi) },
-  {
-    // The one documented exception: the body reader undoes Content-Encoding (node:zlib) and
-    // hashes bodies (node:crypto). It runs only in Node (the recorder), never in the browser.
-    files: ['proxy/parse/body-reader.ts'],
-    rules: restrict(nodeBuiltins(['zlib', 'crypto']), layerBoundary, noUi),
-  },
-  // The proxy thread's modules; those the browser shares too (hold-desk.ts, wire-peek.ts) keep both
-  // rules in one block: a later block's no-restricted-imports replaces an earlier one's, so two
-  // blocks would have left them the thread rule only (Node builtins allowed; issue 29).
-  { files: PROXY_THREAD, ignores: SHARED, rules: restrict(threadBoundary) },
-  { files: PROXY_THREAD.filter((f) => SHARED.includes(f)), rules: restrict(nodeBuiltins(), threadBoundary) },
+  // Boundaries: the layers (see above).
+  ...boundaries,
   {
     // OpenTelemetry is loaded only when OTLP export is configured: one module imports it, and is
-    // itself loaded with import() (proxy/mcpscope.ts). A different rule than the boundaries above,
+    // itself loaded with import() (proxy/app/mcpscope.ts). A different rule than the boundaries above,
     // so that their per-folder options are not replaced.
     files: ['proxy/**', 'ui/src/**'],
-    ignores: ['proxy/telemetry/otlp-exporter.ts'],
+    ignores: ['proxy/addons/telemetry/otlp-exporter.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: 'ImportDeclaration[source.value=/^@opentelemetry[/]/], ImportExpression[source.value=/^@opentelemetry[/]/]',
           message:
-            'Only proxy/telemetry/otlp-exporter.ts imports OpenTelemetry (loaded with import() when --otlp / OTEL_EXPORTER_OTLP_* asks for it): with no endpoint nothing of it is loaded. See docs/architecture.md.',
+            'Only proxy/addons/telemetry/otlp-exporter.ts imports OpenTelemetry (loaded with import() when --otlp / OTEL_EXPORTER_OTLP_* asks for it): with no endpoint nothing of it is loaded. See docs/architecture.md.',
         },
       ],
     },

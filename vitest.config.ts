@@ -14,7 +14,7 @@ export default defineConfig({
     // UI tests (happy-dom) never fetch the network: see the file.
     setupFiles: ['test/support/ui-no-network.ts'],
     // mcpscope processes started by tests announce their UI token in $MCPSCOPE_HOME (see
-    // proxy/serve/discovery.ts): keep that out of the real home directory.
+    // proxy/app/serve/discovery.ts): keep that out of the real home directory.
     env: { MCPSCOPE_HOME: join(tmpdir(), `mcpscope-test-home-${process.pid}`) },
   },
 });

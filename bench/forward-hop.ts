@@ -1,7 +1,7 @@
 /**
  * Micro-bench for one design question (docs/architecture.md, "The proxy thread forwards with
  * undici directly"): the proxy's CPU per call when the hop is today's forwarder (undici from the
- * route's preHandler, proxy/forwarding/forwarder.ts, capture to a no-op) versus @fastify/reply-from's
+ * route's preHandler, proxy/wire/forwarder/forwarder.ts, capture to a no-op) versus @fastify/reply-from's
  * `reply.from` with per-request upstream selection (`getUpstream`) and retries off (`retryDelay`
  * answering null: `maxRetriesOn503: 0` is read as 10), fastify's default relay and no capture at all.
  * Both on the same fastify app (createProxyApp), alone in a child process; the upstream (plain
@@ -30,7 +30,7 @@ type Variant = 'undici' | 'reply-from';
 async function replyFromApp(agent: Agent, upstream: string) {
   const { default: Fastify } = await import('fastify');
   const { default: httpProxy } = await import('@fastify/http-proxy');
-  const { PROXY_FASTIFY_OPTIONS, PROXY_HTTP_METHODS } = await import('../proxy/forwarding/fastify-app.js');
+  const { PROXY_FASTIFY_OPTIONS, PROXY_HTTP_METHODS } = await import('../proxy/wire/forwarder/fastify-app.js');
   const app = Fastify(PROXY_FASTIFY_OPTIONS);
   await app.register(httpProxy, {
     upstream: '',
@@ -51,8 +51,8 @@ async function replyFromApp(agent: Agent, upstream: string) {
 }
 
 async function proxyChild(variant: Variant, upstream: string): Promise<void> {
-  const { createProxyApp, upstreamAgent } = await import('../proxy/forwarding/fastify-app.js');
-  const { createForwarder } = await import('../proxy/forwarding/forwarder.js');
+  const { createProxyApp, upstreamAgent } = await import('../proxy/wire/forwarder/fastify-app.js');
+  const { createForwarder } = await import('../proxy/wire/forwarder/forwarder.js');
   const agent = upstreamAgent();
   const route = { upstreamOrigin: upstream, target: upstream, proxyOrigin: '' };
   const forwarder = createForwarder({ capture: () => undefined, agent });

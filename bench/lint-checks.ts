@@ -1,11 +1,11 @@
 /**
- * What checking a value against a tool's schema costs the main thread (proxy/lint/tool-schemas.ts,
+ * What checking a value against a tool's schema costs the main thread (proxy/core/lint/tool-schemas.ts,
  * issue 26): per check, for the shapes real servers send and for one that needs the time guard.
  *   npx tsx bench/lint-checks.ts
  * Prints µs of CPU per check (after 2,000 untimed ones) and how many of them ran under the guard.
  * For docs/performance.md ("Spec linting"); not part of `npm run bench`.
  */
-import { ToolSchemas } from '../proxy/lint/tool-schemas.js';
+import { ToolSchemas } from '../proxy/core/lint/tool-schemas.js';
 
 const cases: [string, object, (i: number) => unknown][] = [
   ['input {text}', { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, (i) => ({ text: `hello ${i}` })],

@@ -20,19 +20,19 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Recorder as RecorderClass } from '../proxy/record/recorder.js';
-import type { WorkerTokenCounter as CounterClass } from '../proxy/record/token-counter.js';
-import type { EventStore as StoreClass } from '../proxy/store/event-store.js';
-import type { createRedactor as RedactorFn } from '../proxy/record/redact.js';
+import type { Recorder as RecorderClass } from '../proxy/recorder/recorder.js';
+import type { WorkerTokenCounter as CounterClass } from '../proxy/recorder/token-counter.js';
+import type { EventStore as StoreClass } from '../proxy/recorder/store/event-store.js';
+import type { createRedactor as RedactorFn } from '../proxy/recorder/redact/redact.js';
 import { AgentWire } from '../test/support/scripted-agent.js';
 import { numberArg } from './support.js';
 
 // From dist/: the tokenizer thread then runs compiled, as in mcpscope (from source it would go through tsx).
 const dist = (m: string) => import(new URL(`../dist/proxy/${m}`, import.meta.url).href);
-const { Recorder } = (await dist('record/recorder.js')) as { Recorder: typeof RecorderClass };
-const { WorkerTokenCounter } = (await dist('record/token-counter.js')) as { WorkerTokenCounter: typeof CounterClass };
-const { EventStore } = (await dist('store/event-store.js')) as { EventStore: typeof StoreClass };
-const { createRedactor } = (await dist('record/redact.js')) as { createRedactor: typeof RedactorFn };
+const { Recorder } = (await dist('recorder/recorder.js')) as { Recorder: typeof RecorderClass };
+const { WorkerTokenCounter } = (await dist('recorder/token-counter.js')) as { WorkerTokenCounter: typeof CounterClass };
+const { EventStore } = (await dist('recorder/store/event-store.js')) as { EventStore: typeof StoreClass };
+const { createRedactor } = (await dist('recorder/redact/redact.js')) as { createRedactor: typeof RedactorFn };
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

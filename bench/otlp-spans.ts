@@ -1,8 +1,8 @@
 /**
  * What OTLP export costs the main thread per exchange (issue 20), without the proxy:
  *   tsx bench/otlp-spans.ts [--exchanges N] [--batch K] [--bodies]
- * 1. the span builder alone (proxy/telemetry/mcp-spans.ts): stored events → span ops;
- * 2. the whole export (proxy/telemetry/otlp-exporter.ts): events committed to a store in batches
+ * 1. the span builder alone (proxy/addons/telemetry/mcp-spans.ts): stored events → span ops;
+ * 2. the whole export (proxy/addons/telemetry/otlp-exporter.ts): events committed to a store in batches
  *    of K (as the recorder commits them), spans made with the SDK, batched and sent as
  *    http/protobuf to a local receiver that answers 200 — CPU until every span was accepted.
  * Each exchange is a tools/call request and its result (two message events). Prints µs of CPU per
@@ -11,12 +11,12 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpscopeEvent, MessageEvent, SessionInfo } from '../proxy/model/events.js';
-import { createRedactor } from '../proxy/record/redact.js';
-import { EventStore } from '../proxy/store/event-store.js';
-import { McpSpanBuilder, type SpanOp } from '../proxy/telemetry/mcp-spans.js';
-import { resolveOtlpOptions } from '../proxy/telemetry/otlp-options.js';
-import { startOtlpExport } from '../proxy/telemetry/otlp-exporter.js';
+import type { McpscopeEvent, MessageEvent, SessionInfo } from '../proxy/core/model/events.js';
+import { createRedactor } from '../proxy/recorder/redact/redact.js';
+import { EventStore } from '../proxy/recorder/store/event-store.js';
+import { McpSpanBuilder, type SpanOp } from '../proxy/addons/telemetry/mcp-spans.js';
+import { resolveOtlpOptions } from '../proxy/addons/telemetry/otlp-options.js';
+import { startOtlpExport } from '../proxy/addons/telemetry/otlp-exporter.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);

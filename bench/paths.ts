@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, ProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LeafIssuer, loadOrCreateCa } from '../proxy/forward/ca.js';
+import { LeafIssuer, loadOrCreateCa } from '../proxy/wire/forward-proxy/ca.js';
 import { killOnExit, startScopeChild, type ScopeChild } from './support.js';
 
 export interface Path {

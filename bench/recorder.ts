@@ -14,11 +14,11 @@
  * The session is a compliant one (initialize, notifications/initialized, tools/list with echo's
  * inputSchema), so with the linter on every call's arguments are checked and nothing is reported.
  */
-import { Recorder } from '../proxy/record/recorder.js';
-import { createRedactor } from '../proxy/record/redact.js';
-import { EventStore } from '../proxy/store/event-store.js';
-import { FeedHub } from '../proxy/serve/feed.js';
-import type { WireRecord } from '../proxy/capture/wire-records.js';
+import { Recorder } from '../proxy/recorder/recorder.js';
+import { createRedactor } from '../proxy/recorder/redact/redact.js';
+import { EventStore } from '../proxy/recorder/store/event-store.js';
+import { FeedHub } from '../proxy/app/serve/feed.js';
+import type { WireRecord } from '../proxy/wire/capture/wire-records.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);

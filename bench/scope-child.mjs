@@ -10,8 +10,8 @@
 //   reset → {rss} after a GC, restarting the peak; stats → {rss, peakRss} (peak sampled every 5 ms between the two);
 //   close → closes and exits.
 import { createInterface } from 'node:readline';
-import { startMcpscope } from '../dist/proxy/mcpscope.js';
-import { yieldCpuToProxyThread } from '../dist/proxy/thread/proxy-thread.js';
+import { startMcpscope } from '../dist/proxy/app/mcpscope.js';
+import { yieldCpuToProxyThread } from '../dist/proxy/wire/thread/proxy-thread.js';
 
 const [target] = process.argv.slice(2);
 const withUi = process.env.SCOPE_CHILD_UI === '1';

@@ -7,10 +7,10 @@
  * errors only, a free text found nowhere (every message's JSON text is looked at), an agent's poll
  * for what is new (since = the last seq: nothing is), and the call views of the oldest and the newest call. Prints ms per query. For docs/performance.md; not part of `npm run bench`.
  */
-import type { MessageEvent } from '../proxy/model/events.js';
-import { EventStore } from '../proxy/store/event-store.js';
-import { searchMessages, type SearchQuery } from '../proxy/store/search.js';
-import { callView } from '../proxy/store/call-view.js';
+import type { MessageEvent } from '../proxy/core/model/events.js';
+import { EventStore } from '../proxy/recorder/store/event-store.js';
+import { searchMessages, type SearchQuery } from '../proxy/recorder/store/search.js';
+import { callView } from '../proxy/recorder/store/call-view.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -7,7 +7,7 @@
  * problem. Bench data, not part of the UI: used by the UI performance script (bench/ui-timeline.ts)
  * and the store tests.
  */
-import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../proxy/model/events.js';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../proxy/core/model/events.js';
 
 export interface SyntheticOptions {
   /** Sessions the calls are spread over (default 1). */

@@ -10,10 +10,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { EventStore } from '../proxy/store/event-store.js';
-import { startUiServer } from '../proxy/serve/ui-server.js';
-import { UI_DIR, packageVersion } from '../proxy/mcpscope.js';
-import type { McpscopeEvent, UnsequencedEvent } from '../proxy/model/events.js';
+import { EventStore } from '../proxy/recorder/store/event-store.js';
+import { startUiServer } from '../proxy/app/serve/ui-server.js';
+import { UI_DIR, packageVersion } from '../proxy/app/mcpscope.js';
+import type { McpscopeEvent, UnsequencedEvent } from '../proxy/core/model/events.js';
 import { syntheticEvents } from './ui-synthetic.js';
 import { launchBrowser } from '../test/support/browser.js';
 

@@ -25,7 +25,7 @@ if (!target) {
 
 let startMcpscope;
 try {
-  ({ startMcpscope } = await import(new URL('../dist/proxy/mcpscope.js', here).href));
+  ({ startMcpscope } = await import(new URL('../dist/proxy/app/mcpscope.js', here).href));
 } catch (error) {
   console.error(`[reverse] cannot load mcpscope from dist/ (run \`npm run build\`): ${error.message}`);
   process.exit(2);

@@ -433,7 +433,7 @@ async function forwardAvailable(runDir) {
 
 async function main() {
   const options = parseOptions(process.argv.slice(2));
-  if (!existsSync(join(repo, 'dist', 'proxy', 'mcpscope.js'))) {
+  if (!existsSync(join(repo, 'dist', 'proxy', 'app', 'mcpscope.js'))) {
     console.log('dist/ is missing: running `npm run build` first…');
     const build = spawnSync('npm', ['run', 'build'], { cwd: repo, stdio: 'inherit' });
     if (build.status !== 0) fail('npm run build failed');

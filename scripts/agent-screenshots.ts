@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startMcpscope } from '../proxy/mcpscope.js';
+import { startMcpscope } from '../proxy/app/mcpscope.js';
 import { makeTestCa } from '../test/support/tls-peers.js';
 import { startEverythingServer } from '../test/support/peers.js';
 import { startAnthropicStandin } from '../test/support/model-apis/anthropic-standin.js';

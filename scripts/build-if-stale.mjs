@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STAMP = join(ROOT, 'dist', '.build-inputs');
-const OUTPUTS = ['dist/proxy/cli.js', 'dist/proxy/mcpscope.js', 'dist/ui/index.html'];
+const OUTPUTS = ['dist/proxy/app/cli.js', 'dist/proxy/app/mcpscope.js', 'dist/ui/index.html'];
 const SKIP = new Set(['node_modules', 'dist', '.git']);
 
 function* files(dir) {

@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import type { McpscopeCore } from '../../proxy/mcpscope.js';
-import type { MessageEvent, ModelTurnInfo } from '../../proxy/model/events.js';
-import { exportNdjson } from '../../proxy/export/export-ndjson.js';
-import { exportHar } from '../../proxy/export/export-har.js';
+import type { McpscopeCore } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, ModelTurnInfo } from '../../proxy/core/model/events.js';
+import { exportNdjson } from '../../proxy/files/export/export-ndjson.js';
+import { exportHar } from '../../proxy/files/export/export-har.js';
 import type { CollectedFeed } from '../support/feed.js';
 
 /** `se` costs every tool its MCP session listed, in every request, beside the client's own tools. */

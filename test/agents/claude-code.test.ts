@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import type { McpscopeCore } from '../../proxy/mcpscope.js';
-import type { MessageEvent, ModelTurnInfo } from '../../proxy/model/events.js';
+import type { McpscopeCore } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, ModelTurnInfo } from '../../proxy/core/model/events.js';
 import type { RunningPeer } from '../support/peers.js';
 import { startAnthropicStandin, type AnthropicStandin } from '../support/model-apis/anthropic-standin.js';
 import { callToolThenAnswer } from '../support/model-apis/script.js';

@@ -31,7 +31,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { SessionInfo } from '../../proxy/model/events.js';
+import type { SessionInfo } from '../../proxy/core/model/events.js';
 import { agentBin } from '../support/agent-clients.js';
 import { everythingEntry, inspectorCliBin, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { makeTestCa, type TestCa } from '../support/tls-peers.js';
@@ -100,7 +100,7 @@ let forward: ScopeCli;
 const started = Date.now();
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'proxy', 'cli.js')))
+  if (!existsSync(join(ROOT, 'dist', 'proxy', 'app', 'cli.js')))
     throw new Error('dist/ is not built: run `npm run build` (npm run test:clients does)');
   scopeHome = tempDir('mcpscope-clients-home-', dirs);
   ca = await makeTestCa();

@@ -14,8 +14,8 @@ import { createServer as createTlsServer } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CaMaterial } from '../../proxy/forward/ca.js';
-import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import type { CaMaterial } from '../../proxy/wire/forward-proxy/ca.js';
+import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
 import { collectFeed, type CollectedFeed } from '../support/feed.js';
 import { watchText, type TextWatch } from '../support/text-watch.js';
 

@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import type { MessageEvent, ModificationEvent, PausedEvent } from '../../proxy/model/events.js';
-import type { PausedMessage } from '../../proxy/breakpoints/breakpoint-types.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import type { MessageEvent, ModificationEvent, PausedEvent } from '../../proxy/core/model/events.js';
+import type { PausedMessage } from '../../proxy/core/rules/breakpoint-types.js';
 import { makeTestCa, startSdkServer, viaProxy, type SdkServer, type TestCa } from '../support/tls-peers.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
 

@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import type { MessageEvent, ModificationEvent, PausedEvent } from '../../proxy/model/events.js';
-import type { PausedMessage } from '../../proxy/breakpoints/breakpoint-types.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import type { MessageEvent, ModificationEvent, PausedEvent } from '../../proxy/core/model/events.js';
+import type { PausedMessage } from '../../proxy/core/rules/breakpoint-types.js';
 
 const TOKEN = 'breakpoints-test-token-0123456789';
 let demo: DemoServer | undefined;

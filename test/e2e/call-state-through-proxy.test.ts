@@ -1,5 +1,5 @@
 /**
- * A call's state through the real reverse proxy (proxy/model/call-state.ts), against the official
+ * A call's state through the real reverse proxy (proxy/core/model/call-state.ts), against the official
  * SDK's StreamableHTTPServerTransport in stateful mode (test/support/tls-peers.ts): a tools/list
  * POSTed without initialize is answered HTTP 400 "Bad Request: Server not initialized" (a JSON-RPC
  * error with id null, which answers no request). That request is failed, not pending — in
@@ -10,12 +10,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, SessionInfo } from '../../proxy/model/events.js';
-import type { CallView } from '../../proxy/store/call-view.js';
-import type { SearchResult } from '../../proxy/store/search.js';
-import { formatSessions } from '../../proxy/agent/agent-format.js';
-import { createRedactor } from '../../proxy/record/redact.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
+import type { CallView } from '../../proxy/recorder/store/call-view.js';
+import type { SearchResult } from '../../proxy/recorder/store/search.js';
+import { formatSessions } from '../../proxy/app/agent/agent-format.js';
+import { createRedactor } from '../../proxy/recorder/redact/redact.js';
 import { startSdkServer, type SdkServer } from '../support/tls-peers.js';
 
 const TOKEN = 'call-state-test-token-0123456789abcdef';

@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { exportFixture } from '../../proxy/export/export-fixture.js';
-import { exportHar } from '../../proxy/export/export-har.js';
-import { exportNdjson } from '../../proxy/export/export-ndjson.js';
-import { readCapture } from '../../proxy/import/import-capture.js';
-import type { McpscopeEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { exportFixture } from '../../proxy/files/export/export-fixture.js';
+import { exportHar } from '../../proxy/files/export/export-har.js';
+import { exportNdjson } from '../../proxy/files/export/export-ndjson.js';
+import { readCapture } from '../../proxy/files/import/import-capture.js';
+import type { McpscopeEvent, SessionInfo } from '../../proxy/core/model/events.js';
 
 let demo: DemoServer;
 let scope: Mcpscope;

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import type { McpscopeEvent } from '../../proxy/model/events.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import type { McpscopeEvent } from '../../proxy/core/model/events.js';
 import { feedUntil } from '../support/feed.js';
 import { freePort } from '../support/free-port.js';
 

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
-import type { McpscopeCore } from '../../proxy/mcpscope.js';
+import type { McpscopeCore } from '../../proxy/app/mcpscope.js';
 import { startBothModes, type BothModes } from '../support/both-modes.js';
-import type { McpscopeEvent } from '../../proxy/model/events.js';
+import type { McpscopeEvent } from '../../proxy/core/model/events.js';
 
 let upstream: Server;
 let upstreamPort = 0;

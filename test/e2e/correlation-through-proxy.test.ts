@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent } from '../../proxy/model/events.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent } from '../../proxy/core/model/events.js';
 
 let demo: DemoServer;
 let scope: Mcpscope;

@@ -16,8 +16,8 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startDemoClient, type DemoRound } from '../../proxy/demo/demo-client.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startDemoClient, type DemoRound } from '../../proxy/app/demo/demo-client.js';
 import { firstText } from '../support/mcp-results.js';
 
 /** A promise with its resolver, for waiting on events. */

@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import type { ModificationEvent } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import type { ModificationEvent } from '../../proxy/core/model/events.js';
 
 const TOKEN = 'faults-test-token-0123456789abcdef';
 let demo: DemoServer | undefined;

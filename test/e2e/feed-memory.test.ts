@@ -12,8 +12,8 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
-import { fromFeed } from '../../proxy/model/feed-form.js';
+import type { FeedMessage, McpscopeEvent } from '../../proxy/core/model/events.js';
+import { fromFeed } from '../../proxy/core/model/feed-form.js';
 
 const CHILD = fileURLToPath(new URL('../support/feed-child.mjs', import.meta.url));
 const MiB = 1024 * 1024;

@@ -18,14 +18,14 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { Fixture } from '../../proxy/model/fixture-format.js';
-import type { Har } from '../../proxy/export/export-har.js';
-import { sessionEventsOf } from '../../proxy/export/export-common.js';
-import { exportFileName } from '../../proxy/serve/fixture-routes.js';
-import { importCapture, readCapture } from '../../proxy/import/import-capture.js';
-import { exportFixture } from '../../proxy/export/export-fixture.js';
-import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { Fixture } from '../../proxy/core/model/fixture-format.js';
+import type { Har } from '../../proxy/files/export/export-har.js';
+import { sessionEventsOf } from '../../proxy/files/export/export-common.js';
+import { exportFileName } from '../../proxy/app/serve/fixture-routes.js';
+import { importCapture, readCapture } from '../../proxy/files/import/import-capture.js';
+import { exportFixture } from '../../proxy/files/export/export-fixture.js';
+import type { McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
 import { collectFeed } from '../support/feed.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
 import { harErrors } from '../support/har-schema.js';
@@ -428,7 +428,7 @@ function fileUntil(path: string, predicate: (text: string) => boolean, ms = 20_0
 describe('mcpscope --record, SIGKILL, mcpscope open', () => {
   it('the NDJSON record holds every event the feed delivered before the kill, and `open` serves it', async () => {
     expect(
-      existsSync(fileURLToPath(new URL('../../dist/proxy/export/ndjson-recorder.js', import.meta.url))),
+      existsSync(fileURLToPath(new URL('../../dist/proxy/files/export/ndjson-recorder.js', import.meta.url))),
       'run `npm run build` first',
     ).toBe(true);
     const peer = await startEverythingServer('streamableHttp');
@@ -539,8 +539,8 @@ describe('POST /api/import', () => {
 
     // The same capture as NDJSON without a content type, then as a HAR: more sessions, no collisions.
     // (Three each: the Streamable HTTP and legacy sessions, and the http bucket of the OAuth token exchange.)
-    const { exportNdjson } = await import('../../proxy/export/export-ndjson.js');
-    const { exportHar } = await import('../../proxy/export/export-har.js');
+    const { exportNdjson } = await import('../../proxy/files/export/export-ndjson.js');
+    const { exportHar } = await import('../../proxy/files/export/export-har.js');
     const nd = await api(scope.ui!.origin, '/api/import', { method: 'POST', body: new Blob([exportNdjson(c.store)]) });
     expect(nd.status).toBe(200);
     expect(((await nd.json()) as { sessions: string[] }).sessions).toHaveLength(3);

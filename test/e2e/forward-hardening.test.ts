@@ -19,12 +19,12 @@ import { connect as netConnect, createServer, type AddressInfo, type Socket } fr
 import { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import { startForwardServer } from '../../proxy/forward/forward-server.js';
-import { MAX_TUNNEL_DEPTH } from '../../proxy/forward/connect-handler.js';
-import { canonicalAddress, isOwnAddress } from '../../proxy/forward/self-address.js';
-import type { WireRecord } from '../../proxy/capture/wire-records.js';
-import type { ProxyServer } from '../../proxy/reverse/proxy-server.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import { startForwardServer } from '../../proxy/wire/forward-proxy/forward-server.js';
+import { MAX_TUNNEL_DEPTH } from '../../proxy/wire/forward-proxy/connect-handler.js';
+import { canonicalAddress, isOwnAddress } from '../../proxy/wire/forward-proxy/self-address.js';
+import type { WireRecord } from '../../proxy/wire/capture/wire-records.js';
+import type { ProxyServer } from '../../proxy/wire/reverse-proxy/proxy-server.js';
 import { makeTestCa, rawExchange, type TestCa } from '../support/tls-peers.js';
 
 /** This process's open file descriptors (mcpscope's proxy thread is a thread of it). */

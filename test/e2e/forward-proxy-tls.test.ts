@@ -18,9 +18,9 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import type { ExchangeInfo } from '../../proxy/model/events.js';
-import type { EventStore } from '../../proxy/store/event-store.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import type { ExchangeInfo } from '../../proxy/core/model/events.js';
+import type { EventStore } from '../../proxy/recorder/store/event-store.js';
 import { firstText } from '../support/mcp-results.js';
 import {
   connectThrough,

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { hashSessionId, startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
+import { hashSessionId, startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
 
 const TOKEN = 'hash-session-test-token-0123456789';
 let demo: DemoServer | undefined;

@@ -1,5 +1,5 @@
 /**
- * Request heads mcpscope will not forward (proxy/forwarding/request-head.ts), in both proxy modes:
+ * Request heads mcpscope will not forward (proxy/wire/forwarder/request-head.ts), in both proxy modes:
  * more than 1,000 header fields get a 431 from mcpscope (Node 20's parser used to keep the first 1,000
  * and forward the request cut, without a word; Node 22's refuses them itself, which mcpscope answers
  * and records the same way), a head past Node's 16 KiB limit a 431 in mcpscope's words, and two
@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { once } from 'node:events';
-import type { McpscopeCore } from '../../proxy/mcpscope.js';
+import type { McpscopeCore } from '../../proxy/app/mcpscope.js';
 import { startBothModes, type BothModes } from '../support/both-modes.js';
-import { MAX_REQUEST_HEADERS } from '../../proxy/forwarding/request-head.js';
+import { MAX_REQUEST_HEADERS } from '../../proxy/wire/forwarder/request-head.js';
 
 let upstreamPort = 0;
 /** Requests the upstream got: path → how many filler fields (`x<n>`) they carried. */

@@ -10,9 +10,9 @@
  * /api/events and every export answer 200, the feed kept going, and the cut copy is flagged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { McpscopeEvent, MessageEvent } from '../../proxy/model/events.js';
-import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/parse/json-depth.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { McpscopeEvent, MessageEvent } from '../../proxy/core/model/events.js';
+import { jsonValueDepth, MAX_JSON_DEPTH } from '../../proxy/core/parse/json-depth.js';
 import { collectFeed, type CollectedFeed } from '../support/feed.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 

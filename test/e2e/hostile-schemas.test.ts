@@ -22,8 +22,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope } from '../../proxy/mcpscope.js';
-import type { McpscopeEvent, MessageEvent, ProblemEvent } from '../../proxy/model/events.js';
+import { startMcpscope } from '../../proxy/app/mcpscope.js';
+import type { McpscopeEvent, MessageEvent, ProblemEvent } from '../../proxy/core/model/events.js';
 import { REDOS_VALUE, startHostileSchemaServer, type HostileSchemaServer } from '../support/hostile-schema-server.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * proxy/serve/ingest.ts before a socket has proven the token: anyone on this machine can open a
+ * proxy/app/serve/ingest.ts before a socket has proven the token: anyone on this machine can open a
  * challenge socket on the UI port without it, so what such a socket may hold is bounded — at most
  * MAX_UNPROVEN wait at once, and none may send a message over 1 KiB before its proof (a hello and
  * an auth are ~100 bytes). And what a wrapper writing a --log gets back: the events of its own
@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import { MAX_UNPROVEN } from '../../proxy/serve/ingest.js';
-import { ingestAuth } from '../../proxy/stdio/ingest-control.js';
-import { connectIngest } from '../../proxy/stdio/ingest-client.js';
-import { encodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.js';
-import { eventSession } from '../../proxy/store/event-store.js';
-import type { McpscopeEvent } from '../../proxy/model/events.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import { MAX_UNPROVEN } from '../../proxy/app/serve/ingest.js';
+import { ingestAuth } from '../../proxy/app/stdio/ingest-control.js';
+import { connectIngest } from '../../proxy/app/stdio/ingest-client.js';
+import { encodeBatch, type IngestRecord } from '../../proxy/wire/capture/wire-codec.js';
+import { eventSession } from '../../proxy/recorder/store/event-store.js';
+import type { McpscopeEvent } from '../../proxy/core/model/events.js';
 
 let scope: McpscopeCore;
 beforeAll(async () => {

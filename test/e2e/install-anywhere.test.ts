@@ -26,8 +26,8 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { packageVersion } from '../../proxy/version.js';
-import { startMcpscope } from '../../proxy/mcpscope.js';
+import { packageVersion } from '../../proxy/files/package-version.js';
+import { startMcpscope } from '../../proxy/app/mcpscope.js';
 import { freePort } from '../support/free-port.js';
 
 const CLONE = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
@@ -122,7 +122,7 @@ describe.skipIf(process.platform === 'win32')('installed from the clone, used fr
     expect(lstatSync(linked).isSymbolicLink()).toBe(true);
     expect(realpathSync(linked)).toBe(CLONE);
     expect(realpathSync(installed)).toBe(join(CLONE, 'bin', 'mcpscope.js'));
-    expect(existsSync(join(CLONE, 'dist', 'proxy', 'cli.js'))).toBe(true);
+    expect(existsSync(join(CLONE, 'dist', 'proxy', 'app', 'cli.js'))).toBe(true);
   });
 
   it('mcpscope --help and --version work by name from a directory outside the clone', () => {

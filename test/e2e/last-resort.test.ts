@@ -11,9 +11,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import type { McpscopeEvent, ProblemEvent } from '../../proxy/model/events.js';
-import { TEST_THROW_HEADER } from '../../proxy/last-resort.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import type { McpscopeEvent, ProblemEvent } from '../../proxy/core/model/events.js';
+import { TEST_THROW_HEADER } from '../../proxy/wire/last-resort.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const TOKEN = 'last-resort-test-token-0123456789';

@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
 import { freePort } from '../support/free-port.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));

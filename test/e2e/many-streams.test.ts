@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 const STREAMS = 600;

@@ -16,14 +16,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { readCapture } from '../../proxy/import/import-capture.js';
-import { REDACTED } from '../../proxy/record/redact.js';
-import type { PausedEvent } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { readCapture } from '../../proxy/files/import/import-capture.js';
+import { REDACTED } from '../../proxy/recorder/redact/redact.js';
+import type { PausedEvent } from '../../proxy/core/model/events.js';
 import { freePort } from '../support/free-port.js';
 import { startSdkServer } from '../support/tls-peers.js';
-import { FRAME_CLOSE, FRAME_OPEN } from '../../proxy/agent/agent-frame.js';
+import { FRAME_CLOSE, FRAME_OPEN } from '../../proxy/app/agent/agent-frame.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const TOKEN = 'mcp-command-test-token-0123456789abcdef';

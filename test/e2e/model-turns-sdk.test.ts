@@ -12,10 +12,10 @@
  * two agents at once, another JSON API at /v1/messages, a Gemini key in the query.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, ModelApi, ModelTurnInfo, ModelUsage } from '../../proxy/model/events.js';
-import { exportNdjson } from '../../proxy/export/export-ndjson.js';
-import { exportHar } from '../../proxy/export/export-har.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, ModelApi, ModelTurnInfo, ModelUsage } from '../../proxy/core/model/events.js';
+import { exportNdjson } from '../../proxy/files/export/export-ndjson.js';
+import { exportHar } from '../../proxy/files/export/export-har.js';
 import { startAnthropicStandin, type AnthropicStandin } from '../support/model-apis/anthropic-standin.js';
 import { startGeminiStandin, type GeminiStandin } from '../support/model-apis/gemini-standin.js';
 import { startOpenAiStandin, type OpenAiStandin } from '../support/model-apis/openai-standin.js';

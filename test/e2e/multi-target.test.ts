@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
 import { startEverythingServer, type RunningPeer } from '../support/peers.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { SessionInfo } from '../../proxy/core/model/events.js';
 
 let demo: DemoServer;
 let everything: RunningPeer;

@@ -15,8 +15,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import type { ModificationEvent } from '../../proxy/model/events.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import type { ModificationEvent } from '../../proxy/core/model/events.js';
 import { startStrictOAuthWorld, type StrictOAuthWorld } from '../support/strict-auth-server.js';
 import { TestOAuthClient, connectWithOAuth, type FetchLike } from '../support/oauth-test-client.js';
 

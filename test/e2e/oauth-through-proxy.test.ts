@@ -21,9 +21,9 @@ import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from '@modelconte
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { DemoInMemoryAuthProvider } from '@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
 import { TestOAuthClient, connectWithOAuth } from '../support/oauth-test-client.js';
-import type { ModificationEvent, ProblemEvent } from '../../proxy/model/events.js';
+import type { ModificationEvent, ProblemEvent } from '../../proxy/core/model/events.js';
 
 const TOKEN = 'oauth-e2e-ui-token-0123456789';
 const FOREIGN_RM = 'https://auth.example.com/.well-known/oauth-protected-resource/mcp';

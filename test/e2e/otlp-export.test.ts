@@ -35,10 +35,10 @@ import {
   McpError,
   isInitializeRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent } from '../../proxy/model/events.js';
-import { resolveOtlpOptions, type OtlpConfig, type TelemetryStats } from '../../proxy/telemetry/otlp-options.js';
-import { MCP_DURATION_BUCKETS } from '../../proxy/telemetry/mcp-spans.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent } from '../../proxy/core/model/events.js';
+import { resolveOtlpOptions, type OtlpConfig, type TelemetryStats } from '../../proxy/addons/telemetry/otlp-options.js';
+import { MCP_DURATION_BUCKETS } from '../../proxy/addons/telemetry/mcp-spans.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { freePort } from '../support/free-port.js';
 

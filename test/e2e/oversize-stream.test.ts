@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 const CHILD = fileURLToPath(new URL('../support/scope-child.mjs', import.meta.url));
-const DIST = fileURLToPath(new URL('../../dist/proxy/mcpscope.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/proxy/app/mcpscope.js', import.meta.url));
 const TOTAL = 200 * 1024 * 1024;
 const MiB = 1024 * 1024;
 

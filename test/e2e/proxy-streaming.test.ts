@@ -7,9 +7,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, type IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
 import { deferred, once, startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
-import type { MessageEvent, ModificationEvent, ProblemEvent, SseFrameEvent } from '../../proxy/model/events.js';
+import type { MessageEvent, ModificationEvent, ProblemEvent, SseFrameEvent } from '../../proxy/core/model/events.js';
 
 const sample = (name: string) => readFileSync(new URL(`../fixtures/wire-samples/${name}`, import.meta.url));
 

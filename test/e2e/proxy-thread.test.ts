@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
 
 const PEER = `
 const { parentPort } = require('node:worker_threads');

@@ -5,8 +5,8 @@
  * messages API shows every frame in wire order, correctly paired.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
 import { runInspectorCli, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { LONG_STEPS, everythingScenario } from '../support/everything-scenario.js';
 

@@ -15,10 +15,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { runStdioWrapper } from '../../proxy/stdio/stdio-wrapper.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { runStdioWrapper } from '../../proxy/app/stdio/stdio-wrapper.js';
 import { collectFeed } from '../support/feed.js';
-import type { McpscopeEvent } from '../../proxy/model/events.js';
+import type { McpscopeEvent } from '../../proxy/core/model/events.js';
 
 const TOKEN = 'redaction-sinks-ui-token-0123456789';
 const j = (...p: string[]) => p.join(''); // token formats built at run time: this file must not look like a leak itself

@@ -26,11 +26,11 @@ import {
   type CreateMessageRequest,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { Fixture } from '../../proxy/model/fixture-format.js';
-import { startMockServer, type MockServer } from '../../proxy/replay/replay-server.js';
-import { verifyFixture } from '../../proxy/replay/verify.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { Fixture } from '../../proxy/core/model/fixture-format.js';
+import { startMockServer, type MockServer } from '../../proxy/files/replay/replay-server.js';
+import { verifyFixture } from '../../proxy/files/replay/verify.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { BIN, ROOT, fixtureOf, runCli, startReplayCli } from '../support/fixture-cli.js';
 

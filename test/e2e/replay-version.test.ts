@@ -18,8 +18,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Fixture } from '../../proxy/model/fixture-format.js';
-import { startMockServer, type MockServer } from '../../proxy/replay/replay-server.js';
+import type { Fixture } from '../../proxy/core/model/fixture-format.js';
+import { startMockServer, type MockServer } from '../../proxy/files/replay/replay-server.js';
 import { BIN, ROOT } from '../support/fixture-cli.js';
 import { watchText, type TextWatch } from '../support/text-watch.js';
 

@@ -7,7 +7,7 @@
  * the provider's shape, the final text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
 import { startAnthropicStandin } from '../support/model-apis/anthropic-standin.js';
 import { startGeminiStandin } from '../support/model-apis/gemini-standin.js';
 import { startOpenAiStandin } from '../support/model-apis/openai-standin.js';

@@ -2,15 +2,15 @@
  * A stateful server with no GET route (as a hand-written express app with only `app.post('/mcp')`
  * is) answers the SDK client's standalone GET stream with 404 — which on the wire says "this
  * session expired" — and goes on serving the session. mcpscope closes the session as expired at the
- * 404, then reopens it when the server answers it again (proxy/record/http-exchanges.ts,
+ * 404, then reopens it when the server answers it again (proxy/recorder/http-exchanges.ts,
  * RecorderContext.servedAgain): calls after it land in an open session, pair, and are linted.
  * Official SDK server (test/support/tls-peers.ts, `noGetRoute`) and client, real sockets.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { ExchangeInfo, LogEvent, MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { ExchangeInfo, LogEvent, MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
 import { startSdkServer, type SdkServer } from '../support/tls-peers.js';
 
 let upstream: SdkServer;

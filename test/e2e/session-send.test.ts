@@ -16,8 +16,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { startMcpscope, type McpscopeCore, type McpscopeOptions } from '../../proxy/mcpscope.js';
-import type { MessageEvent } from '../../proxy/model/events.js';
+import { startMcpscope, type McpscopeCore, type McpscopeOptions } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent } from '../../proxy/core/model/events.js';
 import { makeTestCa, startSdkServer, viaProxy, type SdkServer } from '../support/tls-peers.js';
 import { startScriptedUpstream } from '../support/scripted-upstream.js';
 import { startEverythingServer } from '../support/peers.js';

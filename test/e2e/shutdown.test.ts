@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExchangeInfo, McpscopeEvent } from '../../proxy/model/events.js';
+import type { ExchangeInfo, McpscopeEvent } from '../../proxy/core/model/events.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 

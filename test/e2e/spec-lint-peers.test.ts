@@ -20,7 +20,7 @@
  *
  * No peer here breaks a rule the linter has. Two controls (a call whose arguments break the
  * tool's inputSchema, on 2025-11-25 and on 2026-07-28) show the linter is live in this setup.
- * Found here and fixed (proxy/lint/session-lint.ts): two clients of one name against a server that
+ * Found here and fixed (proxy/core/lint/session-lint.ts): two clients of one name against a server that
  * assigns no Mcp-Session-Id — several Inspector CLI runs at once — interleave in mcpscope's grouped
  * session, and the rules that depend on whose request came first reported them (lifecycle, cursors).
  */
@@ -62,11 +62,11 @@ import {
   inputRequired,
 } from '@modelcontextprotocol/server';
 import { Client as V2Client, StreamableHTTPClientTransport as V2StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startMcpscope, type Mcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import type { ProblemEvent } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import type { ProblemEvent } from '../../proxy/core/model/events.js';
 import { firstText } from '../support/mcp-results.js';
 import { everythingEntry, runInspectorCli, startEverythingServer, type InspectorCliArgs, type RunningPeer } from '../support/peers.js';
-import { runStdioWrapper } from '../../proxy/stdio/stdio-wrapper.js';
+import { runStdioWrapper } from '../../proxy/app/stdio/stdio-wrapper.js';
 
 const TOKEN = 'spec-lint-peers-token-0123456789abcdef';
 

@@ -1,7 +1,7 @@
 /**
  * Issue 19's acceptance: a scripted server that commits each server-side violation once, and a
  * client (plain fetch through the proxy) that commits each client-side one once, over real sockets:
- * every rule of proxy/lint/rules.ts is reported exactly once, on the message that broke it, with
+ * every rule of proxy/core/lint/rules.ts is reported exactly once, on the message that broke it, with
  * the session's version in its specRef — and nothing else is reported. Six sessions, each
  * compliant but for the violations it is there to commit (a rule of one version needs a session of
  * that version; a stateless server one that assigns no session id). The client answers each
@@ -10,10 +10,10 @@
  * `lint: 'strict'` makes a violation an error and `lint: 'off'` reports none (a session of its own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
-import { LATEST_VERSION, RULES } from '../../proxy/lint/rules.js';
-import type { LintReport } from '../../proxy/lint/lint-report.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/core/model/events.js';
+import { LATEST_VERSION, RULES } from '../../proxy/core/lint/rules.js';
+import type { LintReport } from '../../proxy/core/lint/lint-report.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 type Msg = {

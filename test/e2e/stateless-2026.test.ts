@@ -5,8 +5,8 @@
  * show one session holding one chain, and the task's traffic linked to the request that made it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 const TOKEN = 'stateless-2026-test-token-0123456789';

@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import type { PausedMessage } from '../../proxy/breakpoints/breakpoint-types.js';
-import type { MessageEvent, ModificationEvent, PausedEvent, SessionInfo } from '../../proxy/model/events.js';
-import type { EventStore } from '../../proxy/store/event-store.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import type { PausedMessage } from '../../proxy/core/rules/breakpoint-types.js';
+import type { MessageEvent, ModificationEvent, PausedEvent, SessionInfo } from '../../proxy/core/model/events.js';
+import type { EventStore } from '../../proxy/recorder/store/event-store.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 const SERVER = fileURLToPath(new URL('../support/stdio-sdk-server.mjs', import.meta.url));

@@ -16,8 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { discoveryPath } from '../../proxy/serve/discovery.js';
-import { DEFAULT_GRACE_MS } from '../../proxy/mcpscope.js';
+import { discoveryPath } from '../../proxy/app/serve/discovery.js';
+import { DEFAULT_GRACE_MS } from '../../proxy/app/mcpscope.js';
 import { freePort } from '../support/free-port.js';
 import { watchText } from '../support/text-watch.js';
 

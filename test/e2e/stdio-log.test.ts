@@ -1,5 +1,5 @@
 /**
- * `mcpscope --log <file> -- <command>` (proxy/stdio/stdio-log.ts) numbers its lines as the UI it
+ * `mcpscope --log <file> -- <command>` (proxy/app/stdio/stdio-log.ts) numbers its lines as the UI it
  * records into does: the session label and every message number in the file are the ones that
  * UI's /api/sessions and /api/sessions/:id/messages give — with a UI that was running before (its
  * numbering well ahead: sessions and messages of its own already), and across a UI that goes
@@ -16,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
-import { ingestProof } from '../../proxy/stdio/ingest-control.js';
-import type { MessageEvent, SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
+import { ingestProof } from '../../proxy/app/stdio/ingest-control.js';
+import type { MessageEvent, SessionInfo } from '../../proxy/core/model/events.js';
 import { freePort } from '../support/free-port.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));

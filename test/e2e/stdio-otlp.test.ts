@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startMcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope } from '../../proxy/app/mcpscope.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { freePort } from '../support/free-port.js';
 

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { discoveryPath, inspectDiscovery } from '../../proxy/serve/discovery.js';
+import { discoveryPath, inspectDiscovery } from '../../proxy/app/serve/discovery.js';
 import { freePort } from '../support/free-port.js';
 import { watchText } from '../support/text-watch.js';
 

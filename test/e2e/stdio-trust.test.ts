@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
-import { decodeBatch, type IngestRecord } from '../../proxy/capture/wire-codec.js';
-import { ingestProof } from '../../proxy/stdio/ingest-control.js';
-import { discoveryPath, writeDiscovery } from '../../proxy/serve/discovery.js';
-import { REDACTED } from '../../proxy/record/redact.js';
+import { decodeBatch, type IngestRecord } from '../../proxy/wire/capture/wire-codec.js';
+import { ingestProof } from '../../proxy/app/stdio/ingest-control.js';
+import { discoveryPath, writeDiscovery } from '../../proxy/app/serve/discovery.js';
+import { REDACTED } from '../../proxy/recorder/redact/redact.js';
 import { watchText } from '../support/text-watch.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));

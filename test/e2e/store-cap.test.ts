@@ -3,7 +3,7 @@
  * keeps forwarding, and /api/stats (token-guarded) reports the counts for the UI.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 const TOKEN = 'store-cap-test-token-0123456789abcdef';

@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { FixtureError, loadFixture, startMockServer } from '../../proxy/testing.js';
-import { startDemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope } from '../../proxy/mcpscope.js';
-import { exportFixture } from '../../proxy/export/export-fixture.js';
+import { FixtureError, loadFixture, startMockServer } from '../../proxy/app/testing.js';
+import { startDemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope } from '../../proxy/app/mcpscope.js';
+import { exportFixture } from '../../proxy/files/export/export-fixture.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;

@@ -17,11 +17,11 @@ import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope, type McpscopeOptions } from '../../proxy/mcpscope.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { EVENT_SCHEMA_VERSION } from '../../proxy/model/events.js';
-import type { ExchangeInfo, FeedMessage, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/model/events.js';
-import { fromFeed } from '../../proxy/model/feed-form.js';
+import { startMcpscope, type Mcpscope, type McpscopeOptions } from '../../proxy/app/mcpscope.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { EVENT_SCHEMA_VERSION } from '../../proxy/core/model/events.js';
+import type { ExchangeInfo, FeedMessage, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo } from '../../proxy/core/model/events.js';
+import { fromFeed } from '../../proxy/core/model/feed-form.js';
 import { deferred, once, startScriptedUpstream, type Handler, type ScriptedUpstream } from '../support/scripted-upstream.js';
 
 // ---------------------------------------------------------------------------------------------

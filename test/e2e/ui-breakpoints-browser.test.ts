@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { PausedAction } from '../../proxy/breakpoints/breakpoint-types.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { PausedAction } from '../../proxy/core/rules/breakpoint-types.js';
 import { launchBrowser } from '../support/browser.js';
 
 const SHOTS = process.env.MCPSCOPE_UI_SHOTS;

@@ -15,10 +15,10 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { commandLine } from '../../proxy/stdio/command-line.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { commandLine } from '../../proxy/core/model/command-line.js';
+import type { SessionInfo } from '../../proxy/core/model/events.js';
 import { everythingEntry } from '../support/peers.js';
 import { launchBrowser } from '../support/browser.js';
 

@@ -5,7 +5,7 @@
  * session badges (ui/src/components/SessionBadge.tsx) and filtered to one by a badge's click or a
  * typed `session:` term (ui/src/state/filters.ts); and a tools/list POSTed without initialize,
  * refused with HTTP 400 "Server not initialized", counted as failed — not pending — in the session
- * list, its row reading HTTP 400 (proxy/model/call-state.ts). Requires `npm run build` (the UI).
+ * list, its row reading HTTP 400 (proxy/core/model/call-state.ts). Requires `npm run build` (the UI).
  *
  * Set MCPSCOPE_UI_SHOTS=<dir> to keep screenshots of what these tests look at.
  */
@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { SessionInfo } from '../../proxy/core/model/events.js';
 import { startSdkServer, type SdkServer } from '../support/tls-peers.js';
 import { launchBrowser } from '../support/browser.js';
 

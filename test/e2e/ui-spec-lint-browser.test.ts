@@ -18,10 +18,10 @@ import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, ProblemEvent } from '../../proxy/model/events.js';
-import type { LintMode } from '../../proxy/lint/linter.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, ProblemEvent } from '../../proxy/core/model/events.js';
+import type { LintMode } from '../../proxy/core/lint/linter.js';
 import { launchBrowser } from '../support/browser.js';
 
 const SPEC_URL = 'https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools';

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import { resolveOtlpOptions } from '../../proxy/telemetry/otlp-options.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import { resolveOtlpOptions } from '../../proxy/addons/telemetry/otlp-options.js';
 import { launchBrowser } from '../support/browser.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 

@@ -19,10 +19,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startDemoClient, type DemoClient } from '../../proxy/demo/demo-client.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startDemoClient, type DemoClient } from '../../proxy/app/demo/demo-client.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { SessionInfo } from '../../proxy/core/model/events.js';
 import { launchBrowser } from '../support/browser.js';
 
 const TOKEN = 'ui-waterfall-browser-test-token';

@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDemoServer } from '../../proxy/demo/demo-server.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { MessageEvent, ProblemEvent } from '../../proxy/model/events.js';
+import { startDemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { MessageEvent, ProblemEvent } from '../../proxy/core/model/events.js';
 import { freePort } from '../support/free-port.js';
 
 let port: number;

@@ -17,10 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { x509, type CaMaterial } from '../../proxy/forward/ca.js';
-import { startMcpscope } from '../../proxy/mcpscope.js';
-import type { McpscopeEvent } from '../../proxy/model/events.js';
-import type { TelemetryStats } from '../../proxy/model/api-stats.js';
+import { x509, type CaMaterial } from '../../proxy/wire/forward-proxy/ca.js';
+import { startMcpscope } from '../../proxy/app/mcpscope.js';
+import type { McpscopeEvent } from '../../proxy/core/model/events.js';
+import type { TelemetryStats } from '../../proxy/core/model/api-stats.js';
 import { makeTestCa, viaProxy, type TestCa } from '../support/tls-peers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));

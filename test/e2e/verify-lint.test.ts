@@ -1,5 +1,5 @@
 /**
- * `mcpscope verify` lints the live server (proxy/replay/verify-lint.ts): a server that answers
+ * `mcpscope verify` lints the live server (proxy/files/replay/verify-lint.ts): a server that answers
  * exactly as recorded but whose tool result breaks its own outputSchema passes without --strict
  * (the violation listed) and fails with it (exit 1, the rule named); a compliant server passes
  * either way. The CLI is the built one (`npm run build` first; `npm test` does).
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js';
 import { fixtureOf, runCli } from '../support/fixture-cli.js';
 

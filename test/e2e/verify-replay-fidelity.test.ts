@@ -7,7 +7,7 @@
  *   in flight, is answered with the recorded client's reply and blamed on no call. It still fails,
  *   with a readable difference, when a result really changed.
  * - The demo fixture (test/fixtures/demo-client-round.fixture.json, one round of
- *   proxy/demo/demo-client.ts) passes against the demo server thanks to its documented ignore
+ *   proxy/app/demo/demo-client.ts) passes against the demo server thanks to its documented ignore
  *   list (random_delay's text is random); `--ignore` does the same from the command line; a
  *   fresh recording passes with the same list; a changed result still fails.
  * - `mcpscope replay` keeps the recorded timing by default: a slow call and a fast one sent
@@ -23,12 +23,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpscope, type Mcpscope } from '../../proxy/mcpscope.js';
-import type { Fixture } from '../../proxy/model/fixture-format.js';
-import { loadFixture } from '../../proxy/import/load-fixture.js';
-import { verifyFixture } from '../../proxy/replay/verify.js';
-import { startDemoServer, type DemoServer } from '../../proxy/demo/demo-server.js';
-import { startDemoClient } from '../../proxy/demo/demo-client.js';
+import { startMcpscope, type Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { Fixture } from '../../proxy/core/model/fixture-format.js';
+import { loadFixture } from '../../proxy/files/import/load-fixture.js';
+import { verifyFixture } from '../../proxy/files/replay/verify.js';
+import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-server.js';
+import { startDemoClient } from '../../proxy/app/demo/demo-client.js';
 import { everythingEntry, startEverythingServer, type RunningPeer } from '../support/peers.js';
 import { fixtureErrors } from '../support/fixture-schema.js';
 import { BIN, ROOT, fixtureOf, runCli, startReplayCli } from '../support/fixture-cli.js';

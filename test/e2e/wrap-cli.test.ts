@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { wrapConfig } from '../../proxy/commands/client-config.js';
-import { checkLauncher, resolveLauncher } from '../../proxy/commands/client-config-files.js';
-import { commandLine } from '../../proxy/stdio/command-line.js';
-import { packageVersion } from '../../proxy/version.js';
+import { wrapConfig } from '../../proxy/app/commands/client-config.js';
+import { checkLauncher, resolveLauncher } from '../../proxy/app/commands/client-config-files.js';
+import { commandLine } from '../../proxy/core/model/command-line.js';
+import { packageVersion } from '../../proxy/files/package-version.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 /** What wrap puts after the node: this checkout's script (no mcpscope from it is on the PATH the tests give). */

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { startMcpscope, type McpscopeCore } from '../../proxy/mcpscope.js';
+import { startMcpscope, type McpscopeCore } from '../../proxy/app/mcpscope.js';
 
 export interface BothModes {
   upstream: Server;

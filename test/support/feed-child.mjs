@@ -8,7 +8,7 @@
 //   stats                  → {rss, peakRss, heapUsed, external, consumers} (peakRss sampled every 10 ms since the last reset)
 //   close                  → closes and exits
 import { createInterface } from 'node:readline';
-import { startMcpscope } from '../../dist/proxy/mcpscope.js';
+import { startMcpscope } from '../../dist/proxy/app/mcpscope.js';
 
 const scope = await startMcpscope({ uiPort: 0, discoveryFile: false, maxMemoryBytes: 2 * 1024 * 1024 * 1024 });
 let peak = process.memoryUsage.rss();

@@ -1,7 +1,7 @@
 /** Reads a running mcpscope's WebSocket feed the way the UI does (the UI URL carries the token). */
 import WebSocket from 'ws';
-import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events.js';
-import { fromFeed } from '../../proxy/model/feed-form.js';
+import type { FeedMessage, McpscopeEvent } from '../../proxy/core/model/events.js';
+import { fromFeed } from '../../proxy/core/model/feed-form.js';
 
 export interface CollectedFeed {
   /** Every event delivered so far (snapshot and live), in their stored form. */

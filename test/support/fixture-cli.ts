@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Mcpscope } from '../../proxy/mcpscope.js';
-import type { SessionInfo } from '../../proxy/model/events.js';
-import type { Fixture } from '../../proxy/model/fixture-format.js';
-import { exportFixture } from '../../proxy/export/export-fixture.js';
+import type { Mcpscope } from '../../proxy/app/mcpscope.js';
+import type { SessionInfo } from '../../proxy/core/model/events.js';
+import type { Fixture } from '../../proxy/core/model/fixture-format.js';
+import { exportFixture } from '../../proxy/files/export/export-fixture.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'mcpscope.js');

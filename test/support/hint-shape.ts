@@ -4,7 +4,7 @@
  * declaration order within a file).
  */
 import { describe, expect, it } from 'vitest';
-import type { Hint } from '../../proxy/model/events.js';
+import type { Hint } from '../../proxy/core/model/events.js';
 
 export function hintTracker(): { track(hints: Hint[]): Hint[]; checkEveryHint(atLeast: number): void } {
   const seen: Hint[] = [];

@@ -3,10 +3,10 @@
  * exports, the annotated log, `mcpscope mcp`, OTLP) while the recorder's own output is not needed:
  * Claude Code asks the Anthropic Messages API (turn m1), the model chooses `mcp__se__echo`, the
  * client calls `tools/call echo` on MCP session s1, and the result goes back in the next request
- * (turn m2), which answers with text. Shaped exactly as proxy/model/model-turn.ts says; seqs as the
+ * (turn m2), which answers with text. Shaped exactly as proxy/core/model/model-turn.ts says; seqs as the
  * store would give them. test/support/scripted-agent.ts drives the real recorder instead.
  */
-import type { McpscopeEvent, ModelTurnInfo, SessionInfo, UnsequencedEvent } from '../../proxy/model/events.js';
+import type { McpscopeEvent, ModelTurnInfo, SessionInfo, UnsequencedEvent } from '../../proxy/core/model/events.js';
 
 export const SAMPLE_START = Date.UTC(2026, 0, 15, 9, 30, 0);
 const t = (ms: number) => SAMPLE_START + ms;

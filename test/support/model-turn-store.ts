@@ -1,6 +1,6 @@
 /** test/support/model-turn-sample.ts's events in an EventStore (the same seqs), for the readers' tests. */
-import type { McpscopeEvent, UnsequencedEvent } from '../../proxy/model/events.js';
-import { EventStore } from '../../proxy/store/event-store.js';
+import type { McpscopeEvent, UnsequencedEvent } from '../../proxy/core/model/events.js';
+import { EventStore } from '../../proxy/recorder/store/event-store.js';
 import { sampleAgentEvents } from './model-turn-sample.js';
 
 export function sampleAgentStore(events: McpscopeEvent[] = sampleAgentEvents()): EventStore {

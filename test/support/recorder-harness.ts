@@ -3,11 +3,11 @@
  * recorder unit tests): a clock, request/response builders that split bodies at awkward places,
  * and store queries.
  */
-import { Recorder } from '../../proxy/record/recorder.js';
-import { createRedactor } from '../../proxy/record/redact.js';
-import { EventStore } from '../../proxy/store/event-store.js';
-import type { HeaderMap, WireRecord } from '../../proxy/capture/wire-records.js';
-import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo, SseFrameEvent } from '../../proxy/model/events.js';
+import { Recorder } from '../../proxy/recorder/recorder.js';
+import { createRedactor } from '../../proxy/recorder/redact/redact.js';
+import { EventStore } from '../../proxy/recorder/store/event-store.js';
+import type { HeaderMap, WireRecord } from '../../proxy/wire/capture/wire-records.js';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent, SessionInfo, SseFrameEvent } from '../../proxy/core/model/events.js';
 
 export const TARGET = 'http://upstream.test/mcp';
 export const ORIGIN = 'http://127.0.0.1:6481';

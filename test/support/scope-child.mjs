@@ -8,7 +8,7 @@
 //   exchanges→ {exchanges: ExchangeInfo[]} (latest state of each)
 //   close    → closes and exits
 import { createInterface } from 'node:readline';
-import { startMcpscope } from '../../dist/proxy/mcpscope.js';
+import { startMcpscope } from '../../dist/proxy/app/mcpscope.js';
 
 const [target, maxBody] = process.argv.slice(2);
 const env = process.env;

@@ -8,7 +8,7 @@
  * The pieces are exported so that tests can build other loops (two agents, a cut stream, broken
  * argument JSON) from them.
  */
-import type { HeaderMap, WireRecord } from '../../proxy/capture/wire-records.js';
+import type { HeaderMap, WireRecord } from '../../proxy/wire/capture/wire-records.js';
 
 export const AGENT_START = Date.UTC(2026, 0, 15, 9, 30, 0);
 export const API_KEY = 'sk-ant-api03-SECRETSECRETSECRETSECRET-abcdef';

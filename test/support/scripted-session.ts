@@ -12,10 +12,10 @@
  * proxy: a modification), a POST answered on the stream. Plus an OAuth token exchange outside
  * any session (form body with secrets, JSON token response).
  */
-import type { HeaderMap, WireRecord } from '../../proxy/capture/wire-records.js';
-import { Recorder } from '../../proxy/record/recorder.js';
-import { createRedactor } from '../../proxy/record/redact.js';
-import { EventStore } from '../../proxy/store/event-store.js';
+import type { HeaderMap, WireRecord } from '../../proxy/wire/capture/wire-records.js';
+import { Recorder } from '../../proxy/recorder/recorder.js';
+import { createRedactor } from '../../proxy/recorder/redact/redact.js';
+import { EventStore } from '../../proxy/recorder/store/event-store.js';
 
 export const SCRIPTED_TOKEN = 'scripted-proxy-token-0123456789';
 export const SCRIPTED_SECRETS = [

@@ -3,7 +3,7 @@
  * fields, data lines joined with \n, as the recorder's SSE reader gives them to a dialect), and
  * a replay of a prefix of them into a dialect's response parser.
  */
-import type { ModelApiDialect, ParsedRequest, ResponseParser } from '../../proxy/model-api/dialect.js';
+import type { ModelApiDialect, ParsedRequest, ResponseParser } from '../../proxy/core/model-api/dialect.js';
 
 export interface WireEvent {
   type?: string;

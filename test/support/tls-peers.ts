@@ -26,7 +26,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, ProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { LeafIssuer, loadOrCreateCa, x509, type CaMaterial, type LocalCa } from '../../proxy/forward/ca.js';
+import { LeafIssuer, loadOrCreateCa, x509, type CaMaterial, type LocalCa } from '../../proxy/wire/forward-proxy/ca.js';
 import { freePort } from './free-port.js';
 
 export interface TestCa {

@@ -3,7 +3,7 @@
  * violation: a tools/call whose argument `a` is a string where the tool's inputSchema wants a
  * number (rule tools/arguments-schema). For the export and import tests.
  */
-import type { MessageEvent, ProblemEvent } from '../../proxy/model/events.js';
+import type { MessageEvent, ProblemEvent } from '../../proxy/core/model/events.js';
 import { json, setup } from './recorder-harness.js';
 
 export const VIOLATION_RULE = 'tools/arguments-schema';

@@ -4,10 +4,10 @@
  * the answer templates and what "Break on this" matches.
  */
 import { describe, expect, it } from 'vitest';
-import type { MessageEvent, PausedEvent } from '../../proxy/model/events';
+import type { MessageEvent, PausedEvent } from '../../proxy/core/model/events';
 import { countdown, heldFrom, matchFor, matchText, reduceHeld, respondTemplate } from '../../ui/src/state/breakpoints';
 import { TimelineStore } from '../../ui/src/state/store';
-import { checkAnswer, checkJsonRpc } from '../../proxy/breakpoints/action-checks';
+import { checkAnswer, checkJsonRpc } from '../../proxy/core/rules/action-checks';
 
 let seq = 0;
 function paused(pausedId: string, state: 'held' | 'released', extra: Partial<PausedEvent> = {}): PausedEvent {

@@ -7,8 +7,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/model/events';
-import { describeHeader } from '../../proxy/annotate/http-hints';
+import type { ExchangeInfo, McpscopeEvent, MessageEvent, SessionInfo } from '../../proxy/core/model/events';
+import { describeHeader } from '../../proxy/core/annotate/http-hints';
 import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type Row } from '../../ui/src/state/types';
 import { Timeline } from '../../ui/src/components/Timeline';

@@ -1,15 +1,15 @@
 // @vitest-environment happy-dom
 /**
  * A message nested 10,000 levels deep (a capture file, or a `raw` text the UI parses itself:
- * proxy/model/feed-form.ts) in JsonView, the detail pane and DiffView: nothing throws (a throw
+ * proxy/core/model/feed-form.ts) in JsonView, the detail pane and DiffView: nothing throws (a throw
  * in a render takes the whole page down), and past MAX_TREE_DEPTH levels the JSON is offered as
  * text instead of a tree.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
 import { mountPoint } from './dom';
-import { fromFeed } from '../../proxy/model/feed-form';
-import type { MessageEvent } from '../../proxy/model/events';
+import { fromFeed } from '../../proxy/core/model/feed-form';
+import type { MessageEvent } from '../../proxy/core/model/events';
 import { TimelineStore } from '../../ui/src/state/store';
 import { MAX_TREE_DEPTH, jsonPretty, jsonText } from '../../ui/src/state/format';
 import { diffSessions } from '../../ui/src/state/session-diff';

@@ -1,7 +1,7 @@
 /** ui/src/state/event-log.ts: the store's seq-ordered log. */
 import { describe, expect, it } from 'vitest';
 import { indexOfSeq, isSorted, mergeBySeq, validSeq } from '../../ui/src/state/event-log.js';
-import type { McpscopeEvent } from '../../proxy/model/events.js';
+import type { McpscopeEvent } from '../../proxy/core/model/events.js';
 
 const ev = (seq: number) => ({ type: 'log', seq, ts: seq, source: 'mcpscope', text: '' }) as unknown as McpscopeEvent;
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { FaultsPanel } from '../../ui/src/components/FaultsPanel';
-import type { FaultRule } from '../../proxy/faults/fault-types';
+import type { FaultRule } from '../../proxy/core/rules/fault-types';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 

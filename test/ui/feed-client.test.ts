@@ -13,7 +13,7 @@ import {
 } from '../../ui/src/state/feed-client';
 import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type FeedStatus } from '../../ui/src/state/types';
-import type { FeedMessage, McpscopeEvent } from '../../proxy/model/events';
+import type { FeedMessage, McpscopeEvent } from '../../proxy/core/model/events';
 import { EventBuilder, scenario } from './fixtures';
 
 class FakeWebSocket {

@@ -15,7 +15,7 @@ import type {
   ProblemEvent,
   SessionInfo,
   SseFrameEvent,
-} from '../../proxy/model/events.js';
+} from '../../proxy/core/model/events.js';
 
 export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
 

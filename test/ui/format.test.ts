@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { curlFor, formatBytes, formatClock, formatMs, jsonPretty, rowTitle, shellQuote, truncate } from '../../ui/src/state/format';
 import { TimelineStore } from '../../ui/src/state/store';
-import type { ExchangeInfo } from '../../proxy/model/events';
+import type { ExchangeInfo } from '../../proxy/core/model/events';
 import { scenario } from './fixtures';
 
 describe('formatMs', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
 import { mountPoint, stubApi } from './dom';
 import { LiveStats } from '../../ui/src/components/LiveStats';
-import type { ApiStats } from '../../proxy/model/api-stats';
+import type { ApiStats } from '../../proxy/core/model/api-stats';
 
 const dom = mountPoint();
 const $ = dom.$;

@@ -19,7 +19,7 @@ import { App } from '../../ui/src/App';
 import { packWaterfall } from '../../ui/src/state/waterfall';
 import { Waterfall } from '../../ui/src/components/Waterfall';
 import { ENTRY_PREVIEW, entryPreview } from '../../ui/src/state/model-turns';
-import type { McpscopeEvent, ModelTurnInfo } from '../../proxy/model/events';
+import type { McpscopeEvent, ModelTurnInfo } from '../../proxy/core/model/events';
 import { SAMPLE_START, TURN_1, TURN_2, sampleAgentEvents } from '../support/model-turn-sample';
 
 const dom = mountPoint();

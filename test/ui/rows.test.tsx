@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { mountPoint } from './dom';
 import { act, type ReactElement } from 'react';
-import type { LogEvent, SessionInfo } from '../../proxy/model/events';
+import type { LogEvent, SessionInfo } from '../../proxy/core/model/events';
 import { TimelineStore } from '../../ui/src/state/store';
 import { EMPTY_FILTERS, type Filters, type Row } from '../../ui/src/state/types';
 import { filtersFromSearch, filtersToSearch, rowMatches } from '../../ui/src/state/filters';

@@ -4,7 +4,7 @@
  * ignored (ids, _meta, progress tokens, timestamps, latency).
  */
 import { describe, expect, it } from 'vitest';
-import type { MessageEvent } from '../../proxy/model/events';
+import type { MessageEvent } from '../../proxy/core/model/events';
 import { TimelineStore } from '../../ui/src/state/store';
 import { describeDrift, diffSessions, jsonDiff, summarizeDiff, type DiffCache, type DiffRow } from '../../ui/src/state/session-diff';
 import { EventBuilder } from './fixtures';

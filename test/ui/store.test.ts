@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { TimelineStore } from '../../ui/src/state/store';
 import { syntheticEvents } from '../../bench/ui-synthetic';
 import { EMPTY_FILTERS, type CallRow, type HttpRow, type NotificationRow, type Row } from '../../ui/src/state/types';
-import type { ExchangeInfo, McpscopeEvent, ProblemEvent } from '../../proxy/model/events';
+import type { ExchangeInfo, McpscopeEvent, ProblemEvent } from '../../proxy/core/model/events';
 import { EventBuilder, scenario } from './fixtures';
 import demoCapture from './demo-capture.json';
 

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TimelineStore } from '../../ui/src/state/store';
-import type { McpscopeEvent } from '../../proxy/model/events';
+import type { McpscopeEvent } from '../../proxy/core/model/events';
 import { scenario } from './fixtures';
 
 const loaded = (events: readonly McpscopeEvent[] = scenario().events) => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { ProblemEvent } from '../../proxy/model/events';
+import type { ProblemEvent } from '../../proxy/core/model/events';
 import {
   SPEC_VIOLATION,
   ViolationIndex,

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { TimelineStore } from '../../ui/src/state/store';
 import { syntheticEvents } from '../../bench/ui-synthetic';
 import { EMPTY_FILTERS } from '../../ui/src/state/types';
-import type { McpscopeEvent } from '../../proxy/model/events';
+import type { McpscopeEvent } from '../../proxy/core/model/events';
 import { scenario } from './fixtures';
 
 const loaded = (events: readonly McpscopeEvent[] = scenario().events) => {

@@ -10,7 +10,7 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { TimelineStore } from '../../ui/src/state/store';
 import { Waterfall } from '../../ui/src/components/Waterfall';
-import type { McpscopeEvent } from '../../proxy/model/events';
+import type { McpscopeEvent } from '../../proxy/core/model/events';
 import { EventBuilder } from './fixtures';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;

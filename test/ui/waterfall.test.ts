@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TimelineStore } from '../../ui/src/state/store';
 import { fitView, laneTitle, packWaterfall, waterfallAxis, type PackedLane } from '../../ui/src/state/waterfall';
 import type { Waterfall } from '../../ui/src/state/types';
-import type { McpscopeEvent, MessageEvent } from '../../proxy/model/events';
+import type { McpscopeEvent, MessageEvent } from '../../proxy/core/model/events';
 import { EventBuilder, T0, scenario } from './fixtures';
 import demoCapture from './demo-capture.json';
 

@@ -15,7 +15,7 @@ afterEach(() => {
 function tree(): string {
   const root = mkdtempSync(join(tmpdir(), 'mcpscope-stale-'));
   dirs.push(root);
-  for (const d of ['proxy', 'ui/src', 'bin', 'dist/proxy', 'node_modules/x', 'ui/node_modules/y'])
+  for (const d of ['proxy', 'ui/src', 'bin', 'dist/proxy/app', 'node_modules/x', 'ui/node_modules/y'])
     mkdirSync(join(root, d), { recursive: true });
   writeFileSync(join(root, 'package.json'), '{"name":"mcpscope"}');
   writeFileSync(join(root, 'proxy/cli.ts'), 'export {};');
@@ -30,7 +30,7 @@ describe('inputsHash', () => {
     const before = hash(root);
     expect(hash(root)).toBe(before);
     // What the build writes and what npm installs are not inputs.
-    writeFileSync(join(root, 'dist/proxy/cli.js'), 'built');
+    writeFileSync(join(root, 'dist/proxy/app/cli.js'), 'built');
     writeFileSync(join(root, 'node_modules/x/index.js'), 'dep');
     writeFileSync(join(root, 'ui/node_modules/y/index.js'), 'dep');
     expect(hash(root)).toBe(before);

@@ -11,7 +11,7 @@
  * Proven with @anthropic-ai/sdk in test/e2e/model-standins.test.ts.
  */
 import type { ServerResponse } from 'node:http';
-import type { CaMaterial } from '../../../proxy/forward/ca.js';
+import type { CaMaterial } from '../../../proxy/wire/forward-proxy/ca.js';
 import {
   DEFAULT_USAGE,
   argumentText,

@@ -16,7 +16,7 @@
  * Anything else: a 404 in the API's error shape. Proven with `openai` in test/e2e/model-standins.test.ts.
  */
 import type { ServerResponse } from 'node:http';
-import type { CaMaterial } from '../../../proxy/forward/ca.js';
+import type { CaMaterial } from '../../../proxy/wire/forward-proxy/ca.js';
 import {
   DEFAULT_USAGE,
   argumentText,

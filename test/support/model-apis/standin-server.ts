@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { CaMaterial } from '../../../proxy/forward/ca.js';
+import type { CaMaterial } from '../../../proxy/wire/forward-proxy/ca.js';
 import type { ExtraEvent, RecordedRequest, ScriptFault } from './script.js';
 
 export interface StandinServer {

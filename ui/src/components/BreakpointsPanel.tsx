@@ -5,7 +5,7 @@
  */
 import './BreakpointsPanel.css';
 import { useCallback, useEffect, useState } from 'react';
-import type { Direction } from '../../../proxy/model/events.js';
+import type { Direction } from '../../../proxy/core/model/events.js';
 import { addBreakpoint, loadBreakpoints, matchText, removeBreakpoint, type BreakpointRule } from '../state/breakpoints.js';
 
 export function BreakpointsPanel({ session }: { session: string }) {

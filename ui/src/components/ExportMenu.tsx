@@ -1,7 +1,7 @@
 /**
  * The header's Export button and its menu: the selected session as a fixture, HAR, NDJSON or the
  * annotated log, or everything as HAR, NDJSON or the annotated log. Each download is a plain
- * `<a href download>` to the UI port's export routes (proxy/serve/fixture-routes.ts), so the browser
+ * `<a href download>` to the UI port's export routes (proxy/app/serve/fixture-routes.ts), so the browser
  * saves the file under the name the server gives it (content-disposition) and the page's cookie
  * authenticates the download. "Copy as annotated log" puts the `format=text` export on the
  * clipboard (state/annotated-log.ts) and says so beside the button.
@@ -9,7 +9,7 @@
 import './ExportMenu.css';
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { apiPath, exportPath } from '../state/api.js';
-import { EXPORT_FORMAT_INFO, type ExportFormat } from '../../../proxy/export/export-formats.js';
+import { EXPORT_FORMAT_INFO, type ExportFormat } from '../../../proxy/core/model/export-formats.js';
 import { copyAnnotatedLog, type CopyDeps } from '../state/annotated-log.js';
 
 interface FormatInfo {

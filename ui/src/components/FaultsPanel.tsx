@@ -6,7 +6,7 @@
  * fault rules (an mcpscope without them answers 404) the panel says so and offers no form.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { FaultRule } from '../../../proxy/faults/fault-types.js';
+import type { FaultRule } from '../../../proxy/core/rules/fault-types.js';
 import { apiFetch } from '../state/api.js';
 
 type ActionType = FaultRule['action']['type'];

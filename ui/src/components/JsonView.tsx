@@ -14,7 +14,7 @@
  */
 import './JsonView.css';
 import { memo, useMemo, useState, type ReactNode } from 'react';
-import { boundedJsonText } from '../../../proxy/parse/json-depth.js';
+import { boundedJsonText } from '../../../proxy/core/parse/json-depth.js';
 import { MAX_TREE_DEPTH, formatBytes } from '../state/format.js';
 import { Vis } from './VisibleText.js';
 import { escapeInvisible } from '../state/visible-text.js';

@@ -10,7 +10,7 @@ import type { TimelineStore } from '../state/store.js';
 import type { ProblemEvent } from '../state/types.js';
 import { formatClock, plural } from '../state/format.js';
 import { specUrl } from '../state/violations.js';
-import { lintReport, type LintRuleSummary } from '../../../proxy/lint/lint-report.js';
+import { lintReport, type LintRuleSummary } from '../../../proxy/core/lint/lint-report.js';
 import { Vis } from './VisibleText.js';
 
 export interface LintReportProps {

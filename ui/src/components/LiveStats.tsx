@@ -5,7 +5,7 @@
  * A saved capture has no such endpoint: the header renders none of this there.
  */
 import { useEffect, useState } from 'react';
-import type { ApiStats, TelemetryStats } from '../../../proxy/model/api-stats.js';
+import type { ApiStats, TelemetryStats } from '../../../proxy/core/model/api-stats.js';
 import { apiFetch } from '../state/api.js';
 import { noun } from '../state/format.js';
 

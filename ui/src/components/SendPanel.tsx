@@ -10,7 +10,7 @@
 import './SendPanel.css';
 import { useState } from 'react';
 import type { TimelineStore } from '../state/store.js';
-import { checkJsonRpc } from '../../../proxy/breakpoints/action-checks.js';
+import { checkJsonRpc } from '../../../proxy/core/rules/action-checks.js';
 import { jsonPretty } from '../state/format.js';
 import { checkArgs, fieldsOf, sendToSession, toolsFrom, withArgument, type SendOutcome, type ToolInfo } from '../state/tool-schema.js';
 import { JsonEditor, parseJson } from './JsonEditor.js';

@@ -32,7 +32,7 @@ import { isLintNote, isViolation, violationLevel, violationsTitle } from '../sta
 import { ModelCallBadge, TurnMethodCell } from './TurnCell.js';
 import { SessionBadge } from './SessionBadge.js';
 import type { SessionLabel } from '../state/session-label.js';
-import { refusalText } from '../../../proxy/model/call-state.js';
+import { refusalText } from '../../../proxy/core/model/call-state.js';
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 12;

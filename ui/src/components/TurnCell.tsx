@@ -6,7 +6,7 @@
  */
 import './TurnCell.css';
 import type { KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent } from 'react';
-import type { ModelCallLink } from '../../../proxy/model/events.js';
+import type { ModelCallLink } from '../../../proxy/core/model/events.js';
 import type { TurnRow } from '../state/types.js';
 import { formatTokens, turnKey, turnStatusText } from '../state/model-turns.js';
 import { Vis } from './VisibleText.js';

@@ -1,6 +1,6 @@
 /**
  * "Copy as annotated log": a session's (or everything's) annotated log — what `mcpscope --log`
- * prints, from the `format=text` export (proxy/export/export-text.ts), redacted like every export —
+ * prints, from the `format=text` export (proxy/files/export/export-text.ts), redacted like every export —
  * fetched through the one API client and put on the clipboard for a bug report. Where the
  * clipboard cannot be written (no permission, an insecure origin, an old browser) the text is
  * downloaded as the `.log` file instead, and the caller says which happened.

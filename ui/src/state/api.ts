@@ -8,7 +8,7 @@
  */
 
 /** Where the API lives, relative to the page. */
-import type { MessageEvent } from '../../../proxy/model/events.js';
+import type { MessageEvent } from '../../../proxy/core/model/events.js';
 
 export const API_BASE = 'api/';
 

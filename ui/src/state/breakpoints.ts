@@ -4,8 +4,8 @@
  * time limit, what a row says about being edited or sent by mcpscope, and the calls to
  * /api/breakpoints and /api/paused (through state/api.ts, the one fetch helper).
  */
-import type { PausedEvent } from '../../../proxy/model/events.js';
-import type { BreakpointMatch, BreakpointRule, PausedAction, PausedMessage } from '../../../proxy/breakpoints/breakpoint-types.js';
+import type { PausedEvent } from '../../../proxy/core/model/events.js';
+import type { BreakpointMatch, BreakpointRule, PausedAction, PausedMessage } from '../../../proxy/core/rules/breakpoint-types.js';
 import type { MessageEvent, Row } from './types.js';
 import { apiErrorText, apiFetch } from './api.js';
 

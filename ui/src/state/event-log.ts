@@ -3,7 +3,7 @@
  * Wire order (increasing seq) is the fast path; a batch out of order is sorted, and events older
  * than the newest kept one are merged in.
  */
-import type { McpscopeEvent } from '../../../proxy/model/events.js';
+import type { McpscopeEvent } from '../../../proxy/core/model/events.js';
 
 /** Whether the batch is valid events in strictly increasing seq order (the fast path). */
 export function isSorted(events: readonly McpscopeEvent[]): boolean {

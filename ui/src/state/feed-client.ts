@@ -6,8 +6,8 @@
  * reloads; fills `dropped` gaps from api/events; pause holds events (bounded) without
  * disconnecting.
  */
-import type { FeedMessage, McpscopeEvent } from '../../../proxy/model/events.js';
-import { fromFeed } from '../../../proxy/model/feed-form.js';
+import type { FeedMessage, McpscopeEvent } from '../../../proxy/core/model/events.js';
+import { fromFeed } from '../../../proxy/core/model/feed-form.js';
 import type { TimelineStore } from './store.js';
 import type { FeedStatus } from './types.js';
 import { apiPath, apiRequest, feedUrlFor } from './api.js';

@@ -9,7 +9,7 @@
  * searched as usual. A session badge's click writes one (toggleSessionTerm).
  */
 import { sessionLabel } from './session-label.js';
-import type { MessageEvent } from '../../../proxy/model/events.js';
+import type { MessageEvent } from '../../../proxy/core/model/events.js';
 import type { TimelineStore } from './store.js';
 import { isViolation } from './violations.js';
 import { EMPTY_FILTERS, type CallRow, type Filters, type Row } from './types.js';

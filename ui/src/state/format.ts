@@ -2,12 +2,12 @@
  * Formatting helpers shared by the components: durations, sizes, clock times, one-line row
  * titles, and "copy as cURL". Pure functions, browser-safe.
  */
-import type { ExchangeInfo } from '../../../proxy/model/events.js';
-import { boundedJsonText, jsonValueDepth } from '../../../proxy/parse/json-depth.js';
+import type { ExchangeInfo } from '../../../proxy/core/model/events.js';
+import { boundedJsonText, jsonValueDepth } from '../../../proxy/core/parse/json-depth.js';
 import type { Row } from './types.js';
 
-// Durations, sizes and clock times are shared with the annotated log (proxy/export/text-log.ts): one set of words for both.
-export { formatBytes, formatClock, formatMs } from '../../../proxy/model/units.js';
+// Durations, sizes and clock times are shared with the annotated log (proxy/files/export/text-log.ts): one set of words for both.
+export { formatBytes, formatClock, formatMs } from '../../../proxy/core/model/units.js';
 
 /** Cuts `text` to at most `max` characters, ending in "…" when it was cut. */
 export function truncate(text: string, max: number): string {

@@ -1,6 +1,6 @@
 /**
  * Opening a capture file from the browser: its text goes to `POST api/import` on the UI port
- * (proxy/serve/fixture-routes.ts), which appends its events to the store; they then reach this page on
+ * (proxy/app/serve/fixture-routes.ts), which appends its events to the store; they then reach this page on
  * the live feed like any other traffic. Framework-free; `fetch` is injectable for tests.
  */
 import { apiFetch } from './api.js';
@@ -19,7 +19,7 @@ export interface ImportResult {
 
 export type ImportOutcome = ({ ok: true } & ImportResult) | { ok: false; error: string };
 
-/** The server refuses larger bodies (IMPORT_BODY_LIMIT in proxy/serve/fixture-routes.ts). */
+/** The server refuses larger bodies (IMPORT_BODY_LIMIT in proxy/app/serve/fixture-routes.ts). */
 const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
 const KIND_LABEL: Record<string, string> = {

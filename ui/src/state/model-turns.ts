@@ -7,7 +7,7 @@
  * upsert: a turn's row takes the place of its exchange's plain HTTP row (one row per turn, where
  * the request went out in wire order), or is added where its first upsert came when there is none.
  */
-import type { ModelTurnEvent, ModelTurnInfo, ToolOffered } from '../../../proxy/model/events.js';
+import type { ModelTurnEvent, ModelTurnInfo, ToolOffered } from '../../../proxy/core/model/events.js';
 import type { Row, TurnRow } from './types.js';
 import { MEMO_INIT, type VisibleList } from './visible-list.js';
 

@@ -4,7 +4,7 @@
  * by its model and agent. A turn's bar runs from its request to the end of its response, with a
  * mark where the first token came; a pending turn is drawn open-ended.
  */
-import type { ModelTurnInfo } from '../../../proxy/model/events.js';
+import type { ModelTurnInfo } from '../../../proxy/core/model/events.js';
 import type { Bar, CallStatus, Lane, TurnRow, Waterfall } from './types.js';
 import { formatTokens } from './model-turns.js';
 

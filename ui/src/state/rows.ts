@@ -2,7 +2,7 @@
  * The timeline's rows, made from the events they show (store.ts folds later events into them).
  * Every row is created with all its fields, so rows of a type keep one hidden class.
  */
-import type { ExchangeInfo, LogEvent, MessageEvent, ProblemEvent } from '../../../proxy/model/events.js';
+import type { ExchangeInfo, LogEvent, MessageEvent, ProblemEvent } from '../../../proxy/core/model/events.js';
 import type { CallRow, HttpRow, LogRow, NotificationRow, OrphanRow, ProblemRow } from './types.js';
 import { MEMO_INIT } from './visible-list.js';
 

@@ -8,15 +8,15 @@
  * other. A pair is `same` or `changed`; calls without a partner are `only-left` / `only-right`.
  *
  * Payloads are compared path by path with the JSON diff `mcpscope verify` uses
- * (proxy/replay/json-diff.ts, browser-safe): request `params`, and the response's `result` or
+ * (proxy/core/model/json-diff.ts, browser-safe): request `params`, and the response's `result` or
  * `error`. JSON-RPC ids are never compared, `_meta` and progress tokens are skipped wherever they
  * appear, and strings that differ only in UUIDs or timestamps (and two epoch-ms numbers) count as
  * equal. Latency is shown, never judged. List results (`tools/list`, `prompts/list`,
  * `resources/list`, `resources/templates/list`) are also summarised item by item as schema drift:
  * tool added, removed or changed.
  */
-import type { Direction } from '../../../proxy/model/events.js';
-import { diffJson, formatPath, type JsonDifference, type JsonPathSegment } from '../../../proxy/replay/json-diff.js';
+import type { Direction } from '../../../proxy/core/model/events.js';
+import { diffJson, formatPath, type JsonDifference, type JsonPathSegment } from '../../../proxy/core/model/json-diff.js';
 import { jsonText } from './format.js';
 import type { TimelineStore } from './store.js';
 import type { CallRow, CallStatus, MessageEvent } from './types.js';
@@ -98,7 +98,7 @@ export interface DiffSummary {
 const DEFAULT_IGNORED_KEYS: readonly string[] = ['_meta', 'progressToken'];
 
 /**
- * Every path where `a` and `b` differ (see proxy/replay/json-diff.ts: arrays of named items are
+ * Every path where `a` and `b` differ (see proxy/core/model/json-diff.ts: arrays of named items are
  * compared by name, the rest by position), skipping `ignore` keys and volatile strings.
  */
 export function jsonDiff(a: unknown, b: unknown, ignore: Iterable<string> = DEFAULT_IGNORED_KEYS): PathChange[] {

@@ -26,7 +26,7 @@ import type {
   PausedEvent,
   ProblemEvent,
   SessionInfo,
-} from '../../../proxy/model/events.js';
+} from '../../../proxy/core/model/events.js';
 import type { CallRow, Filters, HttpRow, NotificationRow, Row, StoreStats, StreamEntry, Waterfall } from './types.js';
 import { VisibleList } from './visible-list.js';
 import { indexOfSeq, isSorted, mergeBySeq, validSeq } from './event-log.js';
@@ -37,7 +37,7 @@ import { reduceHeld } from './breakpoints.js';
 import { ViolationIndex, rowViolations } from './violations.js';
 import { ModelTurns } from './model-turns.js';
 import { Subscribable } from './subscribable.js';
-import { httpRefusal } from '../../../proxy/model/call-state.js';
+import { httpRefusal } from '../../../proxy/core/model/call-state.js';
 
 export type { StreamEntry, Bar, Waterfall, StoreStats } from './types.js';
 

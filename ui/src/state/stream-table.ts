@@ -4,7 +4,7 @@
  * event) — in offset order, as DevTools' EventStream table shows them. The store (store.ts) keeps
  * one bucket per exchange; the table is computed from it on demand and memoized on the bucket.
  */
-import type { Carrier, MessageEvent, ModificationEvent, ProblemEvent, SseFrameEvent } from '../../../proxy/model/events.js';
+import type { Carrier, MessageEvent, ModificationEvent, ProblemEvent, SseFrameEvent } from '../../../proxy/core/model/events.js';
 import type { StreamEntry } from './types.js';
 import { jsonText, truncate } from './format.js';
 

@@ -15,8 +15,8 @@ import type {
   ProblemEvent,
   SessionInfo,
   SseFrameEvent,
-} from '../../../proxy/model/events.js';
-import type { HttpRefusal } from '../../../proxy/model/call-state.js';
+} from '../../../proxy/core/model/events.js';
+import type { HttpRefusal } from '../../../proxy/core/model/call-state.js';
 
 export type { McpscopeEvent, MessageEvent, SessionInfo, ExchangeInfo, ProblemEvent, SseFrameEvent, ModificationEvent, LogEvent };
 
@@ -47,7 +47,7 @@ export interface CallRow {
   /** ms, once answered; for pending rows the UI computes a live timer from request.ts. */
   latencyMs?: number;
   /**
-   * The request's exchange answered it by HTTP alone (proxy/model/call-state.ts): its status (≥ 400:
+   * The request's exchange answered it by HTTP alone (proxy/core/model/call-state.ts): its status (≥ 400:
    * a 401 challenge, a 400 "Server not initialized"), or `failed` (no response at all), and no
    * JSON-RPC answer came: the call is then `error`, not pending for ever.
    */

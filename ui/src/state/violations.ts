@@ -8,9 +8,9 @@
  * a "not checked" badge of their own; the index holds both, and each reader picks.
  *
  * Pure helpers and the store's index; the one source of truth is the events. The per-session lint
- * report is proxy/lint/lint-report.ts, shared with the API's `GET /api/sessions/:id/lint`.
+ * report is proxy/core/lint/lint-report.ts, shared with the API's `GET /api/sessions/:id/lint`.
  */
-import type { ProblemEvent } from '../../../proxy/model/events.js';
+import type { ProblemEvent } from '../../../proxy/core/model/events.js';
 import type { Row } from './types.js';
 
 export const SPEC_VIOLATION = 'spec-violation';

@@ -4,7 +4,7 @@
  * batch recompute only the tail of a list. Owned by `TimelineStore` (store.ts), which reports every
  * row it adds, nests or changes; components reach it through the store's `visibleRows`.
  */
-import type { MessageEvent } from '../../../proxy/model/events.js';
+import type { MessageEvent } from '../../../proxy/core/model/events.js';
 import type { CallRow, Filters, Row } from './types.js';
 import { filtersKey, isEmptyFilters, matchesPrepared, prepareFilters, sessionTerms, type PreparedFilters } from './filters.js';
 import { jsonText } from './format.js';

@@ -14,7 +14,7 @@
  * - `waterfallAxis` says what the time axis spans: from the first thing shown to the last, where
  *   a closed session ends at its last event and an open one may run on to now.
  */
-import type { Carrier, ExchangeInfo, MessageEvent, SessionInfo } from '../../../proxy/model/events.js';
+import type { Carrier, ExchangeInfo, MessageEvent, SessionInfo } from '../../../proxy/core/model/events.js';
 import type { Bar, CallRow, Lane, Row, TurnRow, Waterfall } from './types.js';
 import { rowTitle } from './format.js';
 import { withModelTurns } from './model-waterfall.js';

@@ -4,7 +4,7 @@
 import type { ReactNode } from 'react';
 import type { TimelineStore } from '../../state/store.js';
 import type { ExchangeInfo, Row } from '../../state/types.js';
-import type { Hint } from '../../../../proxy/model/events.js';
+import type { Hint } from '../../../../proxy/core/model/events.js';
 import { Vis } from '../VisibleText.js';
 import { rowMessages } from '../row-info.js';
 import { Seq, ExchangeLabel, HintList } from './shared.js';

@@ -4,7 +4,7 @@
  */
 import type { TimelineStore } from '../../state/store.js';
 import type { ExchangeInfo } from '../../state/types.js';
-import { describeHeader } from '../../../../proxy/annotate/http-hints.js';
+import { describeHeader } from '../../../../proxy/core/annotate/http-hints.js';
 import { formatBytes, formatClock, formatMs, jsonText } from '../../state/format.js';
 import { Vis } from '../VisibleText.js';
 import { CarrierLabel, ExchangeLabel, HintList } from './shared.js';

@@ -5,7 +5,7 @@
 import { useMemo } from 'react';
 import type { TimelineStore } from '../../state/store.js';
 import type { CallRow, LogRow, MessageEvent, Row } from '../../state/types.js';
-import { describeErrorCode } from '../../../../proxy/annotate/error-codes.js';
+import { describeErrorCode } from '../../../../proxy/core/annotate/error-codes.js';
 import { formatBytes, formatMs, jsonText, rowTitle } from '../../state/format.js';
 import { JsonView } from '../JsonView.js';
 import { InvisibleMark, Vis } from '../VisibleText.js';

@@ -17,7 +17,7 @@ import type {
   ModelToolResult,
   ModelTurnInfo,
   TranscriptEntry,
-} from '../../../../proxy/model/events.js';
+} from '../../../../proxy/core/model/events.js';
 import { formatBytes, formatClock, formatMs, jsonPretty, plural } from '../../state/format.js';
 import { agentLabel, entryPreview, formatShare, formatTokens, turnKey, turnStatusText } from '../../state/model-turns.js';
 import { Vis } from '../VisibleText.js';

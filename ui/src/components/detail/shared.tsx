@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'react';
 import type { TimelineStore } from '../../state/store.js';
 import type { MessageEvent } from '../../state/types.js';
-import type { Hint } from '../../../../proxy/model/events.js';
+import type { Hint } from '../../../../proxy/core/model/events.js';
 import { formatBytes, formatClock, formatMs, jsonText } from '../../state/format.js';
 import { JsonView } from '../JsonView.js';
 import { Vis } from '../VisibleText.js';

@@ -1,0 +1,70 @@
+/**
+ * The breakpoint API on the UI port (inside its token/Host/Origin guard):
+ *
+ *   GET    /api/breakpoints        the rules
+ *   POST   /api/breakpoints        add one: { "match": { "dir": "c2s"|"s2c", "method"?, "tool"?, "session"? }, "once"? } → 201 { id, … }
+ *   GET    /api/breakpoints/:id    one rule
+ *   DELETE /api/breakpoints/:id    remove one
+ *   DELETE /api/breakpoints        remove every rule (breakpoints off; messages already held stay held)
+ *   GET    /api/paused             the held messages: [{ id, dir, sessionId, message, since, expiresAt, … }]
+ *   GET    /api/paused/:id         one of them
+ *   POST   /api/paused/:id         { "action": "resume", "message"? } | { "action": "drop" } | { "action": "respond", "message" }
+ *
+ * A rule change is answered once every holder adopted it (`applied`), so a message sent after the
+ * answer is decided with the new rules. An action is answered once its holder carried it out.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { BreakpointRegistry } from '../../core/rules/breakpoint-rules.js';
+import type { PausedRegistry } from './paused-registry.js';
+
+export interface BreakpointRouteDeps {
+  rules: BreakpointRegistry;
+  paused: PausedRegistry;
+  /** Resolves once every holder adopted the current rules. */
+  applied?: () => Promise<void>;
+}
+
+export function breakpointRoutes(deps: BreakpointRouteDeps) {
+  const { rules, paused } = deps;
+  const applied = deps.applied ?? (async () => undefined);
+  return (app: FastifyInstance): void => {
+    app.get('/api/breakpoints', async () => rules.list());
+    app.post('/api/breakpoints', async (req, reply) => {
+      let rule;
+      try {
+        rule = rules.add(req.body);
+      } catch (err) {
+        return reply.code(400).send({ error: (err as Error).message });
+      }
+      await applied();
+      return reply.code(201).send(rule);
+    });
+    app.get<{ Params: { id: string } }>('/api/breakpoints/:id', async (req, reply) => {
+      const rule = rules.get(req.params.id);
+      return rule ?? reply.code(404).send({ error: `No breakpoint ${req.params.id}` });
+    });
+    app.delete<{ Params: { id: string } }>('/api/breakpoints/:id', async (req, reply) => {
+      if (!rules.remove(req.params.id)) return reply.code(404).send({ error: `No breakpoint ${req.params.id}` });
+      await applied();
+      return { ok: true };
+    });
+    app.delete('/api/breakpoints', async () => {
+      rules.clear();
+      await applied();
+      return { ok: true };
+    });
+    app.get('/api/paused', async () => paused.list());
+    app.get<{ Params: { id: string } }>('/api/paused/:id', async (req, reply) => {
+      const p = paused.get(req.params.id);
+      return p ?? reply.code(404).send({ error: `No held message ${req.params.id}` });
+    });
+    app.post<{ Params: { id: string } }>('/api/paused/:id', async (req, reply) => {
+      const id = req.params.id;
+      const wait = paused.whenReleased(id);
+      const problem = paused.act(id, req.body);
+      if (problem) return reply.code(problem.status).send({ error: problem.error });
+      await wait;
+      return { ok: true };
+    });
+  };
+}
