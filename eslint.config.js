@@ -78,14 +78,13 @@ const uiImports = [
   },
 ];
 
-/** Until the wire stages land (the next commit): the four wire modules that still import the breakpoint and fault steps. */
-const WIRE_NOT_YET = [
-  'proxy/wire/forwarder/forwarder.ts',
-  'proxy/wire/forward-proxy/forward-server.ts',
-  'proxy/wire/reverse-proxy/proxy-server.ts',
-  'proxy/wire/thread/proxy-thread.ts',
-  'proxy/wire/thread/proxy-worker.ts',
-];
+/**
+ * The proxy thread's two composition points, which still name the addons they run (the worker makes
+ * the breakpoint and fault steps and mirrors their rules; its main-thread end links the paused
+ * registry): exempt from the wire rule until an addon list composes them from above (issue 29).
+ * The forwarder and the proxy servers import no feature (they run the wire stages' steps they are given).
+ */
+const WIRE_NOT_YET = ['proxy/wire/thread/proxy-thread.ts', 'proxy/wire/thread/proxy-worker.ts'];
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 

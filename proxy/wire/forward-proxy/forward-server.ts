@@ -16,8 +16,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { buildConnector } from 'undici';
 import type { WireRecord } from '../capture/wire-records.js';
-import type { FaultRegistry } from '../../core/rules/fault-rules.js';
-import { HttpHolds, type HttpHoldsOptions } from '../../addons/breakpoints/wire/http-holds.js';
+import type { WireAddon } from '../stages.js';
 import { createForwarder } from '../forwarder/forwarder.js';
 import { createProxyApp, upstreamAgent } from '../forwarder/fastify-app.js';
 import { captureUnforwardedRequest } from '../forwarder/exchange-ids.js';
@@ -36,9 +35,8 @@ export interface ForwardServerOptions {
   host?: string;
   port?: number;
   capture: (record: WireRecord) => void;
-  faults?: FaultRegistry;
-  /** Breakpoints (proxy/addons/breakpoints/wire/http-holds.ts): the rules, the desk and capture they share; unset = off. */
-  breakpoints?: HttpHoldsOptions;
+  /** The addons' proxy-thread steps (breakpoints, faults: ../stages.ts), made for this server. */
+  addons?: readonly WireAddon[];
   /** mcpscope's CA (proxy/wire/forward-proxy/ca.ts), which signs the leaf certificates. */
   ca: CaMaterial & { certPath: string };
   /** `--intercept` patterns; none: decrypt every host. */
@@ -105,8 +103,8 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
   const ownPorts: number[] = [];
   const self = new SelfGuard(() => ownPorts);
   const agent = upstreamAgent(upstreamConnector(trust, self));
-  const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
-  const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
+  const steps = (options.addons ?? []).map((addon) => addon({ agent }));
+  const forwarder = createForwarder({ capture, agent, steps });
   let proxyOrigin = '';
   /**
    * One route per upstream origin (forward mode: no rewrites), in two maps so that the lookup key
@@ -246,7 +244,7 @@ export async function startForwardServer(options: ForwardServerOptions): Promise
     url: proxyOrigin,
     port: boundPort,
     app,
-    holds,
+    steps,
     async close() {
       await app.close();
       await agent.destroy().catch(() => undefined);

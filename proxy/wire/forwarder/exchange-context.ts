@@ -4,7 +4,8 @@
  * the origin the client named (absolute-form) or tunnelled to (CONNECT).
  */
 import { EventEmitter } from 'node:events';
-import type { FaultRule } from '../../core/rules/fault-rules.js';
+import type { Readable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { ResponseRewrites } from './rewrites.js';
 import type { WireSessionKey } from '../../core/rules/breakpoint-types.js';
 
@@ -33,8 +34,8 @@ export interface ExchangeContext {
   abort: UpstreamAbort;
   responded: boolean;
   onEarlyClose?: () => void;
-  /** A drop-stream fault to apply to this exchange's SSE response. */
-  dropStream?: { rule: FaultRule; afterEvents: number };
+  /** Set by a before-upstream step (a drop-stream fault): relays this exchange's event stream itself, instead of the forwarder's pipe. */
+  relayStream?: (stream: Readable, raw: ServerResponse) => void;
   // Breakpoints only (proxy/addons/breakpoints/wire/http-holds.ts), set while rules exist:
   /** The requests this POST carried (`typeof id:id` → method, name): a response on its stream answers one. */
   calls?: Map<string, { method?: string; name?: string }>;

@@ -3,7 +3,8 @@
  * upstream 1:1 with undici (once, no retries), pushes a capture record for each thing that
  * crosses (a reference to the chunk, nothing more), and relays the answer unbuffered. Parsing and
  * correlation happen elsewhere, later (docs/architecture.md). The only byte changes are the
- * route's documented rewrites (reverse mode, rewrites.ts) and fault injection when a rule exists.
+ * route's documented rewrites (reverse mode, rewrites.ts) and what the addons' steps do at the
+ * wire stages (../stages.ts: breakpoints, faults), each off until a rule exists. It imports no feature.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -11,8 +12,6 @@ import { finished, Readable, Transform, type Duplex, type TransformCallback } fr
 import { STATUS_CODES, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { HeaderMap, WireRecord } from '../capture/wire-records.js';
 import { now } from '../capture/clock.js';
-import type { FaultRegistry } from '../../core/rules/fault-rules.js';
-import { createFaultActions } from '../../addons/faults/wire/fault-actions.js';
 import { endToEndHeaders, pathOf, withoutCookie } from './headers.js';
 import { REFUSAL_STATUS, REFUSAL_WORDS, REFUSED_HEADER, refusedHead, type HeadRefusal, type OverflowingHead } from './request-head.js';
 import { TOKEN_COOKIE } from '../guards.js';
@@ -22,7 +21,7 @@ import { CLIENT_CLOSED, clientAbort } from './drain.js';
 import { describeUpstreamError, jsonRpcIdFrom, upstreamBrokeOff } from './upstream-errors.js';
 import type { UpstreamResponse } from './rewrites.js';
 import { isJsonType } from './headers.js';
-import type { HttpHolds, RequestVerdict } from '../../addons/breakpoints/wire/http-holds.js';
+import { firstActive, stageSteps, type RequestBodyStep, type LiveStream, type RequestVerdict, type WireSteps } from '../stages.js';
 
 const REQUEST_HEAD_KEEP = 64 * 1024;
 
@@ -31,10 +30,8 @@ export interface ForwarderOptions {
   capture: (record: WireRecord) => void;
   /** The undici dispatcher every upstream request goes through (no timeouts, see the proxies). */
   agent: Dispatcher;
-  /** Fault injection rules (proxy/core/rules/fault-rules.ts); none = off, one size check per request. */
-  faults?: FaultRegistry;
-  /** Breakpoints (proxy/addons/breakpoints/wire/http-holds.ts); no rule = off, one size check per request. */
-  holds?: HttpHolds;
+  /** The addons' steps at the wire stages (../stages.ts); with no rule each costs one check per exchange. */
+  steps?: readonly WireSteps[];
 }
 
 export interface Forwarder {
@@ -48,38 +45,42 @@ export interface Forwarder {
 }
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { capture, agent, faults, holds } = options;
-  const faultActions = faults ? createFaultActions(capture) : undefined;
+  const { capture, agent } = options;
+  const steps = stageSteps(options.steps ?? []);
+  const watchingStreams = steps.responseStream.length > 0;
 
   function captureAndForward(request: FastifyRequest, reply: FastifyReply, route: Route): void {
     const refusal = refusedHead(request.raw.rawHeaders);
     if (refusal !== undefined) return refuseHead(request, reply, route, refusal);
-    // Breakpoints are off unless a rule exists: this check is their whole cost. A POST body is
-    // then read whole before it goes on (the capture taps what the hold lets through).
-    const held = holds !== undefined && holds.size > 0 && request.method === 'POST' && request.body instanceof Readable;
-    if (held)
-      holds.holdRequest(
+    // request-body: off unless a rule exists (this check is its whole cost). A POST body is then
+    // read whole before it goes on (the capture taps what the step lets through).
+    const holder = request.method === 'POST' && request.body instanceof Readable ? firstActive(steps.requestBody) : undefined;
+    if (holder)
+      holder.hold(
         request,
         reply,
         () => request.mcpscope!,
-        (v) => afterHold(request, reply, v),
+        (v) => afterHold(holder, request, reply, v),
       );
     startCapture(request, reply, route);
-    if (!held) forwardWithFaults(request, reply);
+    if (!holder) beforeUpstream(request, reply, 0);
   }
 
-  function forwardWithFaults(request: FastifyRequest, reply: FastifyReply): void {
-    // Fault injection is off unless a rule exists: this check is the whole cost.
-    if (faults === undefined || faults.size === 0) return forwardUpstream(request, reply);
-    faultActions!.decide(request, reply, faults, () => forwardUpstream(request, reply));
+  /** before-upstream: each active step in turn, then the upstream. */
+  function beforeUpstream(request: FastifyRequest, reply: FastifyReply, from: number): void {
+    for (let i = from; i < steps.beforeUpstream.length; i++) {
+      const step = steps.beforeUpstream[i]!;
+      if (step.active()) return step.run(request, reply, () => beforeUpstream(request, reply, i + 1));
+    }
+    forwardUpstream(request, reply);
   }
 
-  /** A POST body held at a breakpoint was decided: forwarded (as it came or edited), answered by mcpscope, or dropped. */
-  function afterHold(request: FastifyRequest, reply: FastifyReply, v: RequestVerdict): void {
+  /** A POST body held at a request-body step was decided: forwarded (as it came or edited), answered by mcpscope, or dropped. */
+  function afterHold(holder: RequestBodyStep, request: FastifyRequest, reply: FastifyReply, v: RequestVerdict): void {
     const ctx = request.mcpscope!;
     if (ctx.abort.aborted) return;
-    if (v.go === 'forward') return forwardWithFaults(request, reply);
-    if (v.go === 'answer') return holds!.answer(request, reply, v.status, v.body);
+    if (v.go === 'forward') return beforeUpstream(request, reply, 0);
+    if (v.go === 'answer') return holder.answer(request, reply, v.status, v.body);
     // Dropped: never answered; the client gives up when it will.
     ctx.responded = true;
     if (ctx.onEarlyClose) reply.raw.off('close', ctx.onEarlyClose);
@@ -293,16 +294,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     // fastify, the body relay and end-of-stream each watch 'close' on this one response.
     raw.setMaxListeners(32);
 
-    // Breakpoints on a JSON answer: read whole, then sent (or not) as decided.
-    if (
-      holds !== undefined &&
-      holds.size > 0 &&
-      !isSse &&
-      request.method === 'POST' &&
-      isJsonType(contentType) &&
-      holds.relayJson(request, raw, res.statusCode, headers, res)
-    )
-      return;
+    // response-json (breakpoints): read whole, then sent (or not) as decided.
+    if (!isSse && request.method === 'POST' && isJsonType(contentType)) {
+      const step = firstActive(steps.responseJson);
+      if (step && step.relay(request, raw, res.statusCode, headers, res)) return;
+    }
 
     const tap = (chunk: Buffer) => capture({ t: 'response-chunk', xid, ts: now(), chunk });
     res.stream.on('data', tap);
@@ -316,16 +312,16 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     raw.writeHead(res.statusCode, headers);
     // SSE: the client should see the stream open now, not when the first event comes.
     if (isSse) raw.flushHeaders();
-    if (ctx.dropStream && isSse) {
-      // Cut on what the client gets: after reverse mode's endpoint stage, when there is one.
-      faultActions!.dropStreamAfter(ctx, chainStages(stages), raw, ctx.dropStream);
+    if (ctx.relayStream && isSse) {
+      // A step relays it (a drop-stream fault cuts on what the client gets: after reverse mode's endpoint stage, when there is one).
+      ctx.relayStream(chainStages(stages), raw);
       return;
     }
-    pipeBody(xid, stages, raw, isSse && holds !== undefined ? { ctx, request, tap } : undefined);
+    pipeBody(xid, stages, raw, isSse && watchingStreams ? { ctx, request, tap } : undefined);
   }
 
   /**
-   * The stages piped into one stream, for a relay that reads the last one (dropStreamAfter): an
+   * The stages piped into one stream, for a relay that reads the last one (ctx.relayStream): an
    * error of one stage breaks the next, and the last one closing closes the upstream's body too.
    */
   function chainStages(stages: (Readable | Transform)[]): Readable {
@@ -352,11 +348,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     live?: { ctx: ExchangeContext; request: FastifyRequest; tap: (chunk: Buffer) => void },
   ): void {
     let ended = false;
-    let unwatch: (() => void) | undefined;
+    let unwatch: (() => void)[] = [];
     const end = (record: WireRecord) => {
       if (ended) return;
       ended = true;
-      unwatch?.();
+      for (const u of unwatch) u();
       capture(record);
     };
     const source = stages[0] as Readable;
@@ -370,9 +366,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     };
     // `on`, not `once`: a second error from a stage must not go unhandled (breakOff is idempotent).
     for (const s of stages) s.on('error', breakOff);
-    // An event stream: breakpoints may hold its events, now or once a rule exists.
-    if (live)
-      unwatch = holds!.watch({
+    // response-stream: an event stream, watched by the steps (breakpoints hold its events, now or once a rule exists).
+    if (live) {
+      const stream: LiveStream = {
         ctx: live.ctx,
         request: live.request,
         raw,
@@ -387,7 +383,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           stages.splice(1, 0, stage);
           source.pipe(stage).pipe(after);
         },
-      });
+      };
+      unwatch = steps.responseStream.map((s) => s.watch(stream));
+    }
     finished(raw, (err) => {
       if (!err) return end({ t: 'response-end', xid, ts: now() });
       // Closed before it finished: the client went away (unless the upstream broke off first).

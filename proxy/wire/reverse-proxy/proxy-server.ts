@@ -10,8 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { WireRecord } from '../capture/wire-records.js';
 import { isAllowedHost, isAllowedOrigin, listenOrigin } from '../guards.js';
-import type { FaultRegistry } from '../../core/rules/fault-rules.js';
-import { HttpHolds, type HttpHoldsOptions } from '../../addons/breakpoints/wire/http-holds.js';
+import type { WireAddon, WireSteps } from '../stages.js';
 import { createForwarder } from '../forwarder/forwarder.js';
 import { createRewrites } from '../forwarder/rewrites.js';
 import { createProxyApp, upstreamAgent } from '../forwarder/fastify-app.js';
@@ -40,10 +39,8 @@ export interface ProxyServerOptions {
   upstreamCa?: string[];
   /** Host names allowed besides loopback ones. */
   allowHosts?: string[];
-  /** Fault injection rules (proxy/core/rules/fault-rules.ts); none = off, one size check per request. */
-  faults?: FaultRegistry;
-  /** Breakpoints (proxy/addons/breakpoints/wire/http-holds.ts): the rules, the desk and capture they share; unset = off. */
-  breakpoints?: HttpHoldsOptions;
+  /** The addons' proxy-thread steps (breakpoints, faults: ../stages.ts), made for this server. */
+  addons?: readonly WireAddon[];
 }
 
 export interface ProxyServer {
@@ -53,8 +50,8 @@ export interface ProxyServer {
   url: string;
   port: number;
   app: FastifyInstance;
-  /** Its breakpoint holds, when breakpoints are wired (the proxy thread tells them of rule changes). */
-  holds?: HttpHolds;
+  /** The addons' steps on this server (the proxy thread tells them of rule changes). */
+  steps: WireSteps[];
   close(): Promise<void>;
 }
 
@@ -64,8 +61,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const capture = options.capture;
   const host = options.host ?? '127.0.0.1';
   const agent = upstreamAgent(upstreamTrust(options.upstreamCa));
-  const holds = options.breakpoints ? new HttpHolds(options.breakpoints, agent) : undefined;
-  const forwarder = createForwarder({ capture, agent, faults: options.faults, holds });
+  const steps = (options.addons ?? []).map((addon) => addon({ agent }));
+  const forwarder = createForwarder({ capture, agent, steps });
   const rewrites = options.rewrite !== false ? createRewrites(upstreamOrigin, capture) : undefined;
   let boundPort = 0;
   let proxyOrigin = '';
@@ -133,7 +130,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     url: proxyOrigin + target.pathname + target.search,
     port: boundPort,
     app,
-    holds,
+    steps,
     async close() {
       await app.close();
       // destroy, not close: close() would wait for open event streams to end.

@@ -18,7 +18,9 @@ import type { WireRecord } from '../capture/wire-records.js';
 import { FaultRegistry } from '../../core/rules/fault-rules.js';
 import { BreakpointRegistry } from '../../core/rules/breakpoint-rules.js';
 import { HoldDesk } from '../../addons/breakpoints/wire/hold-desk.js';
-import type { HttpHoldsOptions } from '../../addons/breakpoints/wire/http-holds.js';
+import { breakpointSteps } from '../../addons/breakpoints/wire/http-holds.js';
+import { faultSteps } from '../../addons/faults/wire/fault-actions.js';
+import type { WireAddon } from '../stages.js';
 import { startProxyServer, type ProxyServer } from '../reverse-proxy/proxy-server.js';
 import { setExchangeIdPrefix } from '../forwarder/exchange-ids.js';
 import { cutConnections, drainServers, markShuttingDown } from '../forwarder/drain.js';
@@ -85,7 +87,11 @@ const desk = new HoldDesk({
   report: (report) => say({ type: 'paused', report }),
   released: (id, outcome) => say({ type: 'released', id, outcome }),
 });
-const holdOptions: HttpHoldsOptions = { registry: breakpoints, desk, capture, hashSessionIds: config.hashSessionIds };
+/** The addons' proxy-thread halves, in the order their steps run at each wire stage. */
+const addons: WireAddon[] = [
+  breakpointSteps({ registry: breakpoints, desk, capture, hashSessionIds: config.hashSessionIds }),
+  faultSteps(capture, faults),
+];
 
 const servers: (ProxyServer | undefined)[] = [];
 
@@ -113,8 +119,7 @@ async function start(): Promise<void> {
       allowOrigins: config.allowOrigins,
       allowHosts: config.allowHosts,
       upstreamCa: config.upstreamCa,
-      faults,
-      breakpoints: holdOptions,
+      addons,
     });
     servers.push(server);
     nextPort = p === 0 ? 0 : server.port + 1;
@@ -128,8 +133,7 @@ async function start(): Promise<void> {
         host: config.host,
         port: f.port ?? 0,
         capture,
-        faults,
-        breakpoints: holdOptions,
+        addons,
         ca: f.ca,
         intercept: f.intercept,
         upstreamCa: f.upstreamCa,
@@ -145,7 +149,7 @@ port.on('message', (m: ToProxyThread) => {
       break;
     case 'breakpoints':
       breakpoints.mirror(m.entries);
-      for (const s of servers) s?.holds?.rulesChanged();
+      for (const s of servers) for (const step of s?.steps ?? []) step.rulesChanged?.();
       break;
     case 'paused-action':
       desk.act(m.id, m.action);

@@ -32,6 +32,7 @@ import {
   type PausedOutcome,
   type WireSessionKey,
 } from '../../../core/rules/breakpoint-types.js';
+import type { LiveStream, RequestVerdict, WireAddon } from '../../../wire/stages.js';
 import type { HoldDesk } from './hold-desk.js';
 import { bookKey, CallBook, peekMessages, type Peeked } from './wire-peek.js';
 import { SseHoldStage, type SseVerdict } from './sse-hold-stage.js';
@@ -43,25 +44,6 @@ export interface HttpHoldsOptions {
   capture: (record: WireRecord) => void;
   /** `--hash-session-ids`: rules name sessions by the hashed id the store shows. */
   hashSessionIds?: boolean;
-}
-
-/** What becomes of a held POST body. */
-export type RequestVerdict =
-  | { go: 'forward' }
-  /** mcpscope answers the client itself (the user's response; 202 for a dropped notification). */
-  | { go: 'answer'; status: number; body: string }
-  /** Nothing: a dropped request is never answered (the client times out, as if it were lost). */
-  | { go: 'nothing' };
-
-/** One event stream being relayed, as the forwarder lets holds splice a stage into it. */
-export interface LiveStream {
-  ctx: ExchangeContext;
-  request: FastifyRequest;
-  raw: ServerResponse;
-  /** The upstream's body. */
-  source: Readable;
-  /** Puts a stage right after the upstream body (capture then reads the stage's output). */
-  splice(stage: Transform): void;
 }
 
 const text = (b: Buffer) => b.toString('utf8');
@@ -583,4 +565,22 @@ export class HttpHolds {
     // The client went away while the event was held: nothing will be sent.
     stream.raw.once('close', () => ticket.gone());
   }
+}
+
+/** Breakpoints at the wire stages: request-body, response-json (both off while no rule exists) and response-stream. */
+export function breakpointSteps(options: HttpHoldsOptions): WireAddon {
+  return ({ agent }) => {
+    const holds = new HttpHolds(options, agent);
+    const active = () => holds.size > 0;
+    return {
+      requestBody: {
+        active,
+        hold: (req, reply, ctxOf, then) => holds.holdRequest(req, reply, ctxOf, then),
+        answer: (req, reply, status, body) => holds.answer(req, reply, status, body),
+      },
+      responseJson: { active, relay: (req, raw, status, headers, res) => holds.relayJson(req, raw, status, headers, res) },
+      responseStream: { watch: (stream) => holds.watch(stream) },
+      rulesChanged: () => holds.rulesChanged(),
+    };
+  };
 }

@@ -18,6 +18,7 @@ import {
   type FaultRule,
 } from '../../../core/rules/fault-rules.js';
 import type { ExchangeContext } from '../../../wire/forwarder/exchange-context.js';
+import type { WireAddon } from '../../../wire/stages.js';
 import { pathOf } from '../../../wire/forwarder/headers.js';
 import { jsonRpcIdFrom, upstreamBrokeOff } from '../../../wire/forwarder/upstream-errors.js';
 import { CLIENT_CLOSED, clientAbort } from '../../../wire/forwarder/drain.js';
@@ -117,7 +118,7 @@ export function createFaultActions(capture: (record: WireRecord) => void): Fault
         return;
       }
       case 'drop-stream':
-        ctx.dropStream = { rule, afterEvents: action.afterEvents };
+        ctx.relayStream = (stream, raw) => dropStreamAfter(ctx, stream, raw, { rule, afterEvents: action.afterEvents });
         return done();
       case 'status': {
         const id = jsonRpcIdFrom(ctx.head);
@@ -266,4 +267,12 @@ export function sseEventCutter(afterEvents: number): { cutIn(chunk: Uint8Array):
       return -1;
     },
   };
+}
+
+/** Faults at the wire stages: before-upstream, off (one size check) while no rule exists. */
+export function faultSteps(capture: (record: WireRecord) => void, registry: FaultRegistry): WireAddon {
+  const actions = createFaultActions(capture);
+  return () => ({
+    beforeUpstream: { active: () => registry.size > 0, run: (request, reply, next) => actions.decide(request, reply, registry, next) },
+  });
 }
