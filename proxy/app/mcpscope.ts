@@ -30,7 +30,7 @@ import { PausedRegistry } from '../addons/breakpoints/paused-registry.js';
 import { breakpointRoutes } from '../addons/breakpoints/routes.js';
 import { sendRoutes } from '../addons/send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
-// Only types: the OpenTelemetry SDK (telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
+// Only types: the OpenTelemetry SDK (addons/telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
 import type { OtlpConfig, TelemetryStats } from '../addons/telemetry/otlp-options.js';
 import type { OtlpExport } from '../addons/telemetry/otlp-exporter.js';
 import type { ApiStats } from '../core/model/api-stats.js';

@@ -90,7 +90,7 @@ export class Recorder {
     return this.ctx.kept.get(sessionId);
   }
 
-  /** How a breakpoint holder recognises this session on the wire (breakpoints/breakpoint-types.ts), if it can. */
+  /** How a breakpoint holder recognises this session on the wire (core/rules/breakpoint-types.ts), if it can. */
   wireKeyOf(sessionId: string): WireSessionKey | undefined {
     const process = this.stdio.xidOfSession(sessionId);
     if (process !== undefined) return { process };

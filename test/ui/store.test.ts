@@ -864,7 +864,7 @@ describe('TimelineStore: a call refused at the HTTP layer', () => {
     expect(call(ok, r4.seq).status).toBe('pending');
   });
 
-  it('is failed with no response at all (model/call-state.ts), as the session counts say; a stream cut after its head is still pending', () => {
+  it('is failed with no response at all (core/model/call-state.ts), as the session counts say; a stream cut after its head is still pending', () => {
     const store = new TimelineStore();
     const b = new EventBuilder(1, 1_000);
     b.session('s1');

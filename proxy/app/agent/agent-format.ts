@@ -50,7 +50,7 @@ function iso(ts: number | undefined): string | undefined {
 
 /** A JSON value's text, cut to `max` characters; `{ text, cut }`. */
 export function jsonPreview(value: unknown, max = MAX_PAYLOAD_TEXT): { text: string; cut: boolean } {
-  // Only the first `max` characters are written, however large the value (parse/json-depth.ts).
+  // Only the first `max` characters are written, however large the value (core/parse/json-depth.ts).
   const { text, total } = boundedJsonText(value, max);
   return total > max ? { text: `${text.slice(0, max - 1)}…`, cut: true } : { text: total === 0 ? 'undefined' : text, cut: false };
 }

@@ -1,6 +1,6 @@
 /**
  * How a wrapper's breakpoints and sends (stdio-holds.ts, on the relay thread) meet the UI it
- * records into. The UI's end is its `/ingest` socket (serve/ingest.ts), held by the wrapper's
+ * records into. The UI's end is its `/ingest` socket (app/serve/ingest.ts), held by the wrapper's
  * recorder thread (ingest-link.ts), which passes the control messages (ingest-control.ts) through
  * in both directions — one path, whether the UI is another process's or the one the wrapper
  * serves itself.

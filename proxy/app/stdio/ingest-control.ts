@@ -1,6 +1,6 @@
 /**
  * The `/ingest` socket's control messages, besides the wrapper's record batches (JSON arrays,
- * capture/wire-codec.ts). Each is one JSON object per WebSocket text message.
+ * wire/capture/wire-codec.ts). Each is one JSON object per WebSocket text message.
  *
  * Down (the UI → a wrapper):
  *   breakpoints  the rule set as that wrapper matches it (its process's session key translated to

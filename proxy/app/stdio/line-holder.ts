@@ -1,7 +1,7 @@
 /**
  * Breakpoints on one direction of a stdio relay (proxy/app/stdio/stdio-holds.ts drives two of these):
  * the stream is cut into lines (LF; a CRLF line keeps its CR), each complete line is peeked
- * (breakpoints/wire-peek.ts), its requests are booked so that a response can be matched by the
+ * (addons/breakpoints/wire/wire-peek.ts), its requests are booked so that a response can be matched by the
  * request it answers, and a line a rule matches is held. The lines after it wait behind it, in
  * order (the relay stops reading that stream meanwhile: `onHolding`); the other direction flows on.
  *

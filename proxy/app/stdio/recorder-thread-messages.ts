@@ -1,7 +1,7 @@
 /**
  * What the stdio wrapper's relay (its main thread, stdio-wrapper.ts) and its recorder thread
  * (recorder-worker.ts) tell each other. Records cross as packed batches (one transferred buffer
- * of chunks each, capture/record-transfer.ts), in wire order; the breakpoint control messages of
+ * of chunks each, wire/capture/record-transfer.ts), in wire order; the breakpoint control messages of
  * the `/ingest` socket (ingest-control.ts) are passed through as they are, in order with them.
  */
 import type { PackedBatch } from '../../wire/capture/record-transfer.js';

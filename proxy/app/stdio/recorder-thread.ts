@@ -1,7 +1,7 @@
 /**
  * The relay's side of the stdio wrapper's recorder thread (recorder-worker.ts): the taps push
  * records here (O(1), a CaptureQueue as on the HTTP proxy thread); every 20 ms, or at 256 KiB,
- * the batch is packed into one buffer and transferred (capture/record-transfer.ts). Bounded: the
+ * the batch is packed into one buffer and transferred (wire/capture/record-transfer.ts). Bounded: the
  * bytes posted and not yet taken by the thread count against 32 MiB with the queue's own, and past
  * that chunks are dropped (never the traffic), counted, and an `overflow` record says where.
  *

@@ -1,7 +1,7 @@
 /**
  * `POST /api/sessions/:id/send` for stdio sessions (main thread): mcpscope sends a request into a
  * wrapped server process. The request goes to the wrapper that runs the process — down its
- * `/ingest` socket (serve/ingest.ts registers each connection's processes here), or directly when
+ * `/ingest` socket (app/serve/ingest.ts registers each connection's processes here), or directly when
  * the wrapper serves this UI itself — which writes it to the server's stdin at a line boundary and
  * takes the answer off the server's stdout before the client sees it (stdio-holds.ts).
  */

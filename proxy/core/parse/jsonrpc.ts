@@ -16,7 +16,7 @@
  *    JSON-RPC error object that does not exist on the wire.
  * 5. Anything else (no method, result, error or id) is not JSON-RPC.
  *
- * A payload nested deeper than MAX_JSON_DEPTH (parse/json-depth.ts) is still classified: its
+ * A payload nested deeper than MAX_JSON_DEPTH (core/parse/json-depth.ts) is still classified: its
  * parts below that depth are replaced by strings of their JSON text (id, method and kind sit at
  * the top and stay intact), the message carries a `too-deep` issue, and the result says
  * `tooDeep` so the recorder can add a problem event. Nothing downstream sees a deeper value.

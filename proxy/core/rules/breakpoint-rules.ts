@@ -2,7 +2,7 @@
  * Breakpoint rules: validating one from the API, the live rule set, and matching a message.
  *
  * The set is owned by the main thread (edited through /api/breakpoints) and mirrored to every
- * holder: the proxy thread and each stdio wrapper. Like fault rules (faults/fault-rules.ts): a
+ * holder: the proxy thread and each stdio wrapper. Like fault rules (core/rules/fault-rules.ts): a
  * mirror reports each `once` rule it used, the owner removes it, and a mirror never re-adopts a
  * `once` rule it already used. With no rule, holders do nothing at all: `size === 0` is their
  * whole check.

@@ -74,7 +74,7 @@ export function redactTarget(target: string, r: Redactor): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? r.url(target) : r.text(target);
 }
 
-/** A message mcpscope cut because it nested too deep (parse/json-depth.ts): its `raw` is never exported. */
+/** A message mcpscope cut because it nested too deep (core/parse/json-depth.ts): its `raw` is never exported. */
 function isCutForDepth(m: MessageEvent): boolean {
   return Array.isArray(m.hints) && m.hints.some((h) => h.code === 'too-deep');
 }

@@ -1,7 +1,7 @@
 /**
  * Depth safety for files mcpscope loads (`mcpscope open`, the UI's import, `replay`, `verify`):
  * a capture, fixture or HAR may hold JSON nested deep enough to overflow every recursive walk
- * and `JSON.stringify` (parse/json-depth.ts says why). Whoever wrote the file, it is cut on load
+ * and `JSON.stringify` (core/parse/json-depth.ts says why). Whoever wrote the file, it is cut on load
  * the way live traffic is cut where it is parsed:
  *
  * - a recorded JSON-RPC message (an event's `jsonrpc`, a fixture message's `message`) is cut to

@@ -383,7 +383,7 @@ export function remapLinks(e: McpscopeEvent, seqMap: Map<number, number>): void 
   }
 }
 
-/** The error message of mcpscope's own JSON-RPC answer (forwarding/forwarder.ts), if the body is one. */
+/** The error message of mcpscope's own JSON-RPC answer (wire/forwarder/forwarder.ts), if the body is one. */
 export function ownAnswerMessage(text: string | undefined): string | undefined {
   const message = (parseJson(text ?? '') as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof message === 'string' ? message : undefined;

@@ -31,7 +31,7 @@ export interface CallView {
   /**
    * answered (a result), error (JSON-RPC error, or a tool result with isError), http-error (no
    * JSON-RPC answer, and the HTTP request that carried it was refused: status 400 or more, or no
-   * response at all — model/call-state.ts), cancelled (before any answer), pending (no answer yet),
+   * response at all — core/model/call-state.ts), cancelled (before any answer), pending (no answer yet),
    * notification.
    */
   status: 'answered' | 'error' | 'http-error' | 'cancelled' | 'pending' | 'notification';
@@ -190,7 +190,7 @@ export function callView(store: EventStore, ref: string): CallView {
   const n = bounded(nestedOrder, CALL_VIEW_MAX_NESTED);
   const v = bounded(violations, CALL_VIEW_MAX_VIOLATIONS);
   const pr = bounded(problems, CALL_VIEW_MAX_PROBLEMS);
-  // One rule for the proxy and the UI (model/call-state.ts): a cancellation before the answer stays one.
+  // One rule for the proxy and the UI (core/model/call-state.ts): a cancellation before the answer stays one.
   const state = callState({
     answer: response,
     cancelled: cancelledFirst(cancellation[0]?.seq, response?.seq, carrier?.cancels?.includes(seq) === true),

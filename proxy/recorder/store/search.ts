@@ -68,7 +68,7 @@ export interface SearchHit {
   latencyMs?: number;
   error?: { code: number; message: string };
   isError?: boolean;
-  /** A request left without a JSON-RPC answer because its HTTP request was refused (model/call-state.ts): the status, or `failed` (no response at all). */
+  /** A request left without a JSON-RPC answer because its HTTP request was refused (core/model/call-state.ts): the status, or `failed` (no response at all). */
   httpStatus?: number | 'failed';
   /** Spec violations found in this message (rule ids). */
   violations?: string[];

@@ -2,7 +2,7 @@
  * The forward proxy (`mcpscope --forward`, and what `mcpscope run` starts): the client keeps the
  * server's real URL and reaches it through this port, set as its HTTP(S) proxy — so nothing about
  * the server's identity (its origin, OAuth's `resource` and token audience) is rewritten. Three
- * ways in, all ending in the same hot path as the reverse proxy (forwarding/forwarder.ts),
+ * ways in, all ending in the same hot path as the reverse proxy (wire/forwarder/forwarder.ts),
  * with no rewrites at all:
  * - absolute-form requests (`POST http://host:port/mcp HTTP/1.1`, RFC 9112 §3.2.2) for plain HTTP;
  * - `CONNECT host:port`, decrypted with mcpscope's CA (connect-handler.ts) or tunnelled blind;

@@ -12,7 +12,7 @@
 /** Header fields a forwarded request may have (its raw head); past it mcpscope answers 431. */
 export const MAX_REQUEST_HEADERS = 1000;
 
-/** The response header that marks a refusal as mcpscope's own answer (record/own-answers.ts). */
+/** The response header that marks a refusal as mcpscope's own answer (recorder/own-answers.ts). */
 export const REFUSED_HEADER = 'x-mcpscope-refused';
 
 export type HeadRefusal = 'too-many-headers' | 'duplicate-host' | 'head-too-large';

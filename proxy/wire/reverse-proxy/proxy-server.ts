@@ -1,9 +1,9 @@
 /**
  * The reverse proxy: one port in front of one target. fastify + @fastify/http-proxy route every
- * method and path (forwarding/fastify-app.ts); each request is checked (Host and Origin, against
+ * method and path (wire/forwarder/fastify-app.ts); each request is checked (Host and Origin, against
  * DNS rebinding and cross-site pages), then recorded and forwarded 1:1 to the target's origin by
- * the shared hot path (forwarding/forwarder.ts). Where a client would otherwise leave the proxy,
- * the documented rewrites (forwarding/rewrites.ts) map the target's origin to the one the client
+ * the shared hot path (wire/forwarder/forwarder.ts). Where a client would otherwise leave the proxy,
+ * the documented rewrites (wire/forwarder/rewrites.ts) map the target's origin to the one the client
  * used. Forward mode (proxy/forward/) is the other way in, and rewrites nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

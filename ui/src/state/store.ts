@@ -415,7 +415,7 @@ export class TimelineStore extends Subscribable {
   }
 
   /**
-   * A pending call whose exchange answered it by HTTP alone (model/call-state.ts: `failed`): `error`,
+   * A pending call whose exchange answered it by HTTP alone (core/model/call-state.ts: `failed`): `error`,
    * with that status. Pending means neither answered nor cancelled, so the refusal alone decides.
    */
   private refuseIfRejected(call: CallRow): void {
