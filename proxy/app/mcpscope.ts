@@ -319,7 +319,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   }
   const stopLog = () => logWriter?.close();
 
-  // OTLP export (issue 20): a store subscriber on this thread, loaded only when configured. Loaded
+  // OTLP export: a store subscriber on this thread, loaded only when configured. Loaded
   // while the proxy thread starts, and running before the UI listens: /api/stats has `telemetry`
   // from its first answer (a stdio wrapper linking then asks whether this UI exports).
   const otlpStarted: Promise<OtlpExport | undefined> = options.otlp

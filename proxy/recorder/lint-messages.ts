@@ -1,5 +1,5 @@
 /**
- * The recorder's side of live spec linting (issue 19): after a message is stored, the linter
+ * The recorder's side of live spec linting: after a message is stored, the linter
  * (proxy/core/lint/linter.ts) checks it against its method's schema and the session's state, and each
  * rule it breaks becomes a `problem` event with `code: "spec-violation"`, right after the message
  * and linked to it (`message`: its seq); what it could not check (a `lint/…` note) becomes one with

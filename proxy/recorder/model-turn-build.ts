@@ -1,5 +1,5 @@
 /**
- * A model turn's kept form (issue 27): what the dialects read off the wire (proxy/model-api/),
+ * A model turn's kept form: what the dialects read off the wire (proxy/model-api/),
  * bounded and redacted into the event schema's ModelTurnInfo parts. Nothing here keeps state.
  *
  * Bounds: a transcript entry keeps 8 KiB of text (the system prompt 16 KiB), a turn keeps its

@@ -32,10 +32,10 @@ export interface RecorderOptions {
   redactor: Redactor;
   /** Largest JSON body or SSE event parsed in full (bigger ones keep a prefix). Default 16 MiB. */
   maxBodyBytes?: number;
-  /** Live spec linting (issue 19): `warn` (the default) records violations as warnings, `strict` as errors, `off` checks nothing. */
+  /** Live spec linting: `warn` (the default) records violations as warnings, `strict` as errors, `off` checks nothing. */
   lint?: LintMode;
   /**
-   * Model API calls (issue 27): `parse` (the default) reads them as model turns and joins them to
+   * Model API calls: `parse` (the default) reads them as model turns and joins them to
    * the MCP calls they cause; `plain` records them as any other plain HTTP exchange.
    */
   modelTraffic?: 'parse' | 'plain';

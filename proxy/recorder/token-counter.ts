@@ -1,5 +1,5 @@
 /**
- * Token estimates for the context cost of model turns (issue 27): a cache on the main thread in
+ * Token estimates for the context cost of model turns: a cache on the main thread in
  * front of the tokenizer thread (token-worker.ts), started on first use. `count` answers from the
  * cache at once, or undefined; `want` sends what is missing, and `onCounted` fires when counts
  * come back, so the recorder can finish the turns that waited. Tool definitions repeat in every

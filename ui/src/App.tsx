@@ -35,14 +35,14 @@ import { ToolsPanel } from './components/ToolsPanel.js';
 import { LintReport } from './components/LintReport.js';
 import { ContextPanel } from './components/ContextPanel.js';
 
-/** The panel that acts on the traffic (issue 18), open over the right side: held messages and breakpoints, edit and send, the tool form. */
+/** The panel that acts on the traffic, open over the right side: held messages and breakpoints, edit and send, the tool form. */
 type ActView =
   | { kind: 'paused' }
   | { kind: 'send'; sessionId: string; draft: unknown; serial: number }
   | { kind: 'tools' }
-  // A session's lint report (issue 19).
+  // A session's lint report.
   | { kind: 'lint'; sessionId: string }
-  // What the tools cost the model's context (issue 27).
+  // What the tools cost the model's context.
   | { kind: 'context' };
 
 export type { ComparePair } from './url-state.js';

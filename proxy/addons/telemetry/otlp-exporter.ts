@@ -1,5 +1,5 @@
 /**
- * OTLP export of the recorded MCP traffic (issue 20): spans and the MCP duration metrics, sent to
+ * OTLP export of the recorded MCP traffic: spans and the MCP duration metrics, sent to
  * the collector the user names (`--otlp`, OTEL_EXPORTER_OTLP_*), over OTLP/HTTP with the official
  * OpenTelemetry JS SDK. The only module of mcpscope that imports OpenTelemetry; proxy/mcpscope.ts
  * loads it with `import()` only when proxy/addons/telemetry/otlp-options.ts resolved a configuration.

@@ -36,7 +36,7 @@ import type { StdioLinks } from '../stdio/stdio-send.js';
 import type { StdioSendOutcome } from '../stdio/stdio-holds.js';
 
 /**
- * Breakpoints and sends on stdio (issue 18): the rules go down each socket (on connect and on
+ * Breakpoints and sends on stdio: the rules go down each socket (on connect and on
  * every change), the lines a wrapper holds come up into `paused`, the user's actions go back
  * down, and `links` learns each running process so that mcpscope can send into it.
  */

@@ -1,5 +1,5 @@
 /**
- * Live spec linting (issue 19): what the recorder calls for each message it stored. Checks the
+ * Live spec linting: what the recorder calls for each message it stored. Checks the
  * message against the schema of its method (schema-check.ts) and the session's state
  * (session-lint.ts), and returns the rules it breaks with their spec references (rules.ts).
  * Runs on the main thread, after the message event is stored; never on the proxy thread.

@@ -1,5 +1,5 @@
 /**
- * The spec linter's rule table (issue 19): every rule's stable id, where in the specification it
+ * The spec linter's rule table: every rule's stable id, where in the specification it
  * comes from, and what it checks in one line. docs/spec-lint.md documents the same table; the ids
  * are what `problem` events with `code: "spec-violation"` carry in `rule`. Pure: no Node APIs.
  */
@@ -169,7 +169,7 @@ const table: LintRule[] = [
 export const RULES: ReadonlyMap<string, LintRule> = new Map(table.map((r) => [r.id, r]));
 
 /**
- * Notes (issue 26): what the linter could not check, and why — `lint-not-checked` problems, never
+ * Notes: what the linter could not check, and why — `lint-not-checked` problems, never
  * counted as violations. The section is the one of the check that was skipped.
  */
 const notes: LintRule[] = [

@@ -1,5 +1,5 @@
 /**
- * The `format`s a peer's tool schema is checked with (issue 26): ajv-formats' full set, as the SDK
+ * The `format`s a peer's tool schema is checked with: ajv-formats' full set, as the SDK
  * uses, with every format that is a regular expression RE2 can run moved onto RE2
  * (schema-regexp.ts's engine: linear in the string). A format is *bounded* when checking a string
  * against it costs time linear in the string, so that a schema using only bounded formats can be

@@ -2,7 +2,7 @@
  * The regular-expression engine ajv uses for a peer's `pattern` and `patternProperties` (its
  * `code.regExp` option): RE2 (the re2js port), which matches in time linear in the input, never
  * backtracking — `"pattern": "^(a+)+$"` against 40 `a`s and a `!` takes V8's RegExp for ever and
- * RE2 a millisecond (issue 26). A pattern is ECMA-262 syntax; RE2JS.translateRegExp turns what
+ * RE2 a millisecond. A pattern is ECMA-262 syntax; RE2JS.translateRegExp turns what
  * the two spell differently (named groups, `\u{…}`) into RE2's. What RE2 cannot do at all —
  * lookaround, backreferences — is not checked: the pattern matches everything, and the compile
  * that met it lists it (`uncheckable`), so the linter can say so. It never falls back to a

@@ -1,5 +1,5 @@
 /**
- * How much a JSON Schema and a value can cost to check, measured before any checking (issue 26).
+ * How much a JSON Schema and a value can cost to check, measured before any checking.
  * Pure and bounded: each walk stops once it has seen more than its limit.
  *
  * A schema is *bounded* when checking a value against it costs at most about

@@ -1,6 +1,6 @@
 /**
  * A time limit for synchronous work the linter cannot bound by itself: compiling a peer's JSON
- * Schema with ajv and checking a value against it (issue 26). JSON Schema validation is not
+ * Schema with ajv and checking a value against it. JSON Schema validation is not
  * linear in general — `anyOf` over a recursive `$ref` is exponential in the value's depth,
  * `uniqueItems` quadratic in an array's length, a `format`'s regular expression may backtrack —
  * and ajv's generated code cannot be interrupted from JavaScript. V8 can: a script run through

@@ -1,7 +1,7 @@
 /**
  * Checking a value against a tool's JSON Schema (`inputSchema`, `outputSchema` from tools/list)
  * with ajv — strict mode off, formats from ajv-formats, as the SDK does — without letting a peer's
- * schema hold the thread (issue 26). A server chooses both the schema and the value, so:
+ * schema hold the thread. A server chooses both the schema and the value, so:
  *
  * - `pattern` and `patternProperties` run on RE2 (schema-regexp.ts): linear, never backtracking.
  *   A pattern RE2 cannot express (lookaround, backreferences) is skipped and said (`uncheckable`).

@@ -311,7 +311,7 @@ export interface ProblemEvent {
   /** The offending bytes (a bounded prefix), when there are any. */
   raw?: string;
   location?: FrameLocation;
-  // Spec linting (issue 19), `code: "spec-violation"` (and its notes, `code: "lint-not-checked"`: what it could not check) only:
+  // Spec linting, `code: "spec-violation"` (and its notes, `code: "lint-not-checked"`: what it could not check) only:
   /** The rule broken: a stable id, e.g. `schema/tools-call-result`, `lifecycle/request-before-initialized`. */
   rule?: string;
   /** Where the rule comes from: the specification version and section, e.g. `2025-06-18 basic/lifecycle#operation`. */
@@ -345,7 +345,7 @@ export interface ModificationEvent {
 }
 
 /**
- * Breakpoints (issue 18): a message held at a breakpoint (`held`), and later how it went on
+ * Breakpoints: a message held at a breakpoint (`held`), and later how it went on
  * (`released`, with `outcome`). Two facts per held message; the UI counts those still held.
  */
 export interface PausedEvent {

@@ -1,5 +1,5 @@
 /**
- * The agent's side of the wire (issue 27): one call of a client to its model API — a **model
+ * The agent's side of the wire: one call of a client to its model API — a **model
  * turn** — as the event schema carries it. Shared by proxy, feed, API, exports and UI (no Node
  * imports). docs/event-schema.md ("Model turns") and docs/agent-view.md say what each field means.
  *

@@ -1,5 +1,5 @@
 /**
- * Which protocol version the replay's `initialize` answers with (issue 28).
+ * Which protocol version the replay's `initialize` answers with.
  *
  * The recorded answer names the version the recorded server spoke with the recorded client. A
  * live client may ask for another one, and the replay answers as the official SDK's server does

@@ -1,5 +1,5 @@
 /**
- * `mcpscope verify` lints the live server (issue 19): every message of the verify session goes
+ * `mcpscope verify` lints the live server: every message of the verify session goes
  * through the same spec linter the recorder uses (proxy/core/lint/linter.ts), and what the server's
  * messages break is reported — a failure of the run with `--strict`, a note without. The verify
  * client is mcpscope's own (the SDK's): its side is not judged.

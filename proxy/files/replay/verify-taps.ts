@@ -122,7 +122,7 @@ export function streamTapFetch(note: (id: unknown, stream: 'post' | 'get') => vo
 
 /**
  * verify's own fetch for the live server: certificates are checked whatever the environment says
- * (NODE_TLS_REJECT_UNAUTHORIZED=0 turned Node's default fetch's checks off; issue 26), trusting
+ * (NODE_TLS_REJECT_UNAUTHORIZED=0 turned Node's default fetch's checks off), trusting
  * the system roots and NODE_EXTRA_CA_CERTS as Node does, and `--upstream-ca`'s certificates.
  */
 export function verifiedFetch(upstreamCa?: readonly string[]): { fetch: typeof fetch; close(): Promise<void> } {

@@ -20,7 +20,7 @@ import { VERIFY_UPSTREAM } from './upstream-tls.js';
  * header or body timeouts (streams last as long as the peers want), and no cap on connections per
  * origin. An event stream holds its connection for as long as it is open, so a cap (it was 256)
  * made every stream past it — and every other request to that upstream, an `initialize` included —
- * wait for a free connection, forever and without an error (issue 16). The client already holds
+ * wait for a free connection, forever and without an error. The client already holds
  * one connection to the proxy per request in flight; the upstream gets one per request too, as it
  * would without the proxy. Upstream certificates are always verified (`rejectUnauthorized: true`,
  * whatever NODE_TLS_REJECT_UNAUTHORIZED says: upstream-tls.ts).

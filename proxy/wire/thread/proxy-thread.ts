@@ -46,9 +46,8 @@ export interface ProxyThread {
 }
 
 /**
- * The worker runs on V8's default heap limits. An 8 MiB young generation (tried in the first
- * round, for RSS under a large body) cost 80–120 µs of CPU per proxied call in scavenges and did
- * not change the 100 MiB body's RSS growth (docs/performance.md, third round).
+ * The worker runs on V8's default heap limits: an 8 MiB young generation costs 80–120 µs of CPU
+ * per proxied call in scavenges and does not lower a 100 MiB body's RSS growth (docs/performance.md).
  */
 function spawnWorker(config: ProxyThreadConfig): Worker {
   return startWorker(new URL('./proxy-worker.js', import.meta.url), { workerData: config });

@@ -1,5 +1,5 @@
 /**
- * Breakpoint rules (issue 18): the rules mcpscope holds messages by (GET api/breakpoints), a form
+ * Breakpoint rules: the rules mcpscope holds messages by (GET api/breakpoints), a form
  * to add one — direction, method, tool/prompt/resource name, session (the selected one by
  * default), once — and a button to remove each. Shown in the Paused panel, under the held messages.
  */

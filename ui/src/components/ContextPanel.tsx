@@ -1,5 +1,5 @@
 /**
- * The Context view (issue 27): what the tools cost the model's context. Per agent, from its latest
+ * The Context view: what the tools cost the model's context. Per agent, from its latest
  * turn: per MCP server and tool, the tokens its definitions take in every request, as horizontal
  * bars, largest first, with their share of the request's real input (the API's usage). Token
  * counts of tools are estimates (the encoding is named); the input is the API's own count.

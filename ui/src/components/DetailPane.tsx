@@ -29,7 +29,7 @@ import { ModelTab, turnOfRow } from './detail/ModelTab.js';
 
 export type DetailTab = 'model' | 'messages' | 'raw' | 'http' | 'stream' | 'hints' | 'spec';
 const TABS: { id: DetailTab; label: string }[] = [
-  // Shown only for a model turn and a tools/call one asked for (issue 27).
+  // Shown only for a model turn and a tools/call one asked for.
   { id: 'model', label: 'Model' },
   { id: 'messages', label: 'Messages' },
   { id: 'raw', label: 'Raw' },
@@ -40,7 +40,7 @@ const TABS: { id: DetailTab; label: string }[] = [
   { id: 'spec', label: 'Spec' },
 ];
 
-/** The spec violations and linter notes a row shows: its messages' (issue 19), or a violation or note row's own. */
+/** The spec violations and linter notes a row shows: its messages', or a violation or note row's own. */
 function specViolationsOf(store: TimelineStore, row: Row): ProblemEvent[] {
   if (row.type === 'problem') return isViolation(row.event) || isLintNote(row.event) ? [row.event] : [];
   return store.violationsOfRow(row);
@@ -54,7 +54,7 @@ export interface DetailPaneProps {
   onSelect(key: string): void;
   onClose(): void;
   initialTab?: DetailTab;
-  /** Live mcpscope only: open "Edit and send" for a client→server request (issue 18). Without it, no act buttons. */
+  /** Live mcpscope only: open "Edit and send" for a client→server request. Without it, no act buttons. */
   onEditAndSend?(sessionId: string, draft: unknown): void;
 }
 

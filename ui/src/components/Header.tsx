@@ -32,7 +32,7 @@ export interface HeaderProps {
   /** Files picked with "Open…". */
   onOpenFiles(files: File[]): void;
   busy?: string;
-  /** Messages held at a breakpoint now (issue 18): the badge that opens the Paused panel. */
+  /** Messages held at a breakpoint now: the badge that opens the Paused panel. */
   held?: number;
   onShowPaused?(): void;
   /** Opens the tool form. */

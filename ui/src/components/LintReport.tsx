@@ -1,5 +1,5 @@
 /**
- * A session's lint report (issue 19): the MCP specification rules its messages broke, how often,
+ * A session's lint report: the MCP specification rules its messages broke, how often,
  * the first time each was broken (a click selects that message in the timeline) and the section
  * of the specification each rule comes from. Computed from the session's spec-violation problem
  * events (`lintReport`, the shape of `GET /api/sessions/:id/lint`).

@@ -1,5 +1,5 @@
 /**
- * The Paused panel (issue 18): every message held at a breakpoint, with the time left before it
+ * The Paused panel: every message held at a breakpoint, with the time left before it
  * resumes by itself, an editor prefilled with the message as it came (GET api/paused: not the
  * redacted preview the feed carries), and what to do with it — resume, send edited, drop, or for
  * a request answer it in the other side's place. The list is reloaded whenever the feed's

@@ -1,5 +1,5 @@
 /**
- * Edit and send (issue 18): a captured client→server request, without its id (mcpscope gives the
+ * Edit and send: a captured client→server request, without its id (mcpscope gives the
  * copy a fresh one), in an editor checked as you type; sent into its session through
  * `POST api/sessions/:id/send`. For a `tools/call` whose tool the session's last `tools/list`
  * described, the tool's arguments are listed (type, description, required) and can be inserted

@@ -1,5 +1,5 @@
 /**
- * Which session a row belongs to, in the "All sessions" timeline (issue 28): the session's id as
+ * Which session a row belongs to, in the "All sessions" timeline: the session's id as
  * the session list shows it and its client's name, in the session's own colour (state/session-label.ts;
  * the session list's id wears the same). A click shows only that session's rows — a `session:`
  * term in the search box (state/filters.ts) — and a second click all sessions again.

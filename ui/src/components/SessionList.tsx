@@ -38,11 +38,11 @@ export interface SessionListProps {
   onToggleCompare?(): void;
   /** Compare mode: a session was ticked or unticked. */
   onPick?(id: string): void;
-  /** Open a session's lint report (issue 19): the MCP rules its messages broke. */
+  /** Open a session's lint report: the MCP rules its messages broke. */
   onLintReport?(id: string): void;
   /** Sessions whose violations are errors (--lint strict): their count is red, not amber. */
   specErrors?: ReadonlySet<string>;
-  /** Model turns per session (issue 27): a model API's bucket says it carries them. */
+  /** Model turns per session: a model API's bucket says it carries them. */
   modelTurns?: ReadonlyMap<string, number>;
 }
 

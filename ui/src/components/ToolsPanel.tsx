@@ -1,5 +1,5 @@
 /**
- * The tool form (issue 18), in the manner of the MCP Inspector: the tools a session's last
+ * The tool form, in the manner of the MCP Inspector: the tools a session's last
  * `tools/list` answer listed, and for the one picked a form generated from its inputSchema —
  * string → text input (enum → select), number/integer → number input, boolean → checkbox,
  * object/array → JSON textarea; required inputs marked. Submitting sends `tools/call` into the

@@ -1,5 +1,5 @@
 /**
- * A model turn in the timeline (issue 27): its model, the tools it chose (each a link to the MCP
+ * A model turn in the timeline: its model, the tools it chose (each a link to the MCP
  * `tools/call` that carried it out, when one did; first, so a narrow row keeps them), its tokens in
  * and out and its stop reason; and the badge on an MCP `tools/call` row that a model turn asked for
  * (a link back to the turn).

@@ -1,5 +1,5 @@
 /**
- * Breakpoints in the UI (issue 18): which messages are held now (reduced from the feed's `paused`
+ * Breakpoints in the UI: which messages are held now (reduced from the feed's `paused`
  * events), the answer templates offered for a held request, the countdown to a held message's
  * time limit, what a row says about being edited or sent by mcpscope, and the calls to
  * /api/breakpoints and /api/paused (through state/api.ts, the one fetch helper).

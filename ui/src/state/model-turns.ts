@@ -1,5 +1,5 @@
 /**
- * Model turns in the UI (issue 27): the latest upsert of each `model-turn` event (keyed by turn
+ * Model turns in the UI: the latest upsert of each `model-turn` event (keyed by turn
  * id, like sessions and exchanges), its timeline row, and what the views read from them — the
  * chosen tools' MCP calls, the Context view's costs per agent, the search text of a turn.
  *

@@ -1,5 +1,5 @@
 /**
- * Model turns on the waterfall (issue 27): each agent's calls to its model API as bars on the same
+ * Model turns on the waterfall: each agent's calls to its model API as bars on the same
  * time axis as the MCP calls, in a lane group of their own at the top, one lane per agent labelled
  * by its model and agent. A turn's bar runs from its request to the end of its response, with a
  * mark where the first token came; a pending turn is drawn open-ended.

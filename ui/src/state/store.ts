@@ -79,7 +79,7 @@ export class TimelineStore extends Subscribable {
   // ---- caches -----------------------------------------------------------------------------
   /** The filtered, flattened lists and the search text (visible-list.ts). */
   private readonly list = new VisibleList(this);
-  /** Model turns (issue 27): latest upserts and their rows, which take their exchanges' HTTP rows' places (model-turns.ts). */
+  /** Model turns: latest upserts and their rows, which take their exchanges' HTTP rows' places (model-turns.ts). */
   readonly modelTurns = new ModelTurns({ rows: () => this.rows, rowByKey: this.rowByKey, list: this.list, touch: (r) => this.touch(r) });
   /** The waterfall's streams and bars (ui/src/state/waterfall.ts), memoized per version. */
   private readonly waterfallBuilder = new WaterfallBuilder({
@@ -505,7 +505,7 @@ export class TimelineStore extends Subscribable {
     return this._specErrorSessions;
   }
 
-  /** The spec violations naming this message (issue 19), in seq order; undefined when none. */
+  /** The spec violations naming this message, in seq order; undefined when none. */
   violationsOf(messageSeq: number): readonly ProblemEvent[] | undefined {
     return this.violations.of(messageSeq);
   }

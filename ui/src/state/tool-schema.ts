@@ -1,5 +1,5 @@
 /**
- * Calling tools from the UI (issue 18): a tool's `inputSchema` (from the session's last
+ * Calling tools from the UI: a tool's `inputSchema` (from the session's last
  * `tools/list` result) read as form fields in the manner of the MCP Inspector, a light check of
  * arguments against the schema (type, required, enum, properties — a hand-written subset of JSON
  * Schema, enough to catch a typo before it reaches the server), and `POST api/sessions/:id/send`.

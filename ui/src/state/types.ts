@@ -123,7 +123,7 @@ export interface LogRow {
 }
 
 /**
- * A model turn (issue 27): one call of a client to its model API, shown from its latest upsert
+ * A model turn: one call of a client to its model API, shown from its latest upsert
  * (ui/src/state/model-turns.ts). It takes the place of its exchange's plain HTTP row.
  */
 export interface TurnRow {
@@ -155,7 +155,7 @@ export interface Filters {
   kind: '' | RowKind;
   /** Only rows with an error, tool error or protocol problem. */
   errorsOnly: boolean;
-  /** Only rows that broke the MCP specification: messages with spec violations, and violations naming no message (issue 19). */
+  /** Only rows that broke the MCP specification: messages with spec violations, and violations naming no message. */
   violationsOnly?: boolean;
   /** Only calls at least this slow (ms). 0 = off. */
   minLatencyMs: number;

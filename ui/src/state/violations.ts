@@ -1,5 +1,5 @@
 /**
- * Spec violations (issue 19) as the UI sees them: `problem` events with `code: "spec-violation"`,
+ * Spec violations as the UI sees them: `problem` events with `code: "spec-violation"`,
  * each naming the message that broke a rule (`message`, its seq) and where in it (`path`, a JSON
  * pointer). A violation linked to a message the store holds is an annotation of that message —
  * a "spec" badge on its row, the detail pane's Spec tab — not a timeline row of its own; one that
@@ -14,7 +14,7 @@ import type { ProblemEvent } from '../../../proxy/core/model/events.js';
 import type { Row } from './types.js';
 
 export const SPEC_VIOLATION = 'spec-violation';
-/** A linter note: what it could not check in a message (a schema too large or too slow, a pattern RE2 cannot run; issue 26). */
+/** A linter note: what it could not check in a message (a schema too large or too slow, a pattern RE2 cannot run). */
 export const LINT_NOT_CHECKED = 'lint-not-checked';
 
 /** Whether a problem is a spec violation the linter found. */

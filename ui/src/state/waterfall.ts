@@ -32,7 +32,7 @@ export interface WaterfallSource {
   /** The messages an exchange carried, in seq order. */
   messagesOf(exchangeId: string): readonly MessageEvent[] | undefined;
   depthOf(row: Row): number;
-  /** Model turns' rows (issue 27): drawn in lanes of their own (model-waterfall.ts). */
+  /** Model turns' rows: drawn in lanes of their own (model-waterfall.ts). */
   turns?(): readonly TurnRow[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * What mcpscope did to a row's messages (issue 18), above the detail tabs: a message edited at a
+ * What mcpscope did to a row's messages, above the detail tabs: a message edited at a
  * breakpoint, with its original one click away (the `modification` event its `edited` names keeps
  * it as `before`), and messages mcpscope sent itself (a resend, a tool called from the UI, an
  * answer given at a breakpoint).

@@ -1,5 +1,5 @@
 /**
- * The Model tab (issue 27): a model turn as a transcript — the system prompt (collapsed), the
+ * The Model tab: a model turn as a transcript — the system prompt (collapsed), the
  * messages the request carried (from `messagesFrom` on: the earlier ones went in earlier turns),
  * the model's output (text, thinking, tool use with its arguments) — with the links both ways: a
  * tool use to the MCP `tools/call` that carried it out and its result, a tool result to the turn

@@ -1,5 +1,5 @@
 /**
- * The Spec tab (issue 19): the MCP specification rules this row's messages broke, as the linter
+ * The Spec tab: the MCP specification rules this row's messages broke, as the linter
  * reported them (`problem` events with `code: "spec-violation"`): each rule with its reference in
  * the specification, the part of the message at fault, what was expected there, and the message
  * itself with that part marked.
