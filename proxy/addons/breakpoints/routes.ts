@@ -11,11 +11,13 @@
  *   POST   /api/paused/:id         { "action": "resume", "message"? } | { "action": "drop" } | { "action": "respond", "message" }
  *
  * A rule change is answered once every holder adopted it (`applied`), so a message sent after the
- * answer is decided with the new rules. An action is answered once its holder carried it out.
+ * answer is decided with the new rules (the rule routes: ../rule-routes.ts). An action is answered
+ * once its holder carried it out.
  */
 import type { FastifyInstance } from 'fastify';
 import type { BreakpointRegistry } from '../../core/rules/breakpoint-rules.js';
 import type { PausedRegistry } from './paused-registry.js';
+import { ruleRoutes } from '../rule-routes.js';
 
 export interface BreakpointRouteDeps {
   rules: BreakpointRegistry;
@@ -28,30 +30,10 @@ export function breakpointRoutes(deps: BreakpointRouteDeps) {
   const { rules, paused } = deps;
   const applied = deps.applied ?? (async () => undefined);
   return (app: FastifyInstance): void => {
-    app.get('/api/breakpoints', async () => rules.list());
-    app.post('/api/breakpoints', async (req, reply) => {
-      let rule;
-      try {
-        rule = rules.add(req.body);
-      } catch (err) {
-        return reply.code(400).send({ error: (err as Error).message });
-      }
-      await applied();
-      return reply.code(201).send(rule);
-    });
+    ruleRoutes(app, { path: '/api/breakpoints', noun: 'breakpoint', set: rules, applied });
     app.get<{ Params: { id: string } }>('/api/breakpoints/:id', async (req, reply) => {
       const rule = rules.get(req.params.id);
       return rule ?? reply.code(404).send({ error: `No breakpoint ${req.params.id}` });
-    });
-    app.delete<{ Params: { id: string } }>('/api/breakpoints/:id', async (req, reply) => {
-      if (!rules.remove(req.params.id)) return reply.code(404).send({ error: `No breakpoint ${req.params.id}` });
-      await applied();
-      return { ok: true };
-    });
-    app.delete('/api/breakpoints', async () => {
-      rules.clear();
-      await applied();
-      return { ok: true };
     });
     app.get('/api/paused', async () => paused.list());
     app.get<{ Params: { id: string } }>('/api/paused/:id', async (req, reply) => {

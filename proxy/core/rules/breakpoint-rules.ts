@@ -2,13 +2,14 @@
  * Breakpoint rules: validating one from the API, the live rule set, and matching a message.
  *
  * The set is owned by the main thread (edited through /api/breakpoints) and mirrored to every
- * holder: the proxy thread and each stdio wrapper. Like fault rules (core/rules/fault-rules.ts): a
- * mirror reports each `once` rule it used, the owner removes it, and a mirror never re-adopts a
- * `once` rule it already used. With no rule, holders do nothing at all: `size === 0` is their
- * whole check.
+ * holder: the proxy thread and each stdio wrapper, as a RuleSet (core/rules/rule-set.ts), like
+ * fault rules: a mirror reports each `once` rule it used, the owner removes it, and a mirror never
+ * re-adopts a `once` rule it already used. With no rule, holders do nothing at all: `size === 0`
+ * is their whole check.
  */
 import type { Direction } from '../model/events.js';
 import type { BreakpointEntry, BreakpointMatch, BreakpointRule, WireSessionKey } from './breakpoint-types.js';
+import { RuleSet } from './rule-set.js';
 
 export type { BreakpointEntry, BreakpointMatch, BreakpointRule };
 
@@ -81,53 +82,35 @@ export function ruleMatches(entry: BreakpointEntry, input: MatchInput): boolean 
 
 /**
  * The live rule set: the owner (main thread) and each mirror (proxy thread, stdio wrapper) hold
- * one. `take` finds the first matching rule and, for a `once` rule, uses it up.
+ * one (rule-set.ts). `take` finds the first matching rule and, for a `once` rule, uses it up.
  */
-export class BreakpointRegistry {
-  private readonly entriesById = new Map<string, BreakpointEntry>();
-  private counter = 0;
-  private serial = 0;
-  private readonly listeners = new Set<() => void>();
-  /** Mirror side: `${id}#${serial}` of the `once` rules this registry used. */
-  private readonly used = new Set<string>();
-  /** Rules per direction, so that a holder can skip a direction no rule names. */
-  private readonly perDir = { c2s: 0, s2c: 0 };
-  /** Called when a `once` rule is used (a mirror tells the owner). */
-  onTaken?: (id: string, serial: number) => void;
+export class BreakpointRegistry extends RuleSet<BreakpointRule, BreakpointEntry> {
   /** Owner side: how a rule's `match.session` is recognised on the wire (set by mcpscope.ts). */
   resolveSession?: (sessionId: string) => WireSessionKey | undefined;
 
-  /** 0 when breakpoints are off: the holders' whole check. */
-  get size(): number {
-    return this.entriesById.size;
+  constructor() {
+    // Counted per direction, so that a holder can skip a direction no rule names.
+    super({
+      parse: parseBreakpointRule,
+      idPrefix: 'bp-',
+      max: MAX_RULES,
+      tooMany: `at most ${MAX_RULES} breakpoints at a time: remove some first (DELETE /api/breakpoints/:id)`,
+      tally: (rule) => rule.match.dir,
+    });
   }
 
   /** Whether any rule holds messages going this way. */
   has(dir: Direction): boolean {
-    return this.perDir[dir] > 0;
-  }
-
-  list(): BreakpointRule[] {
-    return [...this.entriesById.values()].map((e) => e.rule);
-  }
-
-  get(id: string): BreakpointRule | undefined {
-    return this.entriesById.get(id)?.rule;
+    return this.count(dir) > 0;
   }
 
   /** The rules as mirrors get them, each session resolved to its wire key now. */
-  entries(): BreakpointEntry[] {
-    return [...this.entriesById.values()].map((e) => {
+  override entries(): BreakpointEntry[] {
+    return super.entries().map((e) => {
       const s = e.rule.match.session;
       const wire = s !== undefined ? this.resolveSession?.(s) : undefined;
-      return { rule: e.rule, serial: e.serial, ...(wire ? { wire } : {}) };
+      return wire ? { ...e, wire } : e;
     });
-  }
-
-  /** Calls `listener` after every change; returns the unsubscribe function. */
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /** Owner side: tells the mirrors again (a session named by a rule got its wire key). */
@@ -135,71 +118,9 @@ export class BreakpointRegistry {
     if (this.size > 0) this.changed();
   }
 
-  add(input: unknown): BreakpointRule {
-    this.counter += 1;
-    const rule = parseBreakpointRule(input, `bp-${this.counter}`);
-    if (this.size >= MAX_RULES && !this.entriesById.has(rule.id))
-      throw new Error(`at most ${MAX_RULES} breakpoints at a time: remove some first (DELETE /api/breakpoints/:id)`);
-    this.put({ rule, serial: ++this.serial });
-    this.changed();
-    return rule;
-  }
-
-  remove(id: string): boolean {
-    const removed = this.drop(id);
-    if (removed) this.changed();
-    return removed;
-  }
-
-  /** Owner side: a mirror used this `once` rule; remove it unless the id was added anew since. */
-  removeTaken(id: string, serial: number): void {
-    if (this.entriesById.get(id)?.serial === serial) this.remove(id);
-  }
-
-  clear(): void {
-    this.entriesById.clear();
-    this.perDir.c2s = this.perDir.s2c = 0;
-    this.changed();
-  }
-
-  /** Mirror side: adopt the owner's rule set. */
-  mirror(entries: readonly BreakpointEntry[]): void {
-    this.entriesById.clear();
-    this.perDir.c2s = this.perDir.s2c = 0;
-    for (const e of entries) if (!this.used.has(`${e.rule.id}#${e.serial}`)) this.put(e);
-    this.changed();
-  }
-
   /** The first rule matching the message (used up when `once`), or undefined. */
   take(input: MatchInput): BreakpointRule | undefined {
-    if (this.perDir[input.dir] === 0) return undefined;
-    for (const e of this.entriesById.values()) {
-      if (!ruleMatches(e, input)) continue;
-      if (e.rule.once) {
-        this.used.add(`${e.rule.id}#${e.serial}`);
-        this.remove(e.rule.id);
-        this.onTaken?.(e.rule.id, e.serial);
-      }
-      return e.rule;
-    }
-    return undefined;
-  }
-
-  private put(e: BreakpointEntry): void {
-    this.drop(e.rule.id);
-    this.entriesById.set(e.rule.id, e);
-    this.perDir[e.rule.match.dir] += 1;
-  }
-
-  private drop(id: string): boolean {
-    const e = this.entriesById.get(id);
-    if (!e) return false;
-    this.entriesById.delete(id);
-    this.perDir[e.rule.match.dir] -= 1;
-    return true;
-  }
-
-  private changed(): void {
-    for (const l of this.listeners) l();
+    if (!this.has(input.dir)) return undefined;
+    return this.takeFirst((e) => ruleMatches(e, input));
   }
 }

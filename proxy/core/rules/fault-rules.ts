@@ -4,11 +4,13 @@
  * forwarding, drop a POST's SSE stream after N events, or expire the session (404).
  *
  * The rule *definitions* are plain, serializable data (what the API and UI exchange); how each
- * action is carried out lives in the proxy (proxy/wire/reverse-proxy/proxy-server.ts), mockttp style.
+ * action is carried out lives on the proxy thread (proxy/addons/faults/wire/fault-actions.ts),
+ * mockttp style.
  * Off by default: with no rules, the proxy's only cost is one `size === 0` check per request.
  */
 
 import type { FaultAction, FaultMatch, FaultRule } from './fault-types.js';
+import { RuleSet, type RuleEntry } from './rule-set.js';
 
 export type { FaultAction, FaultMatch, FaultRule };
 
@@ -114,89 +116,23 @@ export function describeMatch(match: FaultMatch): string {
 }
 
 /** A rule as the owner of a rule set hands it to a mirror: `serial` tells two additions of one id apart. */
-export interface FaultRuleEntry {
-  rule: FaultRule;
-  serial: number;
-}
+export type FaultRuleEntry = RuleEntry<FaultRule>;
 
 /**
  * The live rule set, shared by every proxy port of one mcpscope and the API that edits it.
  *
- * The proxy runs on its own thread (proxy/wire/thread/proxy-thread.ts), so it decides with a mirror of
- * this set: the owner (main thread, edited by the API) tells listeners of every change
- * (`onChange` → `entries()`), the mirror adopts them (`mirror`) and reports each `once` rule it
- * used (`onTaken`), which the owner then removes (`removeTaken`). A mirror never re-adopts a
- * `once` rule it already used, even if the owner's next list still has it.
+ * The proxy runs on its own thread (proxy/wire/thread/proxy-thread.ts), so it decides with a mirror
+ * of this set (rule-set.ts: how the owner and its mirrors keep `once` rules used once).
  */
-export class FaultRegistry {
-  private readonly rules = new Map<string, FaultRule>();
-  private readonly serials = new Map<string, number>();
-  private counter = 0;
-  private serial = 0;
-  /** Rules that name a JSON-RPC method or tool (they need the POST body). */
-  private bodyRules = 0;
-  private readonly listeners = new Set<() => void>();
-  /** Mirror side: `${id}#${serial}` of the `once` rules this registry used. */
-  private readonly used = new Set<string>();
-  /** Called when a `once` rule is taken (the mirror tells the owner). */
-  onTaken?: (id: string, serial: number) => void;
-
-  /** 0 when fault injection is off: the proxy's whole check. */
-  get size(): number {
-    return this.rules.size;
+export class FaultRegistry extends RuleSet<FaultRule> {
+  constructor() {
+    // Rules that name a JSON-RPC method or tool need the POST body.
+    super({ parse: parseFaultRule, idPrefix: 'fault-', tally: (rule) => (rule.match.method || rule.match.tool ? 'body' : undefined) });
   }
 
   /** Whether deciding needs the POST body (at least one rule names a method or tool). */
   get needsBody(): boolean {
-    return this.bodyRules > 0;
-  }
-
-  list(): FaultRule[] {
-    return [...this.rules.values()];
-  }
-
-  entries(): FaultRuleEntry[] {
-    return [...this.rules.values()].map((rule) => ({ rule, serial: this.serials.get(rule.id)! }));
-  }
-
-  /** Calls `listener` after every change to the rule set; returns the unsubscribe function. */
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  add(input: unknown): FaultRule {
-    this.counter += 1;
-    const rule = parseFaultRule(input, `fault-${this.counter}`);
-    this.put(rule, ++this.serial);
-    this.changed();
-    return rule;
-  }
-
-  remove(id: string): boolean {
-    const removed = this.drop(id);
-    if (removed) this.changed();
-    return removed;
-  }
-
-  /** Owner side: a mirror used this `once` rule; remove it unless the id was added anew since. */
-  removeTaken(id: string, serial: number): void {
-    if (this.serials.get(id) === serial) this.remove(id);
-  }
-
-  clear(): void {
-    this.rules.clear();
-    this.serials.clear();
-    this.bodyRules = 0;
-    this.changed();
-  }
-
-  /** Mirror side: adopt the owner's rule set. */
-  mirror(entries: readonly FaultRuleEntry[]): void {
-    this.rules.clear();
-    this.serials.clear();
-    this.bodyRules = 0;
-    for (const { rule, serial } of entries) if (!this.used.has(`${rule.id}#${serial}`)) this.put(rule, serial);
+    return this.count('body') > 0;
   }
 
   /**
@@ -205,42 +141,14 @@ export class FaultRegistry {
    * matches only requests that carry a session id.
    */
   take(req: FaultRequest, hasSession: boolean): FaultRule | undefined {
-    for (const rule of this.rules.values()) {
+    return this.takeFirst(({ rule }) => {
       const m = rule.match;
-      if (m.path !== undefined && m.path !== req.path) continue;
+      if (m.path !== undefined && m.path !== req.path) return false;
       if (m.method !== undefined || m.tool !== undefined) {
         if (!req.rpc?.some((r) => (m.method === undefined || r.method === m.method) && (m.tool === undefined || r.tool === m.tool)))
-          continue;
+          return false;
       }
-      if (rule.action.type === 'expire-session' && !hasSession) continue;
-      if (rule.once) {
-        const serial = this.serials.get(rule.id)!;
-        this.used.add(`${rule.id}#${serial}`);
-        this.remove(rule.id);
-        this.onTaken?.(rule.id, serial);
-      }
-      return rule;
-    }
-    return undefined;
-  }
-
-  private put(rule: FaultRule, serial: number): void {
-    this.drop(rule.id);
-    this.rules.set(rule.id, rule);
-    this.serials.set(rule.id, serial);
-    if (rule.match.method || rule.match.tool) this.bodyRules += 1;
-  }
-
-  private drop(id: string): boolean {
-    const rule = this.rules.get(id);
-    if (!rule) return false;
-    this.rules.delete(id);
-    this.serials.delete(id);
-    if (rule.match.method || rule.match.tool) this.bodyRules -= 1;
-    return true;
-  }
-
-  private changed(): void {
-    for (const l of this.listeners) l();
+      return rule.action.type !== 'expire-session' || hasSession;
+    });
   }
 }
