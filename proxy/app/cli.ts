@@ -13,17 +13,17 @@
  *
  * The servers (mcpscope.js) are loaded only when needed: a wrapper starts its server first.
  */
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { McpscopeCore } from './mcpscope.js';
-import type { LintMode } from '../core/lint/linter.js';
 import { packageVersion } from '../files/package-version.js';
-import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT, parsePort } from '../wire/ports.js';
-import { logFormatOption, openLogFile, takeLogOption, type LogArgument } from '../files/export/log-option.js';
+import { DEFAULT_PROXY_PORT, DEFAULT_UI_PORT } from '../wire/ports.js';
+import { openLogFile } from '../files/export/log-option.js';
 import { installLastResort } from '../wire/last-resort.js';
 import { findOnPath, splitCommandLine } from './command-line.js';
-import { OPTIONS, SUBCOMMANDS, WRAPPER_OPTIONS } from './cli-options.js';
+import { OPTIONS, SUBCOMMANDS, type Values } from './cli-options.js';
+import { parseCommand } from './cli-parse.js';
+import { helpText } from './cli-help.js';
 
 let lastResortRedact: ((text: string) => string) | undefined;
 
@@ -46,166 +46,22 @@ function busyPortOf(e: NodeJS.ErrnoException & { port?: unknown }): number | und
   return m ? Number(m[1]) : undefined;
 }
 
-const HELP = `mcpscope ${packageVersion()} — a debug proxy for the Model Context Protocol
-
-Usage
-  mcpscope                        run the live demo (demo server + demo client + UI)
-  mcpscope --target <mcp-url>     reverse proxy: clients use the proxy's URL instead of the server's
-  mcpscope run [--ui-port <n>] [--] <command> [args…]
-                                  run any client (Claude Code, an SDK script, a Python client) with
-                                  its HTTP(S) traffic through mcpscope's forward proxy: the client
-                                  keeps the server's real URL (OAuth audience included); HTTPS is
-                                  decrypted with mcpscope's own CA, which the command trusts
-  mcpscope --forward              serve a forward proxy (HTTP_PROXY/HTTPS_PROXY) with the UI
-  mcpscope env                    print shell exports for clients of a running --forward proxy
-  mcpscope ca [--pem|--path]      mcpscope's local CA certificate, and how to trust or remove it
-  mcpscope [--ui-port <n>] [--token <t>] [--] <command> [args…]
-                                  wrap a stdio MCP server: relay its stdin/stdout unchanged and
-                                  record the traffic in the mcpscope UI running on --ui-port (or
-                                  serve one there if none is running). The first argument that is
-                                  not an mcpscope option starts the server's command (\`--\` is
-                                  optional, as launchers such as \`gemini mcp add\` drop it). In a
-                                  client's config, \`mcpscope wrap <config.json>\` writes it
-  mcpscope open <file>            browse a saved capture (fixture JSON, NDJSON or HAR)
-  mcpscope replay <fixture>       serve a recorded session as a mock MCP server
-  mcpscope verify <fixture> --target <url>   replay the client side against a live server; exit 1 on differences
-  mcpscope wrap <config.json> [--write]      route a Claude Desktop / Cursor / VS Code config through mcpscope
-  mcpscope unwrap <config.json> [--write]    restore it
-  mcpscope mcp [--ui-port <n>] [--token <t>]  serve the recorded traffic to a coding agent (Claude Code,
-                                  Cursor…) as a stdio MCP server: sessions, search, calls, exports,
-                                  faults, breakpoints (docs/agent-mcp.md)
-
-Options
-  --target <url>        the MCP server URL (e.g. http://127.0.0.1:3001/mcp or …/sse); the proxy
-                        mirrors every path of its origin, so clients use the same path on the proxy.
-                        Repeat as --target name=url for several servers: each gets its own proxy
-                        port (--port, --port+1, …), all recorded into one UI
-  --port <n>            proxy port (default ${DEFAULT_PROXY_PORT}; 0 = any free port)
-  --forward             serve a forward proxy on --port instead of a reverse proxy: set it as the
-                        client's HTTPS_PROXY (see \`mcpscope env\`), or use \`mcpscope run\`
-  --intercept <host>    with --forward: decrypt only hosts matching this pattern (repeatable;
-                        * wildcards, optional :port); others are tunnelled and only counted
-  --upstream-ca <pem>   also trust this CA file for HTTPS upstream servers, the --target ones or the
-                        forward proxy's (repeatable; with the system's roots and NODE_EXTRA_CA_CERTS)
-  --ui-port <n>         UI and API port (default ${DEFAULT_UI_PORT}; 0 = any free port)
-  --host <addr>         listen address (default 127.0.0.1; anything else exposes your traffic)
-  --token <t>           UI/API token (default: $MCPSCOPE_TOKEN, else random per launch; a wrapper
-                        also finds the running UI's token in $MCPSCOPE_HOME/ui-<port>.json,
-                        MCPSCOPE_HOME defaulting to ~/.mcpscope)
-  --show-secrets        do not redact Authorization, cookies and OAuth tokens in the UI
-  --no-rewrite          never change a byte: no legacy endpoint, OAuth metadata or Location rewrites
-                        (clients of legacy SSE or OAuth servers may then bypass or fail through the proxy)
-  --allow-origin <o>    accept requests with this Origin besides loopback ones (repeatable)
-  --allow-host <h>      accept this Host name besides loopback names (repeatable)
-  --hash-session-ids    show MCP session ids as sha256:<12 hex> in the UI and exports
-  --max-body <bytes>    largest body or SSE event parsed in full (default 16777216)
-  --max-events <n>      events kept in memory before the oldest closed sessions are evicted (default 500000)
-  --max-memory <MiB>    approximate memory for kept events before eviction (default 512)
-  --record <file>       append every event to an NDJSON file as it happens (open it later with
-                        \`mcpscope open <file>\`); created 0600, synced to disk every 250 ms
-  --log [file]          print the annotated log — every request, response, SSE event and JSON-RPC
-                        message as it happens, with its correlation and plain-language hints,
-                        secrets redacted — on stdout (coloured on a terminal; NO_COLOR turns that
-                        off), or append it to <file> (0600). A stdio wrapper needs a file: its
-                        stdout is the server's. --log=<file> for a name starting with "-"
-  --log-format <f>      text (default) or json (one JSON object per line); alone it means --log
-  --grace <ms>          on Ctrl+C / SIGTERM, stop accepting connections and give calls in flight
-                        this long to finish before exiting (default 5000; 0 = cut them at once).
-                        GET event streams do not hold it: they end with the last call. A second
-                        Ctrl+C / SIGTERM quits at once
-  --hold-timeout <ms>   how long a message held at a breakpoint waits for you before it goes on
-                        unchanged (default 300000: 5 minutes). Breakpoints are set in the UI's
-                        Breakpoints panel or with POST /api/breakpoints
-  --lint <mode>         check every message against the MCP specification of its session's
-                        protocol version (schema, capabilities, lifecycle; docs/spec-lint.md):
-                        warn (default) marks violations as warnings, strict as errors, off skips it
-  --model-traffic <m>   a client's calls to its model API (Anthropic Messages, OpenAI Chat Completions
-                        and Responses, Gemini; found by path and body, any host): parse (default)
-                        reads each as a model turn — model, tokens, the tools it chose — joined to
-                        the MCP calls it caused (docs/agent-view.md); plain records them as plain HTTP
-  --otlp <url>          export one OpenTelemetry span per JSON-RPC request, a span per session and
-                        the MCP duration metrics to this OTLP/HTTP collector (e.g. http://127.0.0.1:4318;
-                        /v1/traces and /v1/metrics are appended). Also on with OTEL_EXPORTER_OTLP_ENDPOINT;
-                        OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), _HEADERS, OTEL_SERVICE_NAME
-                        and OTEL_BSP_* apply. Never slows the traffic: spans that cannot be sent are
-                        dropped and counted (/api/stats). See docs/team-setup.md
-  --otlp-bodies         with --otlp: put the (redacted, 8 KiB at most) request and response bodies on the spans
-  -h, --help            this help (also \`mcpscope help\`; \`mcpscope help <subcommand>\` for one's own)
-  -v, --version         print the version
-`;
-
 function fail(message: string): never {
   process.stderr.write(`mcpscope: ${message}\n`);
   process.exit(2);
 }
 
-function portOption(value: string | undefined, name: string, fallback: number): number {
-  try {
-    return parsePort(value, name, fallback);
-  } catch (err) {
-    fail((err as Error).message);
-  }
+/** The parsed options of `command`; answers --help/--version, or says what is wrong and exits 2. */
+function parseOptions<C extends 'main' | 'wrapper'>(command: C, args: string[]): Values<C> | undefined {
+  const parsed = parseCommand(command, args);
+  if (parsed === 2) process.exit(2);
+  return typeof parsed === 'number' ? undefined : parsed.values;
 }
 
-/** `--model-traffic parse|plain` (undefined: the default, parse). */
-export function modelTrafficOption(value: string | undefined): 'parse' | 'plain' | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'parse' || value === 'plain') return value;
-  fail(`--model-traffic must be parse or plain, not ${JSON.stringify(value)}`);
-}
-
-/** `--lint off|warn|strict` (undefined: the default, warn). */
-function lintOption(value: string | undefined): LintMode | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'off' || value === 'warn' || value === 'strict') return value;
-  fail(`--lint must be off, warn or strict, not ${JSON.stringify(value)}`);
-}
-
-function positiveOption(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) fail(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
-  return n;
-}
-
-/** `--log` (taken out of the arguments: parseArgs has no optional values) with `--log-format`; `--log-format` alone means stdout. */
-function logOption(log: LogArgument | undefined, format: string | undefined): { to: string; format?: 'text' | 'json' } | undefined {
-  let f: 'text' | 'json' | undefined;
-  try {
-    f = logFormatOption(format);
-  } catch (err) {
-    fail((err as Error).message);
-  }
-  if (!log && f === undefined) return undefined;
-  return { to: log?.to ?? 'stdout', format: f };
-}
-
-function withoutLog(args: string[]): { args: string[]; log?: LogArgument } {
-  try {
-    return takeLogOption(args);
-  } catch (err) {
-    fail((err as Error).message);
-  }
-}
-
-/** Parses the main command's options; answers --help/--version itself (then returns undefined). */
-function parseOptions(args: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: false, options: OPTIONS });
-  } catch (err) {
-    fail(`${(err as Error).message}\nRun mcpscope --help for the options.`);
-  }
-  const v = parsed.values;
-  if (v.help) {
-    process.stdout.write(HELP);
-    return undefined;
-  }
-  if (v.version) {
-    process.stdout.write(`${packageVersion()}\n`);
-    return undefined;
-  }
-  return v;
+/** `--log` with `--log-format`; `--log-format` alone means stdout. */
+function logOption(v: { log?: string; 'log-format'?: 'text' | 'json' }): { to: string; format?: 'text' | 'json' } | undefined {
+  if (v.log === undefined && v['log-format'] === undefined) return undefined;
+  return { to: v.log ?? 'stdout', format: v['log-format'] };
 }
 
 /** OTLP export (--otlp, --otlp-bodies, OTEL_EXPORTER_OTLP_*): resolved here (pure); the SDK loads only when it is on. */
@@ -229,15 +85,10 @@ async function otlpOption(v: {
  * mcpscope option (or after `--`) is the server's command line, untouched (proxy/command-line.ts).
  */
 async function wrap(ownArgs: string[], command: string[], dashes: boolean): Promise<void> {
-  const { args: own, log: logArg } = withoutLog(ownArgs);
-  const v = parseOptions(own);
+  // Options the wrapper does not take are refused there (the table's `wrapper` column).
+  const v = parseOptions('wrapper', ownArgs);
   if (!v) return;
-  const misplaced = Object.keys(v).filter((k) => !WRAPPER_OPTIONS.has(k));
-  if (misplaced.length > 0)
-    fail(
-      `--${misplaced[0]} does not apply when wrapping a stdio server (only --ui-port, --token, --show-secrets, --max-body, --hold-timeout, --lint, --log <file> and --otlp do).`,
-    );
-  const log = logOption(logArg, v['log-format']);
+  const log = logOption(v);
   if (log?.to === 'stdout')
     fail(
       "a stdio wrapper's stdout is the server's JSON-RPC channel to the client, so the log cannot go there: give a file, e.g. mcpscope --log mcpscope.log -- <command> (or watch the traffic in the UI).",
@@ -259,7 +110,7 @@ async function wrap(ownArgs: string[], command: string[], dashes: boolean): Prom
       `${JSON.stringify(command[0])} is neither an mcpscope subcommand (${[...SUBCOMMANDS].join(', ')}) nor a command found on PATH.\n` +
         'To wrap a stdio server: mcpscope [options] [--] <command> [args…] (the first argument that is not an option starts it). Run mcpscope --help for the rest.',
     );
-  const uiPort = portOption(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+  const uiPort = v['ui-port'] ?? DEFAULT_UI_PORT;
   if (uiPort === 0) fail("--ui-port must name the shared UI's port (0 would find no UI to join).");
   const { runStdioWrapper } = await import('./stdio/stdio-wrapper.js');
   const code = await runStdioWrapper({
@@ -268,9 +119,9 @@ async function wrap(ownArgs: string[], command: string[], dashes: boolean): Prom
     uiPort,
     token: v.token,
     showSecrets: v['show-secrets'] ?? false,
-    maxBodyBytes: positiveOption(v['max-body'], '--max-body'),
-    holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
-    lint: lintOption(v.lint),
+    maxBodyBytes: v['max-body'],
+    holdMs: v['hold-timeout'],
+    lint: v.lint,
     log: log && logFd !== undefined ? { file: log.to, fd: logFd, format: log.format } : undefined,
     otlp,
   });
@@ -300,7 +151,7 @@ async function main(): Promise<void> {
   if (sub === 'help') {
     // `mcpscope help` is --help; `mcpscope help <subcommand>` is that subcommand's --help.
     const of = process.argv[3];
-    if (of === undefined) return void process.stdout.write(HELP);
+    if (of === undefined) return void process.stdout.write(helpText('main'));
     if (!SUBCOMMANDS.has(of))
       fail(
         `there is no subcommand ${JSON.stringify(of)}: the subcommands are ${[...SUBCOMMANDS].join(', ')}. Run mcpscope help for everything.`,
@@ -317,10 +168,9 @@ async function main(): Promise<void> {
     return;
   }
   if (wrapping) return wrap(line.own, line.command, line.dashes);
-  const { args: mainArgs, log: logArg } = withoutLog(process.argv.slice(2));
-  const v = parseOptions(mainArgs);
+  const v = parseOptions('main', process.argv.slice(2));
   if (!v) return;
-  const log = logOption(logArg, v['log-format']);
+  const log = logOption(v);
   const otlp = await otlpOption(v);
 
   const host = v.host ?? '127.0.0.1';
@@ -393,30 +243,27 @@ async function main(): Promise<void> {
     allowOrigins: v['allow-origin'],
     allowHosts: v['allow-host'],
     hashSessionIds: v['hash-session-ids'] ?? false,
-    maxBodyBytes: positiveOption(v['max-body'], '--max-body'),
-    maxEvents: positiveOption(v['max-events'], '--max-events'),
-    maxMemoryBytes: v['max-memory'] !== undefined ? positiveOption(v['max-memory'], '--max-memory')! * 1024 * 1024 : undefined,
+    maxBodyBytes: v['max-body'],
+    maxEvents: v['max-events'],
+    maxMemoryBytes: v['max-memory'] !== undefined ? v['max-memory'] * 1024 * 1024 : undefined,
     recordFile: v.record,
     log,
     otlp,
-    holdMs: positiveOption(v['hold-timeout'], '--hold-timeout'),
-    lint: lintOption(v.lint),
+    holdMs: v['hold-timeout'],
+    lint: v.lint,
     upstreamCa: forward ? undefined : upstreamCa,
-    modelTraffic: modelTrafficOption(v['model-traffic']),
+    modelTraffic: v['model-traffic'],
     // Lets stdio wrappers (`mcpscope -- <command>`) launched by a desktop client find this UI's token.
     discoveryFile: true,
     // Once per upstream, in plain words: a target that is not reachable (and when it answers again).
     onNotice: (line: string) => process.stderr.write(`${line}\n`),
   };
-  const grace = v.grace === undefined ? undefined : Number(v.grace);
-  if (grace !== undefined && (v.grace!.trim() === '' || !Number.isInteger(grace) || grace < 0))
-    fail(`--grace must be a whole number of milliseconds (0 or more), not ${JSON.stringify(v.grace)}`);
   const defaults = defaultPorts();
-  let port = portOption(v.port, '--port', defaults.proxy);
-  let uiPort = portOption(v['ui-port'], '--ui-port', defaults.ui);
+  let port = v.port ?? defaults.proxy;
+  let uiPort = v['ui-port'] ?? defaults.ui;
 
   const { startMcpscope, DEFAULT_GRACE_MS } = await import('./mcpscope.js');
-  const graceMs = grace ?? DEFAULT_GRACE_MS;
+  const graceMs = v.grace ?? DEFAULT_GRACE_MS;
   let scope: McpscopeCore;
   const launch = (p: number, u: number) =>
     startMcpscope({ ...options, port: p, uiPort: u, ...(forwardOptions ? { forward: { ...forwardOptions, port: p } } : {}) });

@@ -8,16 +8,20 @@
  * it: launchers strip or add them (`gemini mcp add se mcpscope --ui-port 17200 -- node server.js`
  * stores no `--`; the Inspector's launcher eats one per level), and a command never starts with one.
  *
- * Options are recognised by the same table their parser uses (node's parseArgs config): a string
- * option takes the next argument as its value (`--ui-port 17200`), `--name=value` is one argument,
- * and `--log` takes a value only when the next argument is not an option (proxy/log-option.ts).
+ * Options are recognised by the table their parser is made from (proxy/app/cli-options.ts, as
+ * `shapesOf(command)`): an option with a value takes the next argument (`--ui-port 17200`),
+ * `--name=value` is one argument, and an optional value (`--log [file]`) is taken only when the
+ * next argument is not an option (optionalValueFollows, proxy/app/cli-parse.ts, as its parser does).
  * An unknown `-x` or `--x` stays on mcpscope's side, so its parser names it in an error.
  */
 import { statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { logValueFollows } from '../files/export/log-option.js';
+import type { OptionShape } from './cli-options.js';
+import { optionalValueFollows } from './cli-parse.js';
+
+/** A command's options as `shapesOf` gives them. */
 export interface OptionTable {
-  [name: string]: { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
+  [name: string]: OptionShape;
 }
 
 export interface CommandLine {
@@ -31,18 +35,19 @@ export interface CommandLine {
 
 export function splitCommandLine(argv: readonly string[], options: OptionTable): CommandLine {
   const takesValue = new Set<string>();
+  const mayTakeValue = new Set<string>();
   for (const [name, o] of Object.entries(options)) {
     if (o.type !== 'string') continue;
-    takesValue.add(`--${name}`);
-    if (o.short) takesValue.add(`-${o.short}`);
+    const names = [`--${name}`, ...(o.short ? [`-${o.short}`] : [])];
+    for (const n of names) (o.optionalValue ? mayTakeValue : takesValue).add(n);
   }
   let i = 0;
   for (; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--' || !a.startsWith('-') || a === '-') break;
     if (a.includes('=')) continue;
-    if (a === '--log') {
-      if (logValueFollows(argv[i + 1])) i += 1;
+    if (mayTakeValue.has(a)) {
+      if (optionalValueFollows(argv[i + 1])) i += 1;
       continue;
     }
     if (takesValue.has(a) && i + 1 < argv.length) i += 1;

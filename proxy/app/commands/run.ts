@@ -8,111 +8,49 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { McpscopeCore } from '../mcpscope.js';
 import { loadOrCreateCa } from '../../wire/forward-proxy/ca.js';
 import { clientEnv } from '../../wire/forward-proxy/client-env.js';
 import { findForwardProxy } from './running-proxy.js';
-import { DEFAULT_UI_PORT, parsePort } from '../../wire/ports.js';
-import { logFormatOption, takeLogOption } from '../../files/export/log-option.js';
+import { DEFAULT_UI_PORT } from '../../wire/ports.js';
 import { splitCommandLine } from '../command-line.js';
-
-const USAGE = `Usage: mcpscope run [options] [--] <command> [args…]
-
-Runs <command> (any MCP client: Claude Code, an SDK script, the Inspector CLI, a Python client)
-with its HTTP and HTTPS traffic going through mcpscope's forward proxy. The client keeps the
-server's real URL — nothing about the server's identity, OAuth audience included, is rewritten.
-HTTPS is decrypted with mcpscope's own CA (\`mcpscope ca\`), which the command is set to trust.
-
-If an mcpscope with a forward proxy (\`mcpscope --forward\`) serves its UI on --ui-port, the
-traffic is recorded there; otherwise one is started for the command's lifetime.
-
-Options
-  --ui-port <n>        the UI to record into (default ${DEFAULT_UI_PORT})
-  --token <t>          UI token when one is started here (default: $MCPSCOPE_TOKEN, else random)
-  --port <n>           forward proxy port when one is started here (default: any free port)
-  --intercept <host>   decrypt only hosts matching this pattern (repeatable; * wildcards, :port)
-  --upstream-ca <pem>  trust this CA file for upstream servers too (repeatable)
-  --lint <mode>        spec linting when one is started here: warn (default), strict or off
-  --model-traffic <m>  the client's model API calls: parse (default: model turns joined to the MCP
-                       calls they cause) or plain (recorded as plain HTTP)
-  --log <file>         the annotated log, appended to <file> (0600), when one is started here
-                       (stdout is the command's); --log-format text|json
-  --otlp <url>         when one is started here: export spans and MCP metrics to this OTLP/HTTP
-                       collector (also OTEL_EXPORTER_OTLP_ENDPOINT; docs/team-setup.md)
-  --otlp-bodies        with --otlp: redacted request/response bodies on the spans
-  -h, --help           this help
-
-Sets for the command: HTTP_PROXY, HTTPS_PROXY (and lower-case), NO_PROXY (mcpscope's UI port),
-NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, NODE_USE_ENV_PROXY=1 and
-NODE_OPTIONS=--import <preload> (Node < 24's fetch ignores proxy variables otherwise).
-\`mcpscope env\` prints the same variables for a shell.
-`;
+import { shapesOf } from '../cli-options.js';
+import { parseCommand } from '../cli-parse.js';
 
 function say(text: string): void {
   process.stderr.write(`mcpscope: ${text}\n`);
 }
 
-const OPTIONS = {
-  'ui-port': { type: 'string' },
-  token: { type: 'string' },
-  port: { type: 'string' },
-  intercept: { type: 'string', multiple: true },
-  'upstream-ca': { type: 'string', multiple: true },
-  lint: { type: 'string' },
-  'model-traffic': { type: 'string' },
-  'log-format': { type: 'string' },
-  otlp: { type: 'string' },
-  'otlp-bodies': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
 export async function main(argv: string[]): Promise<number> {
-  // The first argument that is not one of run's options starts the client's command; `--` is optional (proxy/command-line.ts).
-  const line = splitCommandLine(argv, OPTIONS);
+  // The first argument that is not one of run's options starts the client's command; `--` is optional (proxy/app/command-line.ts).
+  const line = splitCommandLine(argv, shapesOf('run'));
   const command = line.command;
-  let v;
-  let log: { to: string; format?: 'text' | 'json' } | undefined;
+  const parsed = parseCommand('run', line.own);
+  if (typeof parsed === 'number') return parsed;
+  const v = parsed.values;
+  const log = v.log !== undefined || v['log-format'] !== undefined ? { to: v.log ?? 'stdout', format: v['log-format'] } : undefined;
   let otlp: import('../../addons/telemetry/otlp-options.js').OtlpConfig | undefined;
-  let otlpWarnings: string[] = [];
+  let upstreamCa: string[] | undefined;
   try {
-    // --log takes an optional value (proxy/log-option.ts); here only a file: stdout is the client's.
-    const taken = takeLogOption(line.own);
-    v = parseArgs({ args: taken.args, allowPositionals: false, options: OPTIONS }).values;
-    // As mcpscope itself resolves them (proxy/cli.ts): --otlp-bodies needs an endpoint, warnings printed.
-    ({ config: otlp, warnings: otlpWarnings } = (await import('../../addons/telemetry/otlp-options.js')).resolveOtlpForCli(
-      { url: v.otlp, bodies: v['otlp-bodies'] },
-      process.env,
-    ));
-    const format = logFormatOption(v['log-format']);
-    if (taken.log || format) log = { to: taken.log?.to ?? 'stdout', format };
+    // Here only a file: stdout is the client's.
     if (log?.to === 'stdout')
       throw new Error(
         "--log needs a file here: mcpscope run's stdout belongs to the command it runs. Give one (--log mcpscope.log), or run `mcpscope --forward --log` in another terminal, which this command then joins.",
       );
-  } catch (err) {
-    process.stderr.write(`mcpscope run: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (v.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  for (const w of otlpWarnings) say(w);
-  if (command.length === 0 || command[0] === '') {
-    process.stderr.write(
-      `mcpscope run: which command? Give the client's command after the options, e.g. mcpscope run claude, or mcpscope run -- node client.js https://example.com/mcp\n\n${USAGE}`,
+    // As mcpscope itself resolves them (proxy/app/cli.ts): --otlp-bodies needs an endpoint, warnings printed.
+    const resolved = (await import('../../addons/telemetry/otlp-options.js')).resolveOtlpForCli(
+      { url: v.otlp, bodies: v['otlp-bodies'] },
+      process.env,
     );
-    return 2;
-  }
-  let uiPort: number;
-  let proxyPort: number;
-  let upstreamCa: string[] | undefined;
-  try {
-    uiPort = parsePort(v['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-    proxyPort = parsePort(v.port, '--port', 0);
+    otlp = resolved.config;
+    for (const w of resolved.warnings) say(w);
+    if (command.length === 0 || command[0] === '') {
+      throw new Error(
+        "which command? Give the client's command after the options, e.g. mcpscope run claude, or mcpscope run -- node client.js https://example.com/mcp",
+      );
+    }
     upstreamCa = v['upstream-ca']?.map((file) => {
       try {
         return readFileSync(file, 'utf8');
@@ -121,14 +59,12 @@ export async function main(argv: string[]): Promise<number> {
       }
     });
     if (v.intercept) (await import('../../wire/forward-proxy/intercept.js')).parseInterceptPatterns(v.intercept);
-    if (v.lint !== undefined && v.lint !== 'off' && v.lint !== 'warn' && v.lint !== 'strict')
-      throw new Error(`--lint must be off, warn or strict, not ${JSON.stringify(v.lint)}`);
-    if (v['model-traffic'] !== undefined && v['model-traffic'] !== 'parse' && v['model-traffic'] !== 'plain')
-      throw new Error(`--model-traffic must be parse or plain, not ${JSON.stringify(v['model-traffic'])}`);
   } catch (err) {
     process.stderr.write(`mcpscope run: ${(err as Error).message}\n`);
     return 2;
   }
+  const uiPort = v['ui-port'] ?? DEFAULT_UI_PORT;
+  const proxyPort = v.port ?? 0;
 
   let ca;
   try {
@@ -151,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
         });
   if (running) {
     proxyUrl = running.proxyUrl;
-    if (v.intercept || upstreamCa || v.port || v.lint || v['model-traffic'])
+    if (v.intercept || upstreamCa || v.port !== undefined || v.lint || v['model-traffic'])
       say(
         `joining the mcpscope already running on UI port ${uiPort}: its own --intercept/--upstream-ca/--port/--lint/--model-traffic apply, not these.`,
       );
@@ -170,8 +106,8 @@ export async function main(argv: string[]): Promise<number> {
       forward: { port: proxyPort, intercept: v.intercept, upstreamCa },
       token: v.token,
       discoveryFile: true,
-      lint: v.lint as 'off' | 'warn' | 'strict' | undefined,
-      modelTraffic: v['model-traffic'] as 'parse' | 'plain' | undefined,
+      lint: v.lint,
+      modelTraffic: v['model-traffic'],
       log,
       otlp,
       // The export's notices (collector unreachable, back); only with export on, as before otherwise.

@@ -1,66 +1,14 @@
 /**
- * `--log` takes an optional value, which node's parseArgs cannot express: it is taken out of the
- * arguments before they are parsed.
+ * Where `--log <path>` writes. The option itself — `--log` alone or `--log -` for stdout, `--log
+ * <file>`, `--log=<file>` for a name starting with "-", `--log-format text|json` — is read with
+ * every other option from the option table (proxy/app/cli-options.ts, an `optional` value).
  *
- *   --log              (last, or followed by another option) the annotated log on stdout
- *   --log -            stdout
- *   --log <file>       appended to <file> (created 0600), or written to it when it is a terminal
- *   --log=<file>       the same (--log=- is stdout)
- *
- * So a file name starting with "-" needs `--log=./-name`. `--log-format text|json` is an ordinary
- * option (parsed with the rest); given without --log it means `--log` to stdout.
- *
- * `openLogFile` is here too, away from the log writer and the recorder it needs: a stdio wrapper
+ * `openLogFile` is here, away from the log writer and the recorder it needs: a stdio wrapper
  * opens its log file before it starts the server, and loads nothing else for it until then.
  */
 import { closeSync, constants, openSync, statSync, type Stats } from 'node:fs';
 import { isatty } from 'node:tty';
 import { openPrivateAppend } from './private-file.js';
-
-export interface LogArgument {
-  /** `stdout`, or a file path. */
-  to: 'stdout' | string;
-}
-
-/** Whether the argument after a bare `--log` is its value (a file, or `-`): anything but another option. */
-export function logValueFollows(next: string | undefined): next is string {
-  return next !== undefined && (!next.startsWith('-') || next === '-');
-}
-
-/** The arguments without `--log` (and its value), and what it asked for. Throws a plain-words Error on a misuse. */
-export function takeLogOption(args: readonly string[]): { args: string[]; log?: LogArgument } {
-  const rest: string[] = [];
-  let log: LogArgument | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    let to: string | undefined;
-    if (a === '--log') {
-      const next = args[i + 1];
-      if (!logValueFollows(next)) to = 'stdout';
-      else {
-        to = next === '-' ? 'stdout' : next;
-        i += 1;
-      }
-    } else if (a.startsWith('--log=')) {
-      const value = a.slice('--log='.length);
-      if (value === '') throw new Error('--log= needs a file name (or - for stdout); --log alone writes to stdout.');
-      to = value === '-' ? 'stdout' : value;
-    } else {
-      rest.push(a);
-      continue;
-    }
-    if (log) throw new Error('--log was given twice: give it once (a file, or nothing for stdout).');
-    log = { to };
-  }
-  return { args: rest, log };
-}
-
-/** `--log-format`: text (default) or json. */
-export function logFormatOption(value: string | undefined): 'text' | 'json' | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'text' || value === 'json') return value;
-  throw new Error(`--log-format must be text or json, not ${JSON.stringify(value)}`);
-}
 
 /**
  * Opens where `--log <path>` writes: a file for append, 0600 (narrowing an existing file others

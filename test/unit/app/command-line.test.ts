@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { delimiter, dirname, join } from 'node:path';
 import { findOnPath, splitCommandLine } from '../../../proxy/app/command-line.js';
-import { OPTIONS } from '../../../proxy/app/cli-options.js';
+import { OPTIONS, optionsOf, shapesOf } from '../../../proxy/app/cli-options.js';
+import { parseArgsOptions } from '../../../proxy/app/cli-parse.js';
 
-const table = { ...OPTIONS, log: { type: 'string' } } as const;
-const split = (...argv: string[]) => splitCommandLine(argv, table);
+// The main command's options as the option table declares them (--log with its optional value included).
+const split = (...argv: string[]) => splitCommandLine(argv, OPTIONS);
 
 describe('splitCommandLine', () => {
   it('starts the command at the first argument that is not an option (launchers drop the --)', () => {
@@ -55,6 +56,37 @@ describe('splitCommandLine', () => {
       command: [],
       dashes: false,
     });
+  });
+});
+
+describe('splitCommandLine reads the option table', () => {
+  it('is given the main command’s options straight from the table, as its parser is', () => {
+    expect(OPTIONS).toEqual(shapesOf('main'));
+    expect(Object.keys(OPTIONS).sort()).toEqual(
+      optionsOf('main')
+        .map((o) => o.name)
+        .sort(),
+    );
+    // What parseArgs reads is the same table, but for the optional value it cannot express.
+    for (const [name, shape] of Object.entries(parseArgsOptions('main'))) expect(OPTIONS[name]).toMatchObject(shape);
+    expect(OPTIONS.log).toEqual({ type: 'string', optionalValue: true });
+  });
+
+  it('takes each option of the wrapper and of run with as many arguments as the table says', () => {
+    for (const command of ['main', 'run'] as const) {
+      for (const o of optionsOf(command)) {
+        const flag = `--${o.name}`;
+        const own = o.type === 'boolean' ? [flag] : o.type === 'optional' ? [flag, 'out.log'] : [flag, '1'];
+        expect(splitCommandLine([...own, 'node', 's.js'], shapesOf(command)), `${command} ${flag}`).toEqual({
+          own,
+          command: ['node', 's.js'],
+          dashes: false,
+        });
+        if (o.short) expect(splitCommandLine([`-${o.short}`, 'node'], shapesOf(command)).own).toEqual([`-${o.short}`]);
+      }
+    }
+    // An optional value is not taken when another option follows.
+    expect(splitCommandLine(['--log', '--lint', 'off', 'claude'], shapesOf('run')).command).toEqual(['claude']);
   });
 });
 
