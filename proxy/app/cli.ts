@@ -22,6 +22,7 @@ import { openLogFile } from '../files/export/log-option.js';
 import { installLastResort } from '../wire/last-resort.js';
 import { findOnPath, splitCommandLine } from './command-line.js';
 import { OPTIONS, SUBCOMMANDS, type Values } from './cli-options.js';
+import type { Subcommand } from './cli-commands.js';
 import { parseCommand } from './cli-parse.js';
 import { helpText } from './cli-help.js';
 
@@ -156,10 +157,8 @@ async function main(): Promise<void> {
       fail(
         `there is no subcommand ${JSON.stringify(of)}: the subcommands are ${[...SUBCOMMANDS].join(', ')}. Run mcpscope help for everything.`,
       );
-    const mod = (await import(`./commands/${of}.js`)) as { main(argv: string[]): Promise<number | void> };
-    const code = await mod.main(['--help']);
-    if (typeof code === 'number') process.exitCode = code;
-    return;
+    // The same page as `mcpscope <subcommand> --help`: both are made from the option table (cli-help.ts).
+    return void process.stdout.write(helpText(of as Subcommand));
   }
   if (isSub) {
     const mod = (await import(`./commands/${sub}.js`)) as { main(argv: string[]): Promise<number | void> };

@@ -17,6 +17,7 @@ import { startDemoServer, type DemoServer } from '../../proxy/app/demo/demo-serv
 import type { McpscopeEvent } from '../../proxy/core/model/events.js';
 import { feedUntil } from '../support/feed.js';
 import { freePort } from '../support/free-port.js';
+import { SUBCOMMANDS } from '../../proxy/app/cli-options.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpscope.js', import.meta.url));
 
@@ -218,6 +219,15 @@ describe('mcpscope CLI', () => {
     const helpWrap = run(['help', 'wrap']);
     expect(await helpWrap.exit).toBe(0);
     expect(helpWrap.stdout()).toContain('mcpscope wrap <config.json> [--write]');
+    // `mcpscope help <subcommand>` is the subcommand's own --help, for every one of them.
+    for (const sub of SUBCOMMANDS) {
+      const word = run(['help', sub]);
+      const flag = run([sub, '--help']);
+      expect(await word.exit, sub).toBe(0);
+      expect(await flag.exit, sub).toBe(0);
+      expect(word.stdout(), sub).toBe(flag.stdout());
+      expect(word.stdout(), sub).toMatch(new RegExp(`^mcpscope ${sub} — .*\n\nUsage\n`));
+    }
     const helpNone = run(['help', 'nope']);
     expect(await helpNone.exit).toBe(2);
     expect(helpNone.stderr()).toContain('there is no subcommand "nope"');

@@ -475,7 +475,7 @@ describe('mcpscope mcp on the command line', () => {
   it('prints its usage with --help and refuses bad options with exit code 2', () => {
     const help = spawnSync(process.execPath, [BIN, 'mcp', '--help'], { encoding: 'utf8' });
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: mcpscope mcp \[--ui-port <n>\] \[--token <t>\]/);
+    expect(help.stdout).toMatch(/^mcpscope mcp — .*\n\nUsage\n {2}mcpscope mcp \[--ui-port <n>\] \[--token <t>\]/);
     const bad = spawnSync(process.execPath, [BIN, 'mcp', '--ui-port', 'x'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');

@@ -5,18 +5,8 @@
  * `curl --cacert "$(mcpscope ca --path)" …`).
  */
 import { X509Certificate } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { loadOrCreateCa, writeTrustBundle, type LocalCa } from '../../wire/forward-proxy/ca.js';
-
-const HELP = `mcpscope ca — the local certificate authority that mcpscope's forward proxy signs with
-
-Usage
-  mcpscope ca           make the CA if there is none yet, print where it is and how to trust it
-  mcpscope ca --pem     print only the CA certificate (PEM)
-  mcpscope ca --path    print only the CA certificate's file name
-
-The CA lives in $MCPSCOPE_HOME/ca (default ~/.mcpscope/ca).
-`;
+import { parseCommand } from '../cli-parse.js';
 
 /** A path as one shell word: as it is when it is plain, else in single quotes. */
 function sh(text: string): string {
@@ -64,22 +54,9 @@ Removing it again
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let values: { pem?: boolean; path?: boolean; help?: boolean };
-  try {
-    const parsed = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: { pem: { type: 'boolean' }, path: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-    values = parsed.values;
-  } catch (e) {
-    process.stderr.write(`mcpscope ca: ${(e as Error).message}\nRun mcpscope ca --help for the options.\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+  const parsed = parseCommand('ca', argv);
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   if (values.pem && values.path) {
     process.stderr.write('mcpscope ca: --pem or --path, not both.\n');
     return 2;

@@ -6,21 +6,10 @@
 import { loadOrCreateCa } from '../../wire/forward-proxy/ca.js';
 import { clientEnv, shellExports } from '../../wire/forward-proxy/client-env.js';
 import { findForwardProxy } from './running-proxy.js';
-import { DEFAULT_UI_PORT } from '../../wire/ports.js';
 import { parseUiPortArgs } from './ui-port-args.js';
 
-const USAGE = `Usage: mcpscope env [--ui-port <n>]
-
-Prints shell exports that send a client's HTTP(S) traffic through the mcpscope forward proxy
-running with its UI on --ui-port (default ${DEFAULT_UI_PORT}; start one with \`mcpscope --forward\`):
-
-  eval "$(mcpscope env)"
-
-Undo with: unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy NO_PROXY no_proxy NODE_EXTRA_CA_CERTS SSL_CERT_FILE REQUESTS_CA_BUNDLE CURL_CA_BUNDLE NODE_USE_ENV_PROXY NODE_OPTIONS
-`;
-
 export async function main(argv: string[]): Promise<number> {
-  const args = parseUiPortArgs(argv, { name: 'env', usage: USAGE });
+  const args = parseUiPortArgs(argv, 'env');
   if (typeof args === 'number') return args;
   const { uiPort } = args;
   // A discovery file that exists but is not used (others could have written it, its process is gone…): say why.

@@ -11,22 +11,8 @@ import { EventStore } from '../../recorder/store/event-store.js';
 import { fixtureRoutes } from '../serve/fixture-routes.js';
 import { searchRoutes } from '../serve/search-routes.js';
 import { appendImported, CaptureFormatError, readCapture } from '../../files/import/import-capture.js';
-import { parseOneFileArgs } from './one-file-args.js';
 import { DEFAULT_UI_PORT } from '../../wire/ports.js';
-
-/** Same default as the main command's UI port (proxy/cli.ts). */
-
-const HELP = `mcpscope open — browse a saved capture in the mcpscope UI
-
-Usage
-  mcpscope open <file> [--ui-port <n>] [--token <t>] [--host <addr>]
-
-  <file>            a fixture (.json), an NDJSON event log (mcpscope --record, or an NDJSON export)
-                    or a HAR file (mcpscope's HAR export, Chrome DevTools, HTTP Toolkit…)
-  --ui-port <n>     UI port (default ${DEFAULT_UI_PORT}, or any free port if taken; 0 = any free port)
-  --token <t>       UI/API token (default: $MCPSCOPE_TOKEN, else random)
-  --host <addr>     listen address (default 127.0.0.1)
-`;
+import { parseCommand } from '../cli-parse.js';
 
 /** What each kind of capture is called, for people. */
 const KINDS: Record<string, string> = { fixture: 'fixture', ndjson: 'NDJSON event log', events: 'event list', har: 'HAR file' };
@@ -87,23 +73,11 @@ export async function openCapture(
 
 export async function main(argv: string[]): Promise<number> {
   const out = process.stderr;
-  const args = parseOneFileArgs(argv, {
-    name: 'open',
-    options: { 'ui-port': { type: 'string' }, token: { type: 'string' }, host: { type: 'string' } },
-    help: HELP,
-    usage: 'mcpscope open <file> [--ui-port <n>] [--token <t>]',
-    what: 'file',
-  });
+  const args = parseCommand('open', argv);
   if (typeof args === 'number') return args;
-  const { values, file } = args;
-  let uiPort: number | undefined;
-  if (values['ui-port'] !== undefined) {
-    uiPort = Number(values['ui-port']);
-    if (!Number.isInteger(uiPort) || uiPort < 0 || uiPort > 65535) {
-      out.write(`mcpscope open: --ui-port must be a port number from 0 to 65535, not ${JSON.stringify(values['ui-port'])}\n`);
-      return 2;
-    }
-  }
+  const { values } = args;
+  const file = args.operand!;
+  const uiPort = values['ui-port'];
 
   let opened: Awaited<ReturnType<typeof openCapture>>;
   try {

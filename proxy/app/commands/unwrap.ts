@@ -6,28 +6,14 @@
  */
 import { unwrapConfig } from './client-config.js';
 import { backup, loadConfigChange, recordPath, removeFile, writeAtomic } from './client-config-files.js';
-import { parseOneFileArgs } from './one-file-args.js';
-
-const HELP = `mcpscope unwrap — undo mcpscope wrap
-
-Usage
-  mcpscope unwrap <config.json> [--write]
-
-  --write    back the file up to <config>.bak-<yyyymmdd-hhmmss>, then replace it (and update or
-             remove <config>.mcpscope.json); without it the restored config is printed on stdout
-`;
+import { parseCommand } from '../cli-parse.js';
 
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
-  const args = parseOneFileArgs(argv, {
-    name: 'unwrap',
-    options: { write: { type: 'boolean' } },
-    help: HELP,
-    usage: 'mcpscope unwrap <config.json> [--write]',
-    what: 'config file',
-  });
+  const args = parseCommand('unwrap', argv);
   if (typeof args === 'number') return args;
-  const { values, file } = args;
+  const { values } = args;
+  const file = args.operand!;
   const write = values.write ?? false;
 
   let hadRecord = false;

@@ -7,66 +7,20 @@
  * Prints the new config, or with --write backs the file up and replaces it, recording what
  * changed in `<config>.mcpscope.json` for `mcpscope unwrap`. The transforms are in client-config.ts.
  */
-import { DEFAULT_UI_PORT, FIRST_PROXY_PORT, wrapConfig } from './client-config.js';
+import { DEFAULT_UI_PORT, wrapConfig } from './client-config.js';
 import { backup, checkLauncher, loadConfigChange, MINIMAL_PATH, recordPath, resolveLauncher, writeAtomic } from './client-config-files.js';
-import { parseOneFileArgs } from './one-file-args.js';
+import { parseCommand } from '../cli-parse.js';
 import { commandLine } from '../../core/model/command-line.js';
 import { discoveryPath } from '../serve/discovery.js';
 
-const HELP = `mcpscope wrap — route an MCP client's servers through mcpscope
-
-Usage
-  mcpscope wrap <config.json> [--write] [--ui-port <n>] [--port <n>]
-
-  <config.json>     claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json (see docs/clients.md)
-  --write           back the file up to <config>.bak-<yyyymmdd-hhmmss>, then replace it; what changed
-                    is recorded in <config>.mcpscope.json for \`mcpscope unwrap\`
-                    (without --write the new config is printed on stdout and nothing is written)
-  --ui-port <n>     the UI port the wrapped stdio servers report to (default ${DEFAULT_UI_PORT})
-  --port <n>        the first local proxy port for URL servers (default ${FIRST_PROXY_PORT}; the next ones
-                    follow, skipping ports the config already uses)
-
-stdio servers become \`<node> <mcpscope> --ui-port <n> -- <command> <args…>\`, where <node> and
-<mcpscope> are absolute paths (the installed mcpscope if it is on PATH, else this checkout's
-bin/mcpscope.js), so they start from any directory and without PATH. That command is run once
-(--version) first; if it does not work, nothing is written and the exit code is 1. Entries
-wrapped earlier another way (\`npx -y mcpscope …\`, an old path) get the new command.
-URL servers are pointed at http://127.0.0.1:6481/…, 6482, … (or from --port on) and the
-\`mcpscope --target …\` commands to run are printed. Wrapping twice changes nothing the second
-time. If you move a proxy to another port by hand later, unwrap still restores its URL.
-In Claude Code's ~/.claude.json, the servers of each project (projects[…].mcpServers) are
-wrapped too, besides the top-level (user) ones; quit Claude Code first, as it rewrites that file.
-`;
-
 export async function main(argv: string[]): Promise<number> {
   const err = process.stderr;
-  const args = parseOneFileArgs(argv, {
-    name: 'wrap',
-    options: { write: { type: 'boolean' }, 'ui-port': { type: 'string' }, port: { type: 'string' } },
-    help: HELP,
-    usage: 'mcpscope wrap <config.json> [--write] [--ui-port <n>] [--port <n>]',
-    what: 'config file',
-  });
+  const args = parseCommand('wrap', argv);
   if (typeof args === 'number') return args;
-  const { values, file } = args;
-  let uiPort = DEFAULT_UI_PORT;
-  const rawPort = values['ui-port'];
-  if (rawPort !== undefined) {
-    uiPort = Number(rawPort);
-    if (!/^\d+$/.test(rawPort) || uiPort < 1 || uiPort > 65535) {
-      err.write(`mcpscope wrap: --ui-port must be a port number from 1 to 65535, not ${JSON.stringify(rawPort)}\n`);
-      return 2;
-    }
-  }
-  let firstProxyPort: number | undefined;
-  const rawProxyPort = values.port;
-  if (rawProxyPort !== undefined) {
-    firstProxyPort = Number(rawProxyPort);
-    if (!/^\d+$/.test(rawProxyPort) || firstProxyPort < 1 || firstProxyPort > 65535) {
-      err.write(`mcpscope wrap: --port must be a port number from 1 to 65535, not ${JSON.stringify(rawProxyPort)}\n`);
-      return 2;
-    }
-  }
+  const { values } = args;
+  const file = args.operand!;
+  const uiPort = values['ui-port'] ?? DEFAULT_UI_PORT;
+  const firstProxyPort = values.port;
   const write = values.write ?? false;
 
   let launcher;

@@ -17,6 +17,7 @@ import {
   type ReplaySink,
 } from '../../../proxy/files/replay/replay-session.js';
 import { parseTiming } from '../../../proxy/app/commands/replay.js';
+import { readCommandLine } from '../../../proxy/app/cli-parse.js';
 
 type Msg = Omit<FixtureMessage, 'seq' | 'carrier'> & { carrier?: FixtureMessage['carrier'] };
 
@@ -216,17 +217,22 @@ describe('replay timing', () => {
 });
 
 describe('mcpscope replay --timing / --speed', () => {
+  // The words themselves are checked by the option table (test/unit/app/cli-options.test.ts).
+  const timing = (...argv: string[]) => {
+    const { values } = readCommandLine('replay', ['f.json', ...argv]);
+    return parseTiming(values.timing, values.speed);
+  };
   it('parses recorded, fast and factors, keeps --speed as the inverse, and refuses nonsense', () => {
-    expect(parseTiming(undefined, undefined)).toEqual({ timing: 'recorded' });
-    expect(parseTiming('fast', undefined)).toEqual({ timing: 'fast' });
-    expect(parseTiming('recorded', undefined)).toEqual({ timing: 'recorded' });
-    expect(parseTiming('0.5', undefined)).toEqual({ timing: 0.5 });
-    expect(parseTiming('0', undefined)).toEqual({ timing: 'fast' });
-    expect(parseTiming(undefined, '2')).toEqual({ timing: 0.5 });
-    expect(parseTiming(undefined, '0')).toEqual({ timing: 'fast' });
-    expect(parseTiming('slow', undefined)).toEqual({ error: expect.stringContaining('--timing must be recorded, fast or a factor') });
-    expect(parseTiming('-1', undefined)).toHaveProperty('error');
-    expect(parseTiming(undefined, 'x')).toHaveProperty('error');
-    expect(parseTiming('1', '1')).toEqual({ error: expect.stringContaining('not both') });
+    expect(timing()).toEqual({ timing: 'recorded' });
+    expect(timing('--timing', 'fast')).toEqual({ timing: 'fast' });
+    expect(timing('--timing', 'recorded')).toEqual({ timing: 'recorded' });
+    expect(timing('--timing', '0.5')).toEqual({ timing: 0.5 });
+    expect(timing('--timing', '0')).toEqual({ timing: 'fast' });
+    expect(timing('--speed', '2')).toEqual({ timing: 0.5 });
+    expect(timing('--speed', '0')).toEqual({ timing: 'fast' });
+    expect(() => timing('--timing', 'slow')).toThrow('--timing must be recorded, fast or a factor (0 or more), not "slow"');
+    expect(() => timing('--timing=-1')).toThrow(/--timing must be/);
+    expect(() => timing('--speed', 'x')).toThrow(/--speed must be a number/);
+    expect(timing('--timing', '1', '--speed', '1')).toEqual({ error: expect.stringContaining('not both') });
   });
 });
