@@ -461,7 +461,9 @@ describe('mcpscope -- <command> (stdio wrapper)', () => {
   it('says what to do when the first argument is neither a subcommand nor a command', async () => {
     const w = wrapper(['--ui-port', String(scope.ui!.port), 'opne', 'capture.json']);
     expect(await w.closed).toBe(2);
-    expect(w.stderr()).toContain('"opne" is neither an mcpscope subcommand (run, env, ca, open, replay, verify, wrap, unwrap, mcp) nor a command found on PATH');
+    expect(w.stderr()).toContain(
+      '"opne" is neither an mcpscope subcommand (run, env, ca, open, replay, verify, wrap, unwrap, mcp) nor a command found on PATH',
+    );
     expect(w.stderr()).toContain('mcpscope [options] [--] <command> [args…]');
     expect(w.stdout().length).toBe(0);
   });
