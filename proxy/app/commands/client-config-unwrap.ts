@@ -3,8 +3,8 @@
  * put back — byte for byte from the sidecar record when the entry still reads as wrap wrote it.
  */
 import { ClientConfigError } from './client-config-error.js';
-import { parseJsonc, toValue } from './jsonc.js';
-import { applyEdits, commentInside, detectStyle, findServers, serializeLike } from './client-config-text.js';
+import { applyEdits, getNodeValue, type Edit } from 'jsonc-parser';
+import { commentInside, detectStyle, findServers, parseConfig, replaceNode, serializeLike, span } from './client-config-text.js';
 import {
   emptyRecord,
   entryKind,
@@ -26,23 +26,24 @@ export interface UnwrapResult {
 }
 
 export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
-  const { root, comments } = parseJsonc(text);
+  const { root, comments } = parseConfig(text);
   const { key, entries } = findServers(root);
   const style = detectStyle(text);
   const left: WrapRecord = { ...emptyRecord(key), servers: { ...(record?.servers ?? {}) } };
-  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const edits: Edit[] = [];
   const servers: ServerReport[] = [];
 
   for (const { name, m } of entries) {
-    const entryText = text.slice(m.value.start, m.value.end);
+    const { start, end } = span(m.value);
+    const entryText = text.slice(start, end);
     const rec = left.servers[name];
     if (rec && rec.wrapped === entryText) {
-      edits.push({ start: m.value.start, end: m.value.end, text: rec.original });
+      edits.push(replaceNode(m.value, rec.original));
       delete left.servers[name];
       servers.push({ name, action: 'restored', detail: rec.kind === 'url' ? `back to ${rec.target}` : 'back to its own command' });
       continue;
     }
-    const entry = toValue(m.value);
+    const entry = getNodeValue(m.value);
     const kind = entryKind(entry);
     const e = entry as Entry;
     if (kind === 'stdio') {
@@ -61,7 +62,7 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
         else if (k === 'args') restored.args = line.slice(1);
         else restored[k] = v;
       }
-      edits.push({ start: m.value.start, end: m.value.end, text: serializeLike(text, style, m.keyStart, m.value, restored) });
+      edits.push(replaceNode(m.value, serializeLike(text, style, m.keyStart, m.value, restored)));
       delete left.servers[name];
       servers.push({
         name,
@@ -80,11 +81,7 @@ export function unwrapConfig(text: string, record?: WrapRecord): UnwrapResult {
             throw new ClientConfigError(
               `the server "${name}" contains a comment, which mcpscope cannot carry into the unwrapped entry. Move the comment outside that server's { … } (or delete it) and run unwrap again; nothing was changed.`,
             );
-          edits.push({
-            start: m.value.start,
-            end: m.value.end,
-            text: serializeLike(text, style, m.keyStart, m.value, { ...e, url: rec.target }),
-          });
+          edits.push(replaceNode(m.value, serializeLike(text, style, m.keyStart, m.value, { ...e, url: rec.target })));
           delete left.servers[name];
           servers.push({
             name,

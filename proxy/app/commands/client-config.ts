@@ -19,8 +19,8 @@
  */
 import { DEFAULT_UI_PORT } from '../../wire/ports.js';
 import { ClientConfigError } from './client-config-error.js';
-import { parseJsonc, toValue } from './jsonc.js';
-import { applyEdits, commentInside, detectStyle, findServers, serializeLike } from './client-config-text.js';
+import { applyEdits, getNodeValue, type Edit } from 'jsonc-parser';
+import { commentInside, detectStyle, findServers, parseConfig, replaceNode, serializeLike, span } from './client-config-text.js';
 import {
   emptyRecord,
   entryKind,
@@ -40,7 +40,7 @@ import {
 } from './client-config-entries.js';
 
 // Re-exported: the wrap/unwrap commands and their tests take them from here.
-export { ClientConfigError, parseJsonc };
+export { ClientConfigError, parseConfig };
 export { DEFAULT_UI_PORT } from '../../wire/ports.js';
 export { unwrapConfig, type UnwrapResult } from './client-config-unwrap.js';
 export { detectStyle, findServers, type ServersLocation } from './client-config-text.js';
@@ -123,12 +123,12 @@ function withCommand(entry: Entry, command: string, args: string[]): Entry {
 export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult {
   const uiPort = options.uiPort ?? DEFAULT_UI_PORT;
   const launcher = options.launcher ?? PATH_LAUNCHER;
-  const { root, comments } = parseJsonc(text);
+  const { root, comments } = parseConfig(text);
   const { key, entries } = findServers(root);
   const style = detectStyle(text);
   const prior = options.record;
   const record: WrapRecord = { ...emptyRecord(key), servers: { ...(prior?.servers ?? {}) } };
-  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const edits: Edit[] = [];
   const servers: ServerReport[] = [];
   const proxies: ProxyPlan[] = [];
 
@@ -136,7 +136,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
   const used = new Set<number>();
   for (const r of Object.values(record.servers)) if (r.port !== undefined) used.add(r.port);
   for (const { m } of entries) {
-    const v = toValue(m.value);
+    const v = getNodeValue(m.value);
     if (entryKind(v) === 'url') {
       const p = loopbackPort((v as Entry).url as string);
       if (p !== undefined) used.add(p);
@@ -150,9 +150,10 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
   };
 
   for (const { name, m } of entries) {
-    const entryText = text.slice(m.value.start, m.value.end);
+    const { start, end } = span(m.value);
+    const entryText = text.slice(start, end);
     const rec = record.servers[name];
-    const entry = toValue(m.value);
+    const entry = getNodeValue(m.value);
     const kind = entryKind(entry);
     const e = entry as Entry;
     const prev = kind === 'stdio' ? parseWrapped(e) : undefined;
@@ -175,7 +176,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
           ? rec.original
           : serializeLike(text, style, m.keyStart, m.value, withCommand(e, prev.line[0], prev.line.slice(1)));
       record.servers[name] = { kind: 'stdio', original, wrapped: newText };
-      edits.push({ start: m.value.start, end: m.value.end, text: newText });
+      edits.push(replaceNode(m.value, newText));
       servers.push({
         name,
         action: 'wrapped',
@@ -256,7 +257,7 @@ export function wrapConfig(text: string, options: WrapOptions = {}): WrapResult 
       });
     }
     record.servers[name] = recorded;
-    edits.push({ start: m.value.start, end: m.value.end, text: recorded.wrapped });
+    edits.push(replaceNode(m.value, recorded.wrapped));
   }
   // Records of servers no longer in the config are dropped.
   const names = new Set(entries.map((e) => e.name));

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ClientConfigError,
-  parseJsonc,
+  parseConfig,
   parseWrapped,
   unwrapConfig,
   wrapConfig,
@@ -409,10 +409,74 @@ describe('helpers', () => {
       line: ['x'],
     });
   });
+});
 
-  it('parseJsonc records comments and accepts trailing commas', () => {
-    const p = parseJsonc('{ // a\n "x": [1, 2,], /* b */ }');
-    expect(p.comments).toHaveLength(2);
+describe('parseConfig (jsonc-parser, as VS Code reads JSONC)', () => {
+  it('records comments and accepts trailing commas', () => {
+    const p = parseConfig('{ // a\n "x": [1, 2,], /* b */ }');
+    expect(p.comments).toEqual([
+      [2, 6],
+      [22, 29],
+    ]);
     expect(p.root.type).toBe('object');
+  });
+
+  it('a byte-order mark, CRLF, tabs, comments between entries and trailing commas stay byte for byte outside the rewritten entries', () => {
+    const text =
+      '\uFEFF{\r\n\t// servers\r\n\t"mcpServers": {\r\n\t\t"files": {\r\n\t\t\t"command": "npx",\r\n\t\t\t"args": ["-y", "fs",],\r\n\t\t},\r\n' +
+      '\t\t/* between */\r\n\t\t"remote": { "url": "https://e.com/mcp", }, // after\r\n\t},\r\n}\r\n';
+    const w = wrapConfig(text, { launcher: LAUNCHER });
+    expect(w.text).toBe(
+      '\uFEFF{\r\n\t// servers\r\n\t"mcpServers": {\r\n\t\t"files": {\r\n\t\t\t"command": "/usr/local/bin/node",\r\n\t\t\t"args": [\r\n' +
+        '\t\t\t\t"/usr/local/bin/mcpscope",\r\n\t\t\t\t"--ui-port",\r\n\t\t\t\t"6480",\r\n\t\t\t\t"--",\r\n\t\t\t\t"npx",\r\n\t\t\t\t"-y",\r\n\t\t\t\t"fs"\r\n\t\t\t]\r\n\t\t},\r\n' +
+        '\t\t/* between */\r\n\t\t"remote": { "url": "http://127.0.0.1:6481/mcp" }, // after\r\n\t},\r\n}\r\n',
+    );
+    expect(unwrapConfig(w.text, w.record).text).toBe(text);
+  });
+
+  it('reports the first error in plain words, at its line and column', () => {
+    const error = (text: string) => {
+      try {
+        parseConfig(text);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ClientConfigError);
+        return (e as Error).message.replace(/^invalid JSON at /, '');
+      }
+      return 'parsed';
+    };
+    expect(error('')).toBe('line 1, column 1: unexpected the end of the file');
+    expect(error('{ mcpServers: {} }')).toBe('line 1, column 3: expected a "quoted" key or "}", found "m"');
+    expect(error("{ 'mcpServers': {} }")).toBe('line 1, column 3: expected a "quoted" key or "}", found "\'"');
+    expect(error('{ "mcpServers" {} }')).toBe('line 1, column 16: expected ":" after the key "mcpServers", found "{"');
+    expect(error('{ "a": [1 2] }')).toBe('line 1, column 11: expected "," or "]" in a list, found "2"');
+    expect(error('{ "a": 1,, }')).toBe('line 1, column 10: expected a "quoted" key or "}", found ","');
+    expect(error('{ "a": NaN }')).toBe('line 1, column 8: unexpected "NaN"');
+    expect(error('{ "a": truex }')).toBe('line 1, column 8: unexpected "truex"');
+    expect(error('{ "a": 1. }')).toBe('line 1, column 8: the number "1." is cut short');
+    // A string's fault at the character itself, not at its opening quote.
+    expect(error('{ "a": "x\ty" }')).toBe('line 1, column 10: control character in a string');
+    expect(error('{ "a": "x\\\\\\qy" }')).toBe('line 1, column 12: invalid escape in a string');
+    expect(error('{\r\n  "a": "x }\r\n}')).toBe('line 2, column 8: a string is never closed before the end of the line');
+    expect(error('{ "a": "x')).toBe('line 1, column 8: a string is never closed');
+    expect(error('{ "a": 1 "b": 2 }')).toBe('line 1, column 10: expected "," or "}" after the value of "a", found "\\""');
+    expect(error('{ "a": /* x }')).toBe('line 1, column 8: a /* comment is never closed');
+    expect(error('{ "a": 1 } x')).toBe('line 1, column 12: unexpected "x" after the end of the JSON value');
+    expect(error('{ "a": { "b": 1 }')).toBe('line 1, column 18: expected "," or "}" after the value of "a", found the end of the file');
+    // Deep nesting is refused before the parser's recursion could overflow the stack.
+    expect(error(`{ "a": ${'['.repeat(100_000)}${']'.repeat(100_000)} }`)).toBe('line 1, column 208: nested too deeply');
+    expect(error(`{ "a": ${'['.repeat(200)}${']'.repeat(200)} }`)).toBe('parsed');
+  });
+
+  it('a lone CR ends a line and a // comment, as VS Code reads the file', () => {
+    const p = parseConfig('{ "mcpServers": {}, // a\r"x": 1 }');
+    expect(p.comments).toEqual([[20, 24]]);
+    expect(() => parseConfig('{ "mcpServers": {}\r"x": 1 }')).toThrow(
+      /line 2, column 1: expected "," or "}" after the value of "mcpServers"/,
+    );
+  });
+
+  it('keeps a "__proto__" key of a rewritten entry (an own key, as JSON.parse reads it)', () => {
+    const w = wrapConfig('{ "mcpServers": { "r": { "url": "https://e.com/m", "headers": { "__proto__": "x" } } } }');
+    expect(w.text).toBe('{ "mcpServers": { "r": { "url": "http://127.0.0.1:6481/m", "headers": { "__proto__": "x" } } } }');
   });
 });
