@@ -46,11 +46,16 @@ import {
   type ExportRedactionOptions,
 } from './export-common.js';
 import { harModelTurn, type HarModelTurn } from './export-model-turn.js';
+import type { Creator, Entry, Header, Log, Page, Param, PostDataCommon, QueryString, Request, Response, Timings } from 'har-format';
 
-export interface HarNameValue {
-  name: string;
-  value: string;
-}
+// HAR 1.2 as @types/har-format has it, with mcpscope's `_…` custom fields (the spec allows them)
+// and narrower types where mcpscope writes less than the format allows.
+
+/**
+ * `postData`: the text, and for a form also its params, as Chrome DevTools writes them
+ * (har-format's PostData has one or the other, after the spec's note; importers read `text`).
+ */
+export type HarPostData = PostDataCommon & { text: string; params?: Param[] };
 
 export interface HarEventSourceMessage {
   /** Epoch seconds (fractional) when the event arrived. */
@@ -62,36 +67,13 @@ export interface HarEventSourceMessage {
   data: string;
 }
 
-export interface HarEntry {
-  startedDateTime: string;
-  time: number;
-  request: {
-    method: string;
-    url: string;
-    httpVersion: string;
-    cookies: unknown[];
-    headers: HarNameValue[];
-    queryString: HarNameValue[];
-    postData?: { mimeType: string; text: string; params?: HarNameValue[] };
-    headersSize: number;
-    bodySize: number;
-  };
-  response: {
-    status: number;
-    statusText: string;
-    httpVersion: string;
-    cookies: unknown[];
-    headers: HarNameValue[];
-    content: { size: number; mimeType: string; text?: string; comment?: string };
-    redirectURL: string;
-    headersSize: number;
-    bodySize: number;
-    _error?: string;
-  };
-  cache: Record<string, never>;
-  timings: { blocked: number; dns: number; connect: number; ssl: number; send: number; wait: number; receive: number };
-  comment?: string;
-  _resourceType: string;
+export interface HarEntry extends Omit<Entry, 'request' | 'response'> {
+  request: Omit<Request, 'postData'> & { postData?: HarPostData };
+  /** `_error`: why the exchange failed (no response, a broken stream). */
+  response: Response & { _error?: string };
+  /** Every phase given: -1 where not observed, as the spec asks. */
+  timings: Required<Omit<Timings, 'comment'>>;
+  _resourceType: 'fetch' | 'eventsource';
   _eventSourceMessages?: HarEventSourceMessage[];
   /** A model API exchange (docs/agent-view.md): its model turn, summed up. */
   _mcpscopeModelTurn?: HarModelTurn;
@@ -110,13 +92,13 @@ export interface HarEntry {
   };
 }
 
+/** har-format's Har, but for `postData` (HarPostData), so not declared as extending it. */
 export interface Har {
-  log: {
+  log: Omit<Log, 'entries'> & {
     version: '1.2';
-    creator: { name: 'mcpscope'; version: string; comment?: string };
-    pages: unknown[];
+    creator: Creator & { name: 'mcpscope' };
+    pages: Page[];
     entries: HarEntry[];
-    comment?: string;
   };
 }
 
@@ -334,7 +316,7 @@ function harUrl(x: ExchangeInfo, r: Redactor): { href: string; upstream: boolean
  * authority already). The client's, when it was another, is handed back for `_mcpscope.clientHost`.
  * A request with no upstream URL to read (refused by mcpscope) keeps the client's headers.
  */
-function upstreamHost(headers: HarNameValue[], url: { href: string; upstream: boolean }): { headers: HarNameValue[]; clientHost?: string } {
+function upstreamHost(headers: Header[], url: { href: string; upstream: boolean }): { headers: Header[]; clientHost?: string } {
   if (!url.upstream) return { headers };
   const authority = new URL(url.href).host;
   let clientHost: string | undefined;
@@ -346,7 +328,7 @@ function upstreamHost(headers: HarNameValue[], url: { href: string; upstream: bo
   return clientHost === undefined ? { headers } : { headers: out, clientHost };
 }
 
-function queryString(url: string): HarNameValue[] {
+function queryString(url: string): QueryString[] {
   try {
     return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
   } catch {
@@ -354,12 +336,12 @@ function queryString(url: string): HarNameValue[] {
   }
 }
 
-function formParams(text: string): HarNameValue[] {
+function formParams(text: string): Param[] {
   return [...new URLSearchParams(text)].map(([name, value]) => ({ name, value }));
 }
 
-function nameValues(headers: Record<string, string | string[]>): HarNameValue[] {
-  const out: HarNameValue[] = [];
+function nameValues(headers: Record<string, string | string[]>): Header[] {
+  const out: Header[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (Array.isArray(value)) for (const v of value) out.push({ name, value: v });
     else out.push({ name, value });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Har as HarFormat } from 'har-format';
 import { exportHar, type Har, type HarEntry } from '../../../proxy/files/export/export-har.js';
 import { UnknownSessionError } from '../../../proxy/files/export/export-fixture.js';
 import { harErrors } from '../../support/har-schema.js';
@@ -60,6 +61,19 @@ describe('exportHar', () => {
     const broken = structuredClone(har) as unknown as { log: { entries: Record<string, unknown>[] } };
     delete broken.log.entries[0].timings;
     expect(harErrors(broken)).toMatch(/timings/);
+  });
+
+  it("is @types/har-format's Har but for postData, which keeps a form's text beside its params", () => {
+    const c = recordScriptedCapture();
+    const har = exportHar(c.store, undefined, { token: c.token });
+    // Compiles only while mcpscope's HAR types stay har-format's, extended (the `_…` fields).
+    const asFormat: HarFormat = {
+      log: { ...har.log, entries: har.log.entries.map(({ request: { postData: _, ...request }, ...e }) => ({ ...e, request })) },
+    };
+    expect(asFormat.log.entries).toHaveLength(har.log.entries.length);
+    // har-format's PostData has text or params; a form posted here has both, as Chrome DevTools writes it.
+    const form = har.log.entries.find((e) => e.request.postData?.params)?.request.postData;
+    expect(form).toMatchObject({ mimeType: 'application/x-www-form-urlencoded', text: expect.any(String) });
   });
 
   it('request: upstream URL, headers and query as name/value lists, the client frame as postData', () => {
