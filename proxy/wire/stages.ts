@@ -12,10 +12,6 @@ import type { Dispatcher } from 'undici';
 import type { ExchangeContext } from './forwarder/exchange-context.js';
 import type { UpstreamResponse } from './forwarder/rewrites.js';
 
-/** The stages, by name, in order (docs/architecture.md, "Wire stages"). */
-export const WIRE_STAGES = ['request-body', 'before-upstream', 'response-json', 'response-stream'] as const;
-export type WireStageName = (typeof WIRE_STAGES)[number];
-
 /** What becomes of a POST body a request-body step held. */
 export type RequestVerdict =
   | { go: 'forward' }

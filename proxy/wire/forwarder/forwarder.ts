@@ -348,11 +348,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     live?: { ctx: ExchangeContext; request: FastifyRequest; tap: (chunk: Buffer) => void },
   ): void {
     let ended = false;
-    let unwatch: (() => void)[] = [];
+    let unwatch: (() => void)[] | undefined;
     const end = (record: WireRecord) => {
       if (ended) return;
       ended = true;
-      for (const u of unwatch) u();
+      if (unwatch) for (const u of unwatch) u();
       capture(record);
     };
     const source = stages[0] as Readable;
