@@ -46,7 +46,11 @@ export class RuleSet<R extends Rule, E extends RuleEntry<R> = RuleEntry<R>> {
   private readonly byId = new Map<string, E>();
   private readonly counts = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
-  /** Mirror side: `${id}#${serial}` of the `once` rules this set used. */
+  /**
+   * Mirror side: `${id}#${serial}` of the `once` rules this set used and the owner may still list
+   * (it has not heard yet). Forgotten once a list comes without it: the owner removed it, and lists
+   * arrive in order, so none will name it again. At most as many as the owner's rules.
+   */
   private readonly used = new Set<string>();
   private counter = 0;
   private serial = 0;
@@ -117,6 +121,8 @@ export class RuleSet<R extends Rule, E extends RuleEntry<R> = RuleEntry<R>> {
   mirror(entries: readonly E[]): void {
     this.byId.clear();
     this.counts.clear();
+    const listed = new Set(entries.map((e) => `${e.rule.id}#${e.serial}`));
+    for (const u of this.used) if (!listed.has(u)) this.used.delete(u);
     for (const e of entries) if (!this.used.has(`${e.rule.id}#${e.serial}`)) this.put(e);
     this.changed();
   }

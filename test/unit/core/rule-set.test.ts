@@ -171,6 +171,26 @@ describe('RuleSet', () => {
     expect(report).toEqual(['r', 2]);
   });
 
+  it('forgets a used once rule when the owner no longer lists it: 1,000 rules used leave nothing behind', () => {
+    const owner = make();
+    const mirror = make();
+    const used = () => (mirror as unknown as { used: Set<string> }).used.size;
+    // Reports reach the owner later than the mirror takes the rule, as across threads.
+    const pending: [string, number][] = [];
+    mirror.onTaken = (id, serial) => pending.push([id, serial]);
+    owner.onChange(() => mirror.mirror(owner.entries()));
+    for (let i = 0; i < 1000; i++) {
+      owner.add({ id: `o${i}`, kind: 'a', once: true });
+      expect(mirror.takeFirst((e) => e.rule.id === `o${i}`)?.id).toBe(`o${i}`);
+      // A list the owner sent before it heard still names the rule: not adopted again.
+      mirror.mirror(owner.entries());
+      expect(mirror.get(`o${i}`)).toBeUndefined();
+      for (const [id, serial] of pending.splice(0)) owner.removeTaken(id, serial);
+    }
+    expect(owner.size).toBe(0);
+    expect(used()).toBe(0);
+  });
+
   it('unsubscribes a listener', () => {
     const s = make();
     let told = 0;
