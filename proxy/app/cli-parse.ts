@@ -12,7 +12,7 @@
  * dependency to a command that starts a stdio server before it loads anything else.
  */
 import { parseArgs } from 'node:util';
-import { optionsOf, type CommandName, type OptionDecl, type Values } from './cli-options.js';
+import { optionsOf, shapesOf, type CommandName, type OptionDecl, type OptionShape, type Values } from './cli-options.js';
 import { PAGES } from './cli-commands.js';
 import { helpText, perCommand, wordList, wrapperOptionWords } from './cli-help.js';
 import { packageVersion } from '../files/package-version.js';
@@ -24,17 +24,8 @@ export class UsageError extends Error {}
 const parsedAs = (command: CommandName): Exclude<CommandName, 'wrapper'> => (command === 'wrapper' ? 'main' : command);
 
 /** `command`'s options as node's parseArgs config (optional values aside: they are taken out before). */
-export function parseArgsOptions(command: CommandName): Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> {
-  const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
-  for (const o of optionsOf(parsedAs(command))) {
-    if (o.type === 'optional') continue;
-    config[o.name] = {
-      type: o.type === 'boolean' ? 'boolean' : 'string',
-      ...(o.short ? { short: o.short } : {}),
-      ...(o.type === 'string' && o.multiple ? { multiple: true } : {}),
-    };
-  }
-  return config;
+export function parseArgsOptions(command: CommandName): Record<string, Omit<OptionShape, 'optionalValue'>> {
+  return Object.fromEntries(Object.entries(shapesOf(parsedAs(command))).filter(([, shape]) => !shape.optionalValue));
 }
 
 /** Whether the argument after an optional-valued option (`--log`) is its value: anything but another option, or `-`. */

@@ -20,9 +20,7 @@ import type { OptionShape } from './cli-options.js';
 import { optionalValueFollows } from './cli-parse.js';
 
 /** A command's options as `shapesOf` gives them. */
-export interface OptionTable {
-  [name: string]: OptionShape;
-}
+export type OptionTable = Readonly<Record<string, OptionShape>>;
 
 export interface CommandLine {
   /** mcpscope's own arguments (options and their values), in order. */
