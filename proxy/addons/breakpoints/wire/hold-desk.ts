@@ -4,20 +4,11 @@
  * limit, and hands the user's action — or the time limit's resume — to whoever holds the bytes,
  * exactly once. Used by the proxy thread's HTTP holds; no Node APIs beyond timers.
  */
-import type { Carrier, Direction, MessageKind } from '../../../core/model/events.js';
 import type { HeldReport, PausedAction, PausedOutcome } from '../../../core/rules/breakpoint-types.js';
 import { DEFAULT_HOLD_MS } from '../../../core/rules/breakpoint-types.js';
 
-export interface HoldRequest {
-  xid: string;
-  dir: Direction;
-  carrier: Carrier;
-  text: string;
-  kind: MessageKind | 'batch';
-  method?: string;
-  name?: string;
-  rule: string;
-}
+/** What a holder says of a message it holds: the report's fields the desk does not fill in itself. */
+export type HoldRequest = Pick<HeldReport, 'xid' | 'dir' | 'carrier' | 'text' | 'kind' | 'method' | 'name' | 'rule'>;
 
 /** Carries out an action on the held bytes and says how it went; `timedOut`: the time limit resumed it. */
 export type HoldAction = (action: PausedAction, timedOut: boolean) => PausedOutcome;
