@@ -83,7 +83,7 @@ async function otlpOption(v: {
 
 /**
  * `mcpscope [options] [--] <command> [args…]`: everything from the first argument that is not an
- * mcpscope option (or after `--`) is the server's command line, untouched (proxy/command-line.ts).
+ * mcpscope option (or after `--`) is the server's command line, untouched (proxy/app/command-line.ts).
  */
 async function wrap(ownArgs: string[], command: string[], dashes: boolean): Promise<void> {
   // Options the wrapper does not take are refused there (the table's `wrapper` column).
@@ -129,7 +129,7 @@ async function wrap(ownArgs: string[], command: string[], dashes: boolean): Prom
   process.exit(code);
 }
 
-/** Subcommands that answer and exit: an unexpected error stops them (proxy/last-resort.ts); the others keep serving. */
+/** Subcommands that answer and exit: an unexpected error stops them (proxy/wire/last-resort.ts); the others keep serving. */
 const ONE_SHOT = new Set(['verify', 'wrap', 'unwrap', 'env', 'ca']);
 
 async function main(): Promise<void> {

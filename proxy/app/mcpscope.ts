@@ -258,7 +258,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   const token = options.token || process.env.MCPSCOPE_TOKEN || generateToken();
   const store = new EventStore({ maxEvents: options.maxEvents, maxBytes: options.maxMemoryBytes });
   const redactor = createRedactor({ showSecrets: options.showSecrets, extraSecrets: [token] });
-  // An exception nothing caught (proxy/last-resort.ts) becomes a problem event here, as does one on the proxy thread.
+  // An exception nothing caught (proxy/wire/last-resort.ts) becomes a problem event here, as does one on the proxy thread.
   const unexpected = recordUnexpectedErrors(store, (text) => redactor.text(text));
   const recorder = new Recorder({
     store,

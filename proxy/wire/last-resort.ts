@@ -177,7 +177,7 @@ export function lastResortHandler(options: LastResortOptions): (err: unknown) =>
 }
 
 /**
- * Installs the policy for this process's main thread (proxy/cli.ts, before any subcommand runs).
+ * Installs the policy for this process's main thread (proxy/app/cli.ts, before any subcommand runs).
  * A second call replaces the first one's options.
  */
 export function installLastResort(options: LastResortOptions): void {

@@ -1,5 +1,5 @@
 /**
- * The last-resort policy in the real CLI (proxy/last-resort.ts; issue 26, finding 14): an
+ * The last-resort policy in the real CLI (proxy/wire/last-resort.ts; issue 26, finding 14): an
  * exception nothing catches, in a callback of one connection — on the main thread or on the proxy
  * thread — no longer ends every proxied connection. Provoked through the test-only hook
  * (MCPSCOPE_TEST_THROW, a request carrying x-mcpscope-test-throw); SDK clients through the built

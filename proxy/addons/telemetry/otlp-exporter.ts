@@ -1,7 +1,7 @@
 /**
  * OTLP export of the recorded MCP traffic: spans and the MCP duration metrics, sent to
  * the collector the user names (`--otlp`, OTEL_EXPORTER_OTLP_*), over OTLP/HTTP with the official
- * OpenTelemetry JS SDK. The only module of mcpscope that imports OpenTelemetry; proxy/mcpscope.ts
+ * OpenTelemetry JS SDK. The only module of mcpscope that imports OpenTelemetry; proxy/app/mcpscope.ts
  * loads it with `import()` only when proxy/addons/telemetry/otlp-options.ts resolved a configuration.
  *
  * It runs on the main thread as a store subscriber, never on the proxy thread (an ESLint rule
@@ -352,7 +352,7 @@ export async function startOtlpExport(store: EventStore, config: OtlpConfig, opt
     }
     if (pending.length > 0 && !scheduled) scheduled = setImmediate(drain);
   };
-  // What the store holds already (proxy/mcpscope.ts starts this before anything listens; a later start misses nothing), then every batch.
+  // What the store holds already (proxy/app/mcpscope.ts starts this before anything listens; a later start misses nothing), then every batch.
   listener(store.snapshot());
   const unsubscribe = store.subscribe(listener, 'the OpenTelemetry export');
 

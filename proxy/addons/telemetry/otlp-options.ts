@@ -2,7 +2,7 @@
  * Whether and where mcpscope exports OpenTelemetry (OTLP/HTTP): `--otlp <url>`, `--otlp-bodies`
  * and the standard `OTEL_*` environment variables, resolved into one plain object.
  *
- * Pure: no OpenTelemetry import, no I/O. proxy/mcpscope.ts and proxy/cli.ts import this module
+ * Pure: no OpenTelemetry import, no I/O. proxy/app/mcpscope.ts and proxy/app/cli.ts import this module
  * only; the SDK (proxy/addons/telemetry/otlp-exporter.ts) is loaded with `import()` when this returns a
  * configuration — with nothing configured nothing of OpenTelemetry is loaded at all.
  *
@@ -159,7 +159,7 @@ export function resolveOtlpOptions(flags: { url?: string; bodies?: boolean }, en
 }
 
 /**
- * What the command lines (proxy/cli.ts, proxy/app/commands/run.ts) do with `--otlp`, `--otlp-bodies`
+ * What the command lines (proxy/app/cli.ts, proxy/app/commands/run.ts) do with `--otlp`, `--otlp-bodies`
  * and OTEL_*: the configuration (undefined: no export) and the warnings to print. Throws
  * OtlpOptionsError on a value that cannot work, and for `--otlp-bodies` with no endpoint.
  */

@@ -86,7 +86,7 @@ export function commandOf(entry: Entry): { command: string; args: string[] } | u
 
 /**
  * If the stdio entry already runs through mcpscope (see launcherLength) wrapping a server
- * (`[options] [--] <command> …`, read as mcpscope reads it: proxy/command-line.ts): its parts;
+ * (`[options] [--] <command> …`, read as mcpscope reads it: proxy/app/command-line.ts): its parts;
  * otherwise undefined (a subcommand such as `mcpscope mcp` wraps nothing).
  */
 export function parseWrapped(entry: Entry): WrappedEntry | undefined {

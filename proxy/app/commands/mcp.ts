@@ -17,7 +17,7 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof args === 'number') return args;
   const { values: v, uiPort } = args;
   // A long-lived server for an agent: a stray failure (a notification to a client that just left)
-  // is said on stderr, never a crash that takes the agent's tools away (proxy/last-resort.ts, installed by cli.ts).
+  // is said on stderr, never a crash that takes the agent's tools away (proxy/wire/last-resort.ts, installed by cli.ts).
   const client = new UiClient({ uiPort, token: v.token });
   const exportDir = resolve(v['export-dir'] || defaultExportDir());
   const agent = createAgentServer({ client, exportDir });

@@ -1,5 +1,5 @@
 /**
- * What `GET /api/stats` answers (proxy/mcpscope.ts): the bounded store's counts
+ * What `GET /api/stats` answers (proxy/app/mcpscope.ts): the bounded store's counts
  * (proxy/recorder/store/event-store.ts), and while OTLP export is on, its counts
  * (proxy/addons/telemetry/otlp-exporter.ts). The UI's header reads it (ui/src/components/LiveStats.tsx).
  */

@@ -56,7 +56,7 @@ import { TapTransport, streamTapFetch, verifiedFetch } from './verify-taps.js';
 import { VerifyLint } from './verify-lint.js';
 import { recordedOutcome, compareOutcome, liveError, type Outcome } from './verify-outcome.js';
 
-// The public API stays here (proxy/testing.ts, app/commands/verify.ts and tests import it from verify.js).
+// The public API stays here (proxy/app/testing.ts, app/commands/verify.ts and tests import it from verify.js).
 export {
   formatVerifyReport,
   SERVER_INITIATED,

@@ -102,5 +102,5 @@ export type FromProxyThread =
   | { type: 'draining'; n: number; calls: number; streams: number }
   /** The calls in flight finished, or the grace period ended with `cut` of them still running. */
   | { type: 'drained'; n: number; cut: number }
-  /** An exception nothing caught on the proxy thread (proxy/last-resort.ts): the thread goes on unless it is fatal. */
+  /** An exception nothing caught on the proxy thread (proxy/wire/last-resort.ts): the thread goes on unless it is fatal. */
   | ProxyThreadProblem;

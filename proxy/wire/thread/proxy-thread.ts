@@ -72,7 +72,7 @@ export interface ProxyThreadDeps {
   paused?: PausedRegistry;
   /** Runs the recorder on what was captured so far (before a held message is reported, so that its exchange is known). */
   flush?: () => void;
-  /** An unexpected error on the proxy thread (proxy/last-resort.ts): to say and record. */
+  /** An unexpected error on the proxy thread (proxy/wire/last-resort.ts): to say and record. */
   onProblem?: (problem: ProxyThreadProblem) => void;
 }
 

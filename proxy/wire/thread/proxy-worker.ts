@@ -64,7 +64,7 @@ const record = config.record === false ? () => undefined : (r: WireRecord) => qu
 const capture =
   process.env.MCPSCOPE_TEST_THROW === 'proxy-thread'
     ? (r: WireRecord) => {
-        // Tests only: a callback of this one connection throws, outside every catch (proxy/last-resort.ts).
+        // Tests only: a callback of this one connection throws, outside every catch (proxy/wire/last-resort.ts).
         if (r.t === 'request' && r.headers[TEST_THROW_HEADER] !== undefined)
           setImmediate(() => {
             throw new Error(`test hook: thrown in a callback of exchange ${r.xid} (MCPSCOPE_TEST_THROW=proxy-thread)`);

@@ -1,5 +1,5 @@
 /**
- * proxy/last-resort.ts's policy, driven directly (installing it would take over this test
+ * proxy/wire/last-resort.ts's policy, driven directly (installing it would take over this test
  * process's own uncaughtException handling; test/e2e/last-resort.test.ts runs it in the CLI):
  * plain words once per distinct error, bounded; the hooks hear it; a long-running process keeps
  * running, a one-shot command and a fatal error stop with 70.
