@@ -78,14 +78,6 @@ const uiImports = [
   },
 ];
 
-/**
- * The proxy thread's two composition points, which still name the addons they run (the worker makes
- * the breakpoint and fault steps and mirrors their rules; its main-thread end links the paused
- * registry): exempt from the wire rule until an addon list composes them from above (issue 29).
- * The forwarder and the proxy servers import no feature (they run the wire stages' steps they are given).
- */
-const WIRE_NOT_YET = ['proxy/wire/thread/proxy-thread.ts', 'proxy/wire/thread/proxy-worker.ts'];
-
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 /** The boundary blocks (each lists every pattern for its files: see the note at the top). */
@@ -103,7 +95,7 @@ const boundaries = [
   { files: ['proxy/core/lint/time-guard.ts'], rules: restrict(nodeBuiltins(['vm']), layerRule('core'), noUi) },
   ...['wire', 'recorder', 'files', 'addons'].map((layer) => ({
     files: [`proxy/${layer}/**`],
-    ignores: layer === 'addons' ? ['proxy/addons/*/wire/**'] : layer === 'wire' ? WIRE_NOT_YET : [],
+    ignores: layer === 'addons' ? ['proxy/addons/*/wire/**'] : [],
     rules: restrict(layerRule(layer), noUi),
   })),
   { files: ['proxy/addons/*/wire/**'], rules: restrict(...wireStep, noUi) },

@@ -28,6 +28,8 @@ import { watchReachability } from '../recorder/reachability.js';
 import { BreakpointRegistry } from '../core/rules/breakpoint-rules.js';
 import { PausedRegistry } from '../addons/breakpoints/paused-registry.js';
 import { breakpointRoutes } from '../addons/breakpoints/routes.js';
+import { breakpointsLink } from '../addons/breakpoints/breakpoints-link.js';
+import { FAULTS } from '../addons/faults/wire/fault-messages.js';
 import { sendRoutes } from '../addons/send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
 // Only types: the OpenTelemetry SDK (addons/telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
@@ -38,6 +40,9 @@ import { recordUnexpectedErrors, reportFromProxyThread } from '../wire/last-reso
 import { tellIgnoredTlsEnv } from '../wire/forwarder/upstream-tls.js';
 
 export { packageVersion };
+
+/** The proxy thread's entry module (proxy/app/proxy-worker-entry.ts, compiled). */
+const PROXY_WORKER_ENTRY = new URL('./proxy-worker-entry.js', import.meta.url);
 
 export interface McpscopeOptions {
   /** Upstream MCP URL. Without one, no proxy port is opened (a UI for stdio wrappers only). */
@@ -384,15 +389,20 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           allowHosts: options.allowHosts,
           record: options.record,
           maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-          holdMs: options.holdMs,
-          hashSessionIds: options.hashSessionIds,
         },
         {
+          entry: PROXY_WORKER_ENTRY,
           capture,
-          faults,
-          breakpoints,
-          paused,
-          flush: () => queue.flush(),
+          addons: [
+            breakpointsLink({
+              rules: breakpoints,
+              paused,
+              flush: () => queue.flush(),
+              holdMs: options.holdMs,
+              hashSessionIds: options.hashSessionIds,
+            }),
+            { name: FAULTS, rules: faults },
+          ],
           onProblem: (problem) => reportFromProxyThread(problem, unexpected.record),
           onRestart: (text) => {
             // What the dead thread had in flight will never end by itself: end it here.

@@ -3,9 +3,7 @@
  * the main side, proxy/wire/thread/proxy-worker.ts on the proxy's side).
  */
 import type { PackedBatch } from '../capture/record-transfer.js';
-import type { FaultRuleEntry } from '../../core/rules/fault-rules.js';
 import type { CaMaterial } from '../forward-proxy/ca.js';
-import type { BreakpointEntry, HeldReport, PausedAction, PausedOutcome } from '../../core/rules/breakpoint-types.js';
 import type { ProxyThreadProblem } from '../last-resort.js';
 
 /** The forward proxy's settings (proxy/wire/forward-proxy/forward-server.ts). */
@@ -48,10 +46,8 @@ export interface ProxyThreadConfig {
    * thread per batch.
    */
   inFlight?: SharedArrayBuffer;
-  /** How long a message held at a breakpoint waits before it resumes unchanged (ms). */
-  holdMs?: number;
-  /** `--hash-session-ids`: a breakpoint naming a session compares hashed `Mcp-Session-Id`s. */
-  hashSessionIds?: boolean;
+  /** Each addon's options for its proxy-thread half, by its name (proxy/wire/thread/thread-addon.ts). */
+  addons?: Record<string, unknown>;
 }
 
 export interface ProxyEndpoint {
@@ -66,11 +62,10 @@ export interface ProxyEndpoint {
 
 /** Main thread → proxy thread. */
 export type ToProxyThread =
-  | { type: 'faults'; entries: FaultRuleEntry[] }
-  /** The breakpoint rules (proxy/core/rules/breakpoint-rules.ts); an empty list turns holding off. */
-  | { type: 'breakpoints'; entries: BreakpointEntry[] }
-  /** The user's action on a message the proxy thread holds (`id`: its local id). */
-  | { type: 'paused-action'; id: string; action: PausedAction }
+  /** An addon's rules, whole (its RuleSet's entries); an empty list turns it off. */
+  | { type: 'rules'; addon: string; entries: unknown[] }
+  /** A message from an addon's main-thread link to its proxy-thread half (e.g. the user's action on a held message). */
+  | { type: 'addon'; addon: string; body: unknown }
   /** Send what is captured now and answer `synced` with the same `n`. */
   | { type: 'sync'; n: number }
   /** Close one port (`index`) or all of them (then the thread ends). */
@@ -91,12 +86,10 @@ export type FromProxyThread =
     }
   | { type: 'failed'; message: string; code?: string }
   | { type: 'records'; batch: PackedBatch }
-  | { type: 'fault-taken'; id: string; serial: number }
-  | { type: 'breakpoint-taken'; id: string; serial: number }
-  /** A message is held at a breakpoint (the records before it were sent first). */
-  | { type: 'paused'; report: HeldReport }
-  /** A held message went on (or away). */
-  | { type: 'released'; id: string; outcome: PausedOutcome }
+  /** A once-rule of an addon's was used up: the main thread removes it. */
+  | { type: 'rule-taken'; addon: string; id: string; serial: number }
+  /** A message from an addon's proxy-thread half to its main-thread link (e.g. a message is held at a breakpoint). */
+  | { type: 'addon'; addon: string; body: unknown }
   | { type: 'synced'; n: number }
   | { type: 'closed'; n: number }
   | { type: 'draining'; n: number; calls: number; streams: number }

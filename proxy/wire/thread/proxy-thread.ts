@@ -10,9 +10,7 @@ import { getPriority, setPriority } from 'node:os';
 import { startWorker } from './start-worker.js';
 import { unpackRecords } from '../capture/record-transfer.js';
 import type { WireRecord } from '../capture/wire-records.js';
-import type { FaultRegistry } from '../../core/rules/fault-rules.js';
-import type { BreakpointRegistry } from '../../core/rules/breakpoint-rules.js';
-import type { PausedHolder, PausedRegistry } from '../../addons/breakpoints/paused-registry.js';
+import type { AddonThread, ThreadAddonLink } from './thread-addon.js';
 import type { FromProxyThread, ProxyEndpoint, ProxyThreadConfig, ToProxyThread } from './proxy-thread-messages.js';
 import type { ProxyThreadProblem } from '../last-resort.js';
 
@@ -49,8 +47,8 @@ export interface ProxyThread {
  * The worker runs on V8's default heap limits: an 8 MiB young generation costs 80–120 µs of CPU
  * per proxied call in scavenges and does not lower a 100 MiB body's RSS growth (docs/performance.md).
  */
-function spawnWorker(config: ProxyThreadConfig): Worker {
-  return startWorker(new URL('./proxy-worker.js', import.meta.url), { workerData: config });
+function spawnWorker(entry: URL, config: ProxyThreadConfig): Worker {
+  return startWorker(entry, { workerData: config });
 }
 
 interface Running {
@@ -63,24 +61,33 @@ interface Running {
   exit: Promise<void>;
 }
 
-/** Starts one proxy thread and waits until its ports listen (or it says why they cannot). */
 /** What the proxy thread reports to, and is told by, on the main thread. */
 export interface ProxyThreadDeps {
+  /**
+   * The worker's entry: a module that calls proxy-worker.ts's runProxyWorker with the addons'
+   * proxy-thread halves (proxy/app/proxy-worker-entry.ts; its compiled `.js` URL).
+   */
+  entry: URL;
   capture: (record: WireRecord) => void;
-  faults: FaultRegistry;
-  breakpoints?: BreakpointRegistry;
-  paused?: PausedRegistry;
-  /** Runs the recorder on what was captured so far (before a held message is reported, so that its exchange is known). */
-  flush?: () => void;
+  /** The addons' links to their proxy-thread halves (the same names as the entry's halves). */
+  addons?: readonly ThreadAddonLink[];
   /** An unexpected error on the proxy thread (proxy/wire/last-resort.ts): to say and record. */
   onProblem?: (problem: ProxyThreadProblem) => void;
 }
 
+/** Starts one proxy thread and waits until its ports listen (or it says why they cannot). */
 async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise<Running> {
   const inFlight = new BigInt64Array(new SharedArrayBuffer(8));
-  const worker = spawnWorker({ ...config, inFlight: inFlight.buffer as SharedArrayBuffer });
+  const links = new Map((deps.addons ?? []).map((a) => [a.name, a]));
+  const addonOptions = Object.fromEntries(
+    (deps.addons ?? []).flatMap((a) => (a.threadOptions === undefined ? [] : [[a.name, a.threadOptions]])),
+  );
+  const worker = spawnWorker(deps.entry, { ...config, addons: addonOptions, inFlight: inFlight.buffer as SharedArrayBuffer });
   const tell = (m: ToProxyThread) => worker.postMessage(m);
-  const holder: PausedHolder = { act: (id, action) => tell({ type: 'paused-action', id, action }) };
+  /** This thread as each addon's link sees it (one object per addon, per thread). */
+  const threads = new Map(
+    [...links.keys()].map((name): [string, AddonThread] => [name, { tell: (body) => tell({ type: 'addon', addon: name, body }) }]),
+  );
   let n = 0;
   const waiting = new Map<number, (answer?: FromProxyThread) => void>();
   /** Interim answers (`draining`) to a request still waiting. */
@@ -92,7 +99,7 @@ async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise
       for (const done of waiting.values()) done();
       waiting.clear();
       // What this thread held went with it.
-      deps.paused?.forget(holder);
+      for (const [name, link] of links) link.ended?.(threads.get(name)!);
       resolve();
     }),
   );
@@ -122,18 +129,11 @@ async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise
           Atomics.sub(inFlight, 0, BigInt(m.batch.bytes.byteLength));
           break;
         }
-        case 'fault-taken':
-          deps.faults.removeTaken(m.id, m.serial);
+        case 'rule-taken':
+          links.get(m.addon)?.rules?.removeTaken(m.id, m.serial);
           break;
-        case 'breakpoint-taken':
-          deps.breakpoints?.removeTaken(m.id, m.serial);
-          break;
-        case 'paused':
-          deps.flush?.();
-          deps.paused?.add('h', holder, m.report);
-          break;
-        case 'released':
-          deps.paused?.released('h', m.id, m.outcome);
+        case 'addon':
+          links.get(m.addon)?.receive?.(m.body, threads.get(m.addon)!);
           break;
         case 'synced':
         case 'closed':
@@ -162,8 +162,8 @@ async function launch(config: ProxyThreadConfig, deps: ProxyThreadDeps): Promise
 
   try {
     const endpoints = await ready;
-    tell({ type: 'faults', entries: deps.faults.entries() });
-    if (deps.breakpoints && deps.breakpoints.size > 0) tell({ type: 'breakpoints', entries: deps.breakpoints.entries() });
+    for (const { name, rules } of links.values())
+      if (rules && rules.size > 0) tell({ type: 'rules', addon: name, entries: rules.entries() });
     return { worker, endpoints, tid, tell, ask, exit };
   } catch (err) {
     await worker.terminate();
@@ -184,11 +184,12 @@ export async function startProxyThread(
   const endpoints = current.endpoints;
   let closing = false;
   let restarts = 0;
-  const stopFaultSync = deps.faults.onChange(() => current.tell({ type: 'faults', entries: deps.faults.entries() }));
-  const stopBreakpointSync = deps.breakpoints?.onChange(() => current.tell({ type: 'breakpoints', entries: deps.breakpoints!.entries() }));
+  // Every change of an addon's rules goes to the thread running now.
+  const stops = (deps.addons ?? []).flatMap(({ name, rules }) =>
+    rules ? [rules.onChange(() => current.tell({ type: 'rules', addon: name, entries: rules.entries() }))] : [],
+  );
   const stopSync = () => {
-    stopFaultSync();
-    stopBreakpointSync?.();
+    for (const stop of stops) stop();
   };
 
   const watch = (running: Running) => {
