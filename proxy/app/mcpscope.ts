@@ -6,7 +6,6 @@
  */
 import type { LintMode } from '../core/lint/linter.js';
 import { randomBytes } from 'node:crypto';
-import { hashSessionId } from '../wire/capture/session-hash.js';
 import { fileURLToPath } from 'node:url';
 import { CaptureQueue } from '../wire/capture/capture-queue.js';
 import type { WireRecord } from '../wire/capture/wire-records.js';
@@ -21,20 +20,17 @@ import { searchRoutes } from './serve/search-routes.js';
 import type { McpscopeEvent } from '../core/model/events.js';
 import { writeDiscovery } from './serve/discovery.js';
 import { packageVersion } from '../files/package-version.js';
-import { FaultRegistry } from '../core/rules/fault-rules.js';
-import { faultRoutes } from '../addons/faults/routes.js';
 import type { LocalCa } from '../wire/forward-proxy/ca.js';
 import { watchReachability } from '../recorder/reachability.js';
-import { BreakpointRegistry } from '../core/rules/breakpoint-rules.js';
-import { PausedRegistry } from '../addons/breakpoints/paused-registry.js';
-import { breakpointRoutes } from '../addons/breakpoints/routes.js';
-import { breakpointsLink } from '../addons/breakpoints/breakpoints-link.js';
-import { FAULTS } from '../addons/faults/wire/fault-messages.js';
-import { sendRoutes } from '../addons/send/send-routes.js';
 import { StdioLinks } from './stdio/stdio-send.js';
-// Only types: the OpenTelemetry SDK (addons/telemetry/otlp-exporter.ts) is loaded with import() when export is configured.
+// Only types of telemetry: the OpenTelemetry SDK is loaded with import() when export is configured (addons/telemetry/telemetry-addon.ts).
 import type { OtlpConfig, TelemetryStats } from '../addons/telemetry/otlp-options.js';
-import type { OtlpExport } from '../addons/telemetry/otlp-exporter.js';
+import type { FaultRegistry } from '../core/rules/fault-rules.js';
+import type { BreakpointRegistry } from '../core/rules/breakpoint-rules.js';
+import type { PausedRegistry } from '../addons/breakpoints/paused-registry.js';
+import { hashSessionId } from '../wire/capture/session-hash.js';
+import { startAddons, type StartedAddons } from '../addons/addon.js';
+import { defaultAddons } from '../addons/default-addons.js';
 import type { ApiStats } from '../core/model/api-stats.js';
 import { recordUnexpectedErrors, reportFromProxyThread } from '../wire/last-resort.js';
 import { tellIgnoredTlsEnv } from '../wire/forwarder/upstream-tls.js';
@@ -226,36 +222,6 @@ function portOf(origin: string): string | undefined {
   }
 }
 
-/**
- * A record with hashed `mcp-session-id` headers (a copy: the forwarded headers are untouched).
- * Applied by the capture queue's consumer, off the hot path, before the recorder sees the record.
- */
-function hashingSessionIds(): { apply: (r: WireRecord) => WireRecord; real: (shown: string) => string | undefined } {
-  const cache = new Map<string, string>();
-  // Hash → id, for mcpscope's own requests into a session (proxy/send/): the newest 4,096 ids.
-  const reverse = new Map<string, string>();
-  const hash = (v: string) => {
-    let h = cache.get(v);
-    if (h === undefined) {
-      if (cache.size >= 1024) cache.clear();
-      h = hashSessionId(v);
-      cache.set(v, h);
-      reverse.delete(h);
-      reverse.set(h, v);
-      if (reverse.size > 4096) reverse.delete(reverse.keys().next().value as string);
-    }
-    return h;
-  };
-  const apply = (r: WireRecord): WireRecord => {
-    if ((r.t === 'request' || r.t === 'response') && r.headers['mcp-session-id'] !== undefined) {
-      const v = r.headers['mcp-session-id'];
-      return { ...r, headers: { ...r.headers, 'mcp-session-id': Array.isArray(v) ? v.map(hash) : hash(String(v)) } } as WireRecord;
-    }
-    return r;
-  };
-  return { apply, real: (shown) => reverse.get(shown) };
-}
-
 export function startMcpscope(options: McpscopeOptions & { target: string }): Promise<Mcpscope>;
 export function startMcpscope(options: McpscopeOptions): Promise<McpscopeCore>;
 export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeCore> {
@@ -272,79 +238,77 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     lint: options.lint,
     modelTraffic: options.modelTraffic,
   });
-  const hashed = options.hashSessionIds ? hashingSessionIds() : undefined;
-  // The hot path only pushes; hashing (when asked for) happens in the consumer's batch.
-  const queue = new CaptureQueue(hashed ? (records) => recorder.handle(records.map(hashed.apply)) : recorder.handle);
-  const faults = new FaultRegistry();
-  const breakpoints = new BreakpointRegistry();
-  breakpoints.resolveSession = (id) => recorder.wireKeyOf(id);
+  let thread: ProxyThread | undefined;
+  let ui: UiServer | undefined;
+  let proxies: ProxyPort[] = [];
+  let forwardProxy: ProxyPort | undefined;
+  let ca: LocalCa | undefined;
   const stdioLinks = new StdioLinks();
-  // POST /api/sessions/:id/send for a stdio session (proxy/send/ calls it as its `stdio` dependency).
+  // POST /api/sessions/:id/send for a stdio session (proxy/addons/send/ calls it as its `stdio` dependency).
   const sendToStdio = (sessionId: string, message: Record<string, unknown>) =>
     stdioLinks.send({ store, xidOf: (id) => recorder.wireKeyOf(id)?.process }, sessionId, message);
-  const paused = new PausedRegistry({
-    locate: (xid) => recorder.locate(xid),
-    emit: (e) => {
-      store.append(e);
-      store.commit();
+  const addons = defaultAddons(options, {
+    store,
+    token,
+    // The queue is made below, once the addons say how records are viewed.
+    flush: () => queue.flush(),
+    threadApplied: async () => thread?.settle(),
+    wrappersApplied: async () => ui?.ingest?.rulesAdopted(),
+    paused: {
+      locate: (xid) => recorder.locate(xid),
+      emit: (e) => {
+        store.append(e);
+        store.commit();
+      },
+      redact: (text) => redactor.text(text),
     },
-    redact: (text) => redactor.text(text),
+    resolveSession: (id) => recorder.wireKeyOf(id),
+    send: () => ({
+      store,
+      keptRequest: (id) => recorder.keptRequest(id),
+      settle: async () => {
+        await thread?.settle();
+        queue.flush();
+      },
+      reverseOrigin: (target, proxyOrigin) => {
+        const i = upstreams.findIndex((u) => u.target === target);
+        if (i >= 0 && proxies[i]) return proxies[i].origin;
+        const port = portOf(proxyOrigin);
+        return proxies.find((p) => String(p.port) === port)?.origin;
+      },
+      forwardProxy: forwardProxy?.origin,
+      caPem: ca?.certPem,
+      stdio: sendToStdio,
+    }),
   });
+  const { telemetry } = addons;
+  const faults = addons.faults.rules;
+  const breakpoints = addons.breakpoints.rules;
+  const paused = addons.breakpoints.paused;
+  // The hot path only pushes; an addon's view of the records (hashed session ids) is applied in the consumer's batch.
+  const views = addons.list.flatMap((a) => (a.recordView ? [a.recordView] : []));
+  const queue = new CaptureQueue(
+    views.length > 0 ? (records) => recorder.handle(records.map((r) => views.reduce((v, view) => view(v), r))) : recorder.handle,
+  );
   const capture = options.record === false ? () => undefined : (r: WireRecord) => queue.push(r);
   const stopNotices = options.onNotice
     ? watchReachability(store, { notice: options.onNotice, isLive: (id) => recorder.registry.sessions.has(id) })
     : undefined;
 
-  // The record file first: a path that cannot be written fails the launch before anything listens.
-  // It is redacted like every export, whatever --show-secrets says for the UI.
-  let stopRecording: (() => void) | undefined;
-  if (options.recordFile) {
-    const [{ recordToFile }, { exportRedactor }] = await Promise.all([
-      import('../files/export/ndjson-recorder.js'),
-      import('../files/export/export-common.js'),
-    ]);
-    stopRecording = recordToFile(store, options.recordFile, { redactor: exportRedactor({ token }) });
-  }
-  // The annotated log likewise (a log file that cannot be opened fails the launch).
-  let logWriter: { close(): Promise<void> } | undefined;
-  if (options.log) {
-    const { startLogWriter } = await import('../files/export/log-writer.js');
-    const to = options.log.to;
-    try {
-      logWriter = startLogWriter(store, {
-        to: to === 'stdout' || to === 'stderr' ? to : { file: to },
-        format: options.log.format,
-        colour: options.log.colour,
-        token,
-      });
-    } catch (err) {
-      stopRecording?.();
-      throw err;
-    }
-  }
-  const stopLog = () => logWriter?.close();
-
-  // OTLP export: a store subscriber on this thread, loaded only when configured. Loaded
-  // while the proxy thread starts, and running before the UI listens: /api/stats has `telemetry`
-  // from its first answer (a stdio wrapper linking then asks whether this UI exports).
-  const otlpStarted: Promise<OtlpExport | undefined> = options.otlp
-    ? (async (config: OtlpConfig) => {
-        const [{ startOtlpExport }, { exportRedactor }] = await Promise.all([
-          import('../addons/telemetry/otlp-exporter.js'),
-          import('../files/export/export-common.js'),
-        ]);
-        return startOtlpExport(store, config, { redactor: exportRedactor({ token }), onNotice: options.onNotice });
-      })(options.otlp).catch((err: unknown) => {
-        process.emitWarning(`mcpscope: OpenTelemetry export could not start, nothing is exported: ${(err as Error).message}`);
-        return undefined;
-      })
-    : Promise.resolve(undefined);
-  /** What a launch that fails leaves open: the record, the log, the export. */
-  const stopOutputs = async () => {
+  // The addons in their order (a record file or log that cannot be opened fails the launch here).
+  let started: StartedAddons;
+  try {
+    started = await startAddons(addons.list);
+  } catch (err) {
     unexpected.stop();
-    stopRecording?.();
-    await stopLog();
-    await (await otlpStarted)?.close(0);
+    stopNotices?.();
+    throw err;
+  }
+  /** What a launch that fails leaves open: the addons, the last-resort recording. */
+  const stopOutputs = async () => {
+    stopNotices?.();
+    unexpected.stop();
+    await started.close({ launchFailed: true });
   };
 
   const upstreams = [
@@ -353,8 +317,6 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
   ];
   // The proxy ports run on their own thread: nothing on this one (recorder, store, UI, feed) can
   // delay a forwarded byte.
-  let thread: ProxyThread | undefined;
-  let ca: LocalCa | undefined;
   if (options.forward) {
     const { loadOrCreateCa } = await import('../wire/forward-proxy/ca.js');
     try {
@@ -393,16 +355,7 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
         {
           entry: PROXY_WORKER_ENTRY,
           capture,
-          addons: [
-            breakpointsLink({
-              rules: breakpoints,
-              paused,
-              flush: () => queue.flush(),
-              holdMs: options.holdMs,
-              hashSessionIds: options.hashSessionIds,
-            }),
-            { name: FAULTS, rules: faults },
-          ],
+          addons: addons.list.flatMap((a) => (a.thread ? [a.thread] : [])),
           onProblem: (problem) => reportFromProxyThread(problem, unexpected.record),
           onRestart: (text) => {
             // What the dead thread had in flight will never end by itself: end it here.
@@ -422,12 +375,10 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
       throw err;
     }
   }
-  const proxies: ProxyPort[] = (thread?.ports ?? []).filter((p) => !p.forward);
-  const forwardProxy = thread?.ports.find((p) => p.forward);
+  proxies = (thread?.ports ?? []).filter((p) => !p.forward);
+  forwardProxy = thread?.ports.find((p) => p.forward);
   const proxy: ProxyPort | undefined = proxies[0];
-
-  const otlp = await otlpStarted;
-  let ui: UiServer | undefined;
+  const otlp = telemetry?.export;
   if (options.uiPort !== false) {
     try {
       ui = await startUiServer({
@@ -446,37 +397,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
           fixtureRoutes({ store, token, version: packageVersion(), live: true }),
           // Server-side search and call views (mcpscope mcp reads them): /api/search, /api/calls/:ref.
           searchRoutes({ store }),
-          // Fault injection rules (off until one is added): GET/POST/DELETE /api/faults.
-          faultRoutes(faults, async () => thread?.settle()),
-          // Breakpoints (off until one is added): /api/breakpoints, /api/paused.
-          breakpointRoutes({
-            rules: breakpoints,
-            paused,
-            // Every holder has the change: the proxy thread, and each stdio wrapper linked to this UI.
-            applied: async () => {
-              await thread?.settle();
-              await ui?.ingest?.rulesAdopted();
-            },
-          }),
-          // Sending into a session as its client would, through the proxy: POST /api/sessions/:id/send.
-          sendRoutes({
-            store,
-            keptRequest: (id) => recorder.keptRequest(id),
-            settle: async () => {
-              await thread?.settle();
-              queue.flush();
-            },
-            reverseOrigin: (target, proxyOrigin) => {
-              const i = upstreams.findIndex((u) => u.target === target);
-              if (i >= 0 && proxies[i]) return proxies[i].origin;
-              const port = portOf(proxyOrigin);
-              return proxies.find((p) => String(p.port) === port)?.origin;
-            },
-            forwardProxy: forwardProxy?.origin,
-            caPem: ca?.certPem,
-            realSessionId: hashed?.real,
-            stdio: sendToStdio,
-          }),
+          // The addons' routes (faults: /api/faults; breakpoints: /api/breakpoints, /api/paused; send: POST /api/sessions/:id/send).
+          ...addons.list.flatMap((a) => (a.routes ? [a.routes()] : [])),
           // The store's size and what its cap evicted, for the UI.
           async (app) => {
             app.get('/api/stats', async (): Promise<ApiStats> => (otlp ? { ...store.stats(), telemetry: otlp.stats() } : store.stats()));
@@ -519,10 +441,8 @@ export async function startMcpscope(options: McpscopeOptions): Promise<McpscopeC
     await thread?.close();
     queue.close();
     recorder.close();
-    stopRecording?.();
-    await stopLog();
-    // Flushes what is left, for 2 s at most: a collector that is down or slow never holds the exit.
-    await otlp?.close(2000);
+    // The record file, the log, the export (flushed for 2 s at most), … last started first.
+    await started.close();
     await ui?.close();
   }
 
