@@ -2,8 +2,8 @@
  * The routes every rule kind on the UI port shares (faults, breakpoints), for a collection `path`:
  *
  *   GET    <path>        the rules
- *   POST   <path>        add a rule (JSON; `id` optional) → 201 with the rule, 400 { error } if invalid
- *   DELETE <path>/:id    remove one → { ok: true }, 404 { error: "No <noun> <id>" }
+ *   POST   <path>        add a rule (JSON; `id` optional) → 201 with the rule, 400 { error, code: BAD_RULE } if invalid
+ *   DELETE <path>/:id    remove one → { ok: true }, 404 { error: "No <noun> <id>", code: NO_RULE }
  *   DELETE <path>        remove every rule → { ok: true }
  *
  * A change is answered once every holder adopted it (`applied`), so a message sent after the
@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Rule, RuleSet } from '../core/rules/rule-set.js';
+import { McpscopeError, SAY } from '../core/model/errors.js';
 
 export interface RuleRoutes {
   /** The collection's URL, e.g. `/api/faults`. */
@@ -29,13 +30,13 @@ export function ruleRoutes(app: FastifyInstance, { path, noun, set, applied }: R
     try {
       rule = set.add(req.body);
     } catch (err) {
-      return reply.code(400).send({ error: (err as Error).message });
+      throw new McpscopeError('BAD_RULE', (err as Error).message, { cause: err });
     }
     await applied();
     return reply.code(201).send(rule);
   });
-  app.delete<{ Params: { id: string } }>(`${path}/:id`, async (req, reply) => {
-    if (!set.remove(req.params.id)) return reply.code(404).send({ error: `No ${noun} ${req.params.id}` });
+  app.delete<{ Params: { id: string } }>(`${path}/:id`, async (req) => {
+    if (!set.remove(req.params.id)) throw new McpscopeError('NO_RULE', SAY.noRule(noun, req.params.id));
     await applied();
     return { ok: true };
   });

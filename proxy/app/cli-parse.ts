@@ -16,9 +16,7 @@ import { optionsOf, shapesOf, type CommandName, type OptionDecl, type OptionShap
 import { PAGES } from './cli-commands.js';
 import { helpText, perCommand, wordList, wrapperOptionWords } from './cli-help.js';
 import { packageVersion } from '../files/package-version.js';
-
-/** A command line that is not right, in words for the person who typed it. */
-export class UsageError extends Error {}
+import { UsageError } from '../core/model/errors.js';
 
 /** The main command (and the wrapper) parses as itself; a wrapper then refuses what it does not take. */
 const parsedAs = (command: CommandName): Exclude<CommandName, 'wrapper'> => (command === 'wrapper' ? 'main' : command);
@@ -123,7 +121,7 @@ export function readCommandLine<C extends CommandName>(command: C, argv: readonl
   try {
     parsed = parseArgs({ args: taken.args, allowPositionals: PAGES[as].operand !== undefined, options: parseArgsOptions(command) });
   } catch (err) {
-    throw Object.assign(new UsageError((err as Error).message), { hint: true });
+    throw new UsageError((err as Error).message, true);
   }
   const raw: Record<string, unknown> = { ...parsed.values, ...taken.values };
   const help = raw.help === true;
@@ -160,7 +158,7 @@ export function parseCommand<C extends CommandName>(command: C, argv: readonly s
     read = readCommandLine(command, argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    const hint = (err as UsageError & { hint?: boolean }).hint ? `\nRun ${who} --help for the options.` : '';
+    const hint = err.hint ? `\nRun ${who} --help for the options.` : '';
     process.stderr.write(`${who}: ${err.message}${hint}\n`);
     return 2;
   }

@@ -12,7 +12,8 @@ import { loadFixture } from '../files/import/load-fixture.js';
 import type { Fixture } from '../core/model/fixture-format.js';
 import { startMockServer as startHttpMock, type MockServer, type MockServerOptions } from '../files/replay/replay-server.js';
 
-export { FixtureError, loadFixture, parseFixture, validateFixture } from '../files/import/load-fixture.js';
+export { loadFixture, parseFixture, validateFixture } from '../files/import/load-fixture.js';
+export { FixtureError, VerifyConnectionError } from '../core/model/errors.js';
 export {
   startStdioMock,
   type MockServer,
@@ -23,7 +24,6 @@ export {
 export {
   verifyFixture,
   formatVerifyReport,
-  VerifyConnectionError,
   type VerifyOptions,
   type VerifyReport,
   type VerifyDifference,

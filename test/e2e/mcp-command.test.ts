@@ -492,12 +492,17 @@ describe('GET /api/search and /api/calls', () => {
     expect((await get('/api/calls/1', null)).status).toBe(401);
     const bad = await get('/api/search?dir=sideways');
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: 'dir must be c2s (client→server) or s2c (server→client), not "sideways".' });
+    expect(await bad.json()).toEqual({
+      error: 'dir must be c2s (client→server) or s2c (server→client), not "sideways".',
+      code: 'BAD_QUERY',
+    });
     expect((await get('/api/search?limit=-1')).status).toBe(400);
     expect((await get('/api/search?method=a&method=b')).status).toBe(400);
     const ok = (await (await get('/api/search?limit=5000&text=%5B(')).json()) as { hits: unknown[]; query: { limit: number } };
     expect(ok.query.limit).toBe(200);
     expect(ok.hits).toEqual([]);
-    expect((await get('/api/calls/nope')).status).toBe(404);
+    const nope = await get('/api/calls/nope');
+    expect(nope.status).toBe(404);
+    expect(((await nope.json()) as { code: string }).code).toBe('NO_CALL');
   });
 });

@@ -628,7 +628,7 @@ describe('the session API on real traffic (SDK client → proxy → demo server)
 
     const unknown = await http(`${ui}/api/sessions/no-such-session/messages`, { headers });
     expect(unknown.status).toBe(404);
-    expect(JSON.parse(unknown.text).error).toContain('no-such-session');
+    expect(JSON.parse(unknown.text)).toEqual({ error: 'No session no-such-session', code: 'NO_SESSION' });
     expect((await http(`${ui}/api/sessions/no-such-session`, { headers })).status).toBe(404);
     expect((await http(`${ui}/api/sessions/no-such-session/events`, { headers })).status).toBe(404);
   });

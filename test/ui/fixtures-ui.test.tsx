@@ -133,6 +133,12 @@ describe('import client', () => {
       }),
     );
     expect(tooLarge).toEqual({ ok: false, error: 'The file is too large for mcpscope to import (Request body is too large).' });
+    // The same refusal through mcpscope's error handler (proxy/app/serve/error-handler.ts): `{error, code}`.
+    const tooLargeNow = await importCaptureText(
+      'x',
+      refuse(413, { error: 'Request body is too large', code: 'FST_ERR_CTP_BODY_TOO_LARGE' }),
+    );
+    expect(tooLargeNow).toEqual(tooLarge);
     const down = await importCaptureText('x', (async () => {
       throw new TypeError('Failed to fetch');
     }) as unknown as typeof fetch);

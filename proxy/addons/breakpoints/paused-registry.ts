@@ -10,6 +10,7 @@
 import type { Carrier, Direction, MessageKind, UnsequencedEvent } from '../../core/model/events.js';
 import type { HeldReport, PausedAction, PausedMessage, PausedOutcome } from '../../core/rules/breakpoint-types.js';
 import { checkAnswer, checkJsonRpc } from '../../core/rules/action-checks.js';
+import { McpscopeError, SAY } from '../../core/model/errors.js';
 
 /** Where a held message's action goes: the proxy thread, or the stdio wrapper that holds it. */
 export interface PausedHolder {
@@ -108,14 +109,13 @@ export class PausedRegistry {
   /**
    * The user's action on a held message. Checked here (valid JSON-RPC; `respond` only to a
    * request, with its id), then passed to the holder, which answers with `released`.
-   * Returns an error in plain words, or undefined when the action went to the holder.
+   * Returns the error (NO_HELD, BAD_ACTION) in plain words, or undefined when the action went to the holder.
    */
-  act(id: string, input: unknown): { status: number; error: string } | undefined {
+  act(id: string, input: unknown): McpscopeError | undefined {
     const entry = this.held.get(id);
-    if (!entry)
-      return { status: 404, error: `No held message ${id} (it may have been released already: GET /api/paused lists those held now)` };
+    if (!entry) return new McpscopeError('NO_HELD', SAY.noHeld(id));
     if (!input || typeof input !== 'object' || Array.isArray(input))
-      return { status: 400, error: 'the body must be a JSON object with an action' };
+      return new McpscopeError('BAD_ACTION', 'the body must be a JSON object with an action');
     const o = input as Record<string, unknown>;
     let action: PausedAction;
     switch (o.action) {
@@ -125,7 +125,7 @@ export class PausedRegistry {
           break;
         }
         const problem = checkJsonRpc(o.message);
-        if (problem) return { status: 400, error: `message: ${problem}` };
+        if (problem) return new McpscopeError('BAD_ACTION', `message: ${problem}`);
         action = { action: 'resume', message: o.message };
         break;
       }
@@ -134,17 +134,17 @@ export class PausedRegistry {
         break;
       case 'respond': {
         if (entry.report.kind !== 'request')
-          return { status: 400, error: `only a request can be answered; this held message is a ${entry.report.kind}` };
+          return new McpscopeError('BAD_ACTION', `only a request can be answered; this held message is a ${entry.report.kind}`);
         const checked = checkAnswer(o.message, (entry.message as { id?: unknown }).id);
-        if ('error' in checked) return { status: 400, error: `message: ${checked.error}` };
+        if ('error' in checked) return new McpscopeError('BAD_ACTION', `message: ${checked.error}`);
         action = { action: 'respond', message: checked.answer };
         break;
       }
       default:
-        return {
-          status: 400,
-          error: 'action must be "resume" (optionally with an edited "message"), "drop" or "respond" (with a "message")',
-        };
+        return new McpscopeError(
+          'BAD_ACTION',
+          'action must be "resume" (optionally with an edited "message"), "drop" or "respond" (with a "message")',
+        );
     }
     entry.holder.act(entry.localId, action);
     return undefined;

@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BreakpointRegistry } from '../../core/rules/breakpoint-rules.js';
 import type { PausedRegistry } from './paused-registry.js';
 import { ruleRoutes } from '../rule-routes.js';
+import { McpscopeError, SAY } from '../../core/model/errors.js';
 
 export interface BreakpointRouteDeps {
   rules: BreakpointRegistry;
@@ -31,20 +32,22 @@ export function breakpointRoutes(deps: BreakpointRouteDeps) {
   const applied = deps.applied ?? (async () => undefined);
   return (app: FastifyInstance): void => {
     ruleRoutes(app, { path: '/api/breakpoints', noun: 'breakpoint', set: rules, applied });
-    app.get<{ Params: { id: string } }>('/api/breakpoints/:id', async (req, reply) => {
+    app.get<{ Params: { id: string } }>('/api/breakpoints/:id', async (req) => {
       const rule = rules.get(req.params.id);
-      return rule ?? reply.code(404).send({ error: `No breakpoint ${req.params.id}` });
+      if (!rule) throw new McpscopeError('NO_RULE', SAY.noRule('breakpoint', req.params.id));
+      return rule;
     });
     app.get('/api/paused', async () => paused.list());
-    app.get<{ Params: { id: string } }>('/api/paused/:id', async (req, reply) => {
+    app.get<{ Params: { id: string } }>('/api/paused/:id', async (req) => {
       const p = paused.get(req.params.id);
-      return p ?? reply.code(404).send({ error: `No held message ${req.params.id}` });
+      if (!p) throw new McpscopeError('NO_HELD', SAY.noHeld(req.params.id));
+      return p;
     });
-    app.post<{ Params: { id: string } }>('/api/paused/:id', async (req, reply) => {
+    app.post<{ Params: { id: string } }>('/api/paused/:id', async (req) => {
       const id = req.params.id;
       const wait = paused.whenReleased(id);
       const problem = paused.act(id, req.body);
-      if (problem) return reply.code(problem.status).send({ error: problem.error });
+      if (problem) throw problem;
       await wait;
       return { ok: true };
     });

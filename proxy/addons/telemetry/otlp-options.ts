@@ -26,6 +26,7 @@
  */
 
 import type { OtlpProtocol, TelemetryStats } from '../../core/model/api-stats.js';
+import { OtlpOptionsError } from '../../core/model/errors.js';
 
 export type { OtlpProtocol, TelemetryStats } from '../../core/model/api-stats.js';
 
@@ -56,9 +57,6 @@ export interface OtlpConfig {
   /** Things worth a line on stderr (an ignored exporter name…), in plain words. */
   warnings: string[];
 }
-
-/** A configuration that cannot work: the CLI prints it and exits 2. */
-export class OtlpOptionsError extends Error {}
 
 /** The SDK's defaults (OpenTelemetry's environment variable specification). */
 const DEFAULTS = {

@@ -21,7 +21,7 @@ import { chmod, lstat, mkdir, open, readFile, realpath, rename, rm, stat } from 
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mcpscopeHome } from '../../wire/home.js';
-import { UiApiError } from './ui-client.js';
+import { UiApiError } from '../../core/model/errors.js';
 
 /** The index of what the exports wrote, in the export directory. */
 export const EXPORT_INDEX = '.mcpscope-exports.json';

@@ -17,7 +17,8 @@ import { exportRedactor } from '../../files/export/export-common.js';
 import { EXPORT_FORMATS, exportFileName } from '../../core/model/export-formats.js';
 import { boundText, MAX_RESULT_TEXT, formatCall, formatSearch, formatSessions, jsonPreview, type ToolOutput } from './agent-format.js';
 import { agentText, FRAME_NOTE, inertLine, safeStructured } from './agent-frame.js';
-import { UiApiError, type UiClient } from './ui-client.js';
+import { type UiClient } from './ui-client.js';
+import { UiApiError } from '../../core/model/errors.js';
 import type { ExportDir } from './agent-exports.js';
 import { registerModelTools } from './agent-model-tools.js';
 

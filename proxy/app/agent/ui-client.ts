@@ -8,6 +8,7 @@
  * anywhere but 127.0.0.1. Every failure becomes a UiApiError that says what to do, in plain words.
  */
 import { discoveryPath, readDiscovery } from '../serve/discovery.js';
+import { UiApiError } from '../../core/model/errors.js';
 
 /** Per request: a resume at a breakpoint waits for its holder. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -18,16 +19,6 @@ export interface UiClientOptions {
   /** --token; else $MCPSCOPE_TOKEN, else the discovery file. */
   token?: string;
   env?: NodeJS.ProcessEnv;
-}
-
-export class UiApiError extends Error {
-  constructor(
-    message: string,
-    /** The HTTP status, when the UI answered. */
-    readonly status?: number,
-  ) {
-    super(message);
-  }
 }
 
 export class UiClient {

@@ -7,7 +7,7 @@ import { splitCommandLine } from '../command-line.js';
 import { OPTIONS, SUBCOMMANDS } from '../cli-options.js';
 import { DEFAULT_PROXY_PORT } from '../../wire/ports.js';
 import { isLoopbackHostname } from '../../wire/guards.js';
-import { ClientConfigError } from './client-config-error.js';
+import { ClientConfigError } from '../../core/model/errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Recognising entries.

@@ -5,7 +5,7 @@
  * indentation and line endings, every other byte left where it was.
  */
 import { parseTree, printParseErrorCode, visit, type Edit, type Node as JsonNode } from 'jsonc-parser';
-import { ClientConfigError } from './client-config-error.js';
+import { ClientConfigError } from '../../core/model/errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading the text.

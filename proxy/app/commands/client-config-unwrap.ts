@@ -2,7 +2,7 @@
  * `mcpscope unwrap`'s transform (proxy/app/commands/unwrap.ts): every server client-config.ts wrapped,
  * put back — byte for byte from the sidecar record when the entry still reads as wrap wrote it.
  */
-import { ClientConfigError } from './client-config-error.js';
+import { ClientConfigError } from '../../core/model/errors.js';
 import { applyEdits, getNodeValue, type Edit } from 'jsonc-parser';
 import { commentInside, detectStyle, findServers, parseConfig, replaceNode, serializeLike, span } from './client-config-text.js';
 import {

@@ -18,7 +18,7 @@
  * (the original command line follows the `--`), but cannot know a URL server's original URL.
  */
 import { DEFAULT_UI_PORT } from '../../wire/ports.js';
-import { ClientConfigError } from './client-config-error.js';
+import { ClientConfigError } from '../../core/model/errors.js';
 import { applyEdits, getNodeValue, type Edit } from 'jsonc-parser';
 import { commentInside, detectStyle, findServers, parseConfig, replaceNode, serializeLike, span } from './client-config-text.js';
 import {

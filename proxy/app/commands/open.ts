@@ -10,7 +10,8 @@ import { startUiServer, type UiServer } from '../serve/ui-server.js';
 import { EventStore } from '../../recorder/store/event-store.js';
 import { fixtureRoutes } from '../serve/fixture-routes.js';
 import { searchRoutes } from '../serve/search-routes.js';
-import { appendImported, CaptureFormatError, readCapture } from '../../files/import/import-capture.js';
+import { appendImported, readCapture } from '../../files/import/import-capture.js';
+import { CaptureFormatError } from '../../core/model/errors.js';
 import { DEFAULT_UI_PORT } from '../../wire/ports.js';
 import { parseCommand } from '../cli-parse.js';
 

@@ -5,7 +5,8 @@
  * --stdio: speaks newline-delimited JSON-RPC on stdin/stdout (logs on stderr) until stdin ends.
  */
 import { basename } from 'node:path';
-import { FixtureError, loadFixture } from '../../files/import/load-fixture.js';
+import { loadFixture } from '../../files/import/load-fixture.js';
+import { FixtureError } from '../../core/model/errors.js';
 import { buildReplayModel } from '../../files/replay/replay-matching.js';
 import { startMockServer, startStdioMock, type MockServer } from '../../files/replay/replay-server.js';
 import type { ReplayTiming } from '../../files/replay/replay-session.js';

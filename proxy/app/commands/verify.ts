@@ -7,10 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { FixtureError, loadFixture } from '../../files/import/load-fixture.js';
+import { loadFixture } from '../../files/import/load-fixture.js';
+import { FixtureError, VerifyConnectionError } from '../../core/model/errors.js';
 import { parseIgnorePattern } from '../../core/model/json-diff.js';
 import { tellIgnoredTlsEnv } from '../../wire/forwarder/upstream-tls.js';
-import { formatVerifyReport, verifyFixture, VerifyConnectionError } from '../../files/replay/verify.js';
+import { formatVerifyReport, verifyFixture } from '../../files/replay/verify.js';
 import { parseCommand } from '../cli-parse.js';
 
 export async function main(argv: string[]): Promise<number> {

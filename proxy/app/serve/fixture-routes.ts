@@ -9,6 +9,7 @@
  *   POST /api/import                                          body: a capture file's text → { events, sessions, kind, warnings }
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { McpscopeError, SAY } from '../../core/model/errors.js';
 import type { EventStore } from '../../recorder/store/event-store.js';
 import { exportFixture } from '../../files/export/export-fixture.js';
 import { exportHar } from '../../files/export/export-har.js';
@@ -36,25 +37,27 @@ export interface FixtureRoutesOptions {
   live?: boolean;
 }
 
-function badFormat(reply: FastifyReply, format: string, allowed: readonly ExportFormat[]) {
-  return reply
-    .code(400)
-    .send({ error: `Unknown export format ${JSON.stringify(format)}: use ${allowed.map((f) => `format=${f}`).join(', ')}.` });
+function badFormat(format: string, allowed: readonly ExportFormat[]): McpscopeError {
+  return new McpscopeError(
+    'BAD_EXPORT_FORMAT',
+    `Unknown export format ${JSON.stringify(format)}: use ${allowed.map((f) => `format=${f}`).join(', ')}.`,
+  );
 }
 
 /**
- * The export body, or a 500 that says in plain words that this export failed: nothing is kept
- * from a failed attempt, so the next export (or this one after the cause is gone) starts afresh.
+ * The export body, or EXPORT_FAILED (500) in plain words: nothing is kept from a failed attempt,
+ * so the next export (or this one after the cause is gone) starts afresh.
  */
-function build(reply: FastifyReply, format: ExportFormat, make: () => string): string | undefined {
+function build(format: ExportFormat, make: () => string): string {
   try {
     return make();
   } catch (err) {
     const why = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
-    void reply.code(500).send({
-      error: `mcpscope could not build the ${format === 'ndjson' ? 'NDJSON' : format === 'har' ? 'HAR' : format === 'text' ? 'annotated log' : 'fixture'} export (${why}). The recording itself is unchanged; other exports and the UI keep working.`,
-    });
-    return undefined;
+    throw new McpscopeError(
+      'EXPORT_FAILED',
+      `mcpscope could not build the ${format === 'ndjson' ? 'NDJSON' : format === 'har' ? 'HAR' : format === 'text' ? 'annotated log' : 'fixture'} export (${why}). The recording itself is unchanged; other exports and the UI keep working.`,
+      { cause: err },
+    );
   }
 }
 
@@ -72,10 +75,10 @@ export function fixtureRoutes(options: FixtureRoutesOptions): (app: FastifyInsta
   return async (app) => {
     app.get<{ Params: { id: string }; Querystring: { format?: string } }>('/api/sessions/:id/export', async (req, reply) => {
       const format = req.query.format ?? 'fixture';
-      if (!isExportFormat(format)) return badFormat(reply, format, EXPORT_FORMATS);
+      if (!isExportFormat(format)) throw badFormat(format, EXPORT_FORMATS);
       const session = store.sessions.get(req.params.id);
-      if (!session) return reply.code(404).send({ error: `No session ${req.params.id}` });
-      const body = build(reply, format, () =>
+      if (!session) throw new McpscopeError('NO_SESSION', SAY.noSession(req.params.id));
+      const body = build(format, () =>
         format === 'fixture'
           ? `${JSON.stringify(exportFixture(store, session.id, { token, generator }), null, 2)}\n`
           : format === 'har'
@@ -84,29 +87,24 @@ export function fixtureRoutes(options: FixtureRoutesOptions): (app: FastifyInsta
               ? exportTextLog(store, session.id, { token })
               : exportNdjson(store, session.id, { token }),
       );
-      if (body === undefined) return reply;
       return download(reply, format, exportFileName(session.id, session.startedAt, format), body);
     });
 
     app.get<{ Querystring: { format?: string } }>('/api/export', async (req, reply) => {
       const format = req.query.format ?? 'ndjson';
       if (format !== 'har' && format !== 'ndjson' && format !== 'text') {
-        return reply.code(400).send({
-          error:
-            format === 'fixture'
-              ? 'A fixture holds one session: use /api/sessions/<id>/export?format=fixture.'
-              : `Unknown export format ${JSON.stringify(format)}: use format=har, format=ndjson or format=text.`,
-        });
+        if (format === 'fixture')
+          throw new McpscopeError('BAD_EXPORT_FORMAT', 'A fixture holds one session: use /api/sessions/<id>/export?format=fixture.');
+        throw badFormat(format, ['har', 'ndjson', 'text']);
       }
       const first = store.snapshot()[0];
-      const body = build(reply, format, () =>
+      const body = build(format, () =>
         format === 'har'
           ? `${JSON.stringify(exportHar(store, undefined, { token, version: options.version }), null, 2)}\n`
           : format === 'text'
             ? exportTextLog(store, undefined, { token })
             : exportNdjson(store, undefined, { token }),
       );
-      if (body === undefined) return reply;
       return download(reply, format, exportFileName('all', first?.ts ?? Date.now(), format), body);
     });
 
@@ -115,14 +113,15 @@ export function fixtureRoutes(options: FixtureRoutesOptions): (app: FastifyInsta
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
-      scope.post('/api/import', { bodyLimit: IMPORT_BODY_LIMIT }, async (req, reply) => {
+      scope.post('/api/import', { bodyLimit: IMPORT_BODY_LIMIT }, async (req) => {
         const text = typeof req.body === 'string' ? req.body : '';
         let parsed;
         try {
           parsed = readCapture(text);
         } catch (err) {
           // readCapture says every failure as a CaptureFormatError; anything else is still the file's fault, in one line.
-          return reply.code(400).send({ error: err instanceof Error ? err.message : String(err) });
+          if (err instanceof McpscopeError) throw err;
+          throw new McpscopeError('BAD_CAPTURE', err instanceof Error ? err.message : String(err), { cause: err });
         }
         const result = appendImported(store, parsed.events, { avoidLiveIds: options.live });
         return { events: result.events, sessions: result.sessions, kind: parsed.kind, warnings: parsed.warnings };

@@ -11,25 +11,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventStore } from '../../recorder/store/event-store.js';
-import { contextCosts, listModelTurns, modelTurnView, ModelViewError, parseTurnQuery } from '../../recorder/store/model-views.js';
+import { contextCosts, listModelTurns, modelTurnView, parseTurnQuery } from '../../recorder/store/model-views.js';
 
 export function modelRoutes(options: { store: EventStore }): (app: FastifyInstance) => void {
   const { store } = options;
-  const guarded = <T>(reply: { code(n: number): { send(v: unknown): unknown } }, run: () => T) => {
-    try {
-      return run();
-    } catch (err) {
-      if (err instanceof ModelViewError) return reply.code(err.status).send({ error: err.message });
-      throw err;
-    }
-  };
+  // Their McpscopeErrors (BAD_QUERY, NO_MODEL_TURN) are answered by error-handler.ts.
   return (app) => {
-    app.get('/api/model-turns', async (req, reply) =>
-      guarded(reply, () => listModelTurns(store, parseTurnQuery((req.query ?? {}) as Record<string, unknown>))),
-    );
-    app.get<{ Params: { id: string } }>('/api/model-turns/:id', async (req, reply) =>
-      guarded(reply, () => modelTurnView(store, req.params.id)),
-    );
+    app.get('/api/model-turns', async (req) => listModelTurns(store, parseTurnQuery((req.query ?? {}) as Record<string, unknown>)));
+    app.get<{ Params: { id: string } }>('/api/model-turns/:id', async (req) => modelTurnView(store, req.params.id));
     app.get('/api/context', async (req) => {
       const agent = (req.query as Record<string, unknown> | undefined)?.agent;
       return contextCosts(store, { agent: typeof agent === 'string' && agent !== '' ? agent : undefined });

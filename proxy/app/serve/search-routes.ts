@@ -13,8 +13,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventStore } from '../../recorder/store/event-store.js';
-import { parseSearchQuery, searchMessages, SearchQueryError } from '../../recorder/store/search.js';
-import { callView, CallViewError } from '../../recorder/store/call-view.js';
+import { parseSearchQuery, searchMessages } from '../../recorder/store/search.js';
+import { callView } from '../../recorder/store/call-view.js';
 import { modelRoutes } from './model-routes.js';
 
 export function searchRoutes(options: { store: EventStore }): (app: FastifyInstance) => void {
@@ -22,23 +22,8 @@ export function searchRoutes(options: { store: EventStore }): (app: FastifyInsta
   const models = modelRoutes({ store });
   return (app) => {
     models(app);
-    app.get('/api/search', async (req, reply) => {
-      let query;
-      try {
-        query = parseSearchQuery((req.query ?? {}) as Record<string, unknown>);
-      } catch (err) {
-        if (err instanceof SearchQueryError) return reply.code(400).send({ error: err.message });
-        throw err;
-      }
-      return searchMessages(store, query);
-    });
-    app.get<{ Params: { ref: string } }>('/api/calls/:ref', async (req, reply) => {
-      try {
-        return callView(store, req.params.ref);
-      } catch (err) {
-        if (err instanceof CallViewError) return reply.code(err.status).send({ error: err.message });
-        throw err;
-      }
-    });
+    // Their McpscopeErrors (BAD_QUERY, BAD_CALL_REF, NO_CALL) are answered by error-handler.ts.
+    app.get('/api/search', async (req) => searchMessages(store, parseSearchQuery((req.query ?? {}) as Record<string, unknown>)));
+    app.get<{ Params: { ref: string } }>('/api/calls/:ref', async (req) => callView(store, req.params.ref));
   };
 }

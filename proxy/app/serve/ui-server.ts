@@ -34,6 +34,8 @@ import { IngestHub, INGEST_MAX_PAYLOAD, type IngestHubOptions } from './ingest.j
 import { INGEST_AUTH_HEADER } from '../stdio/ingest-control.js';
 import { tokenPage, TOKEN_PAGE_POLICY, wantsTokenPage } from './token-page.js';
 import { discoveryPath } from './discovery.js';
+import { installErrorHandler } from './error-handler.js';
+import { McpscopeError, SAY } from '../../core/model/errors.js';
 import { isAllowedHost, isSameOriginOrAllowed, listenOrigin, tokenMatches, TOKEN_COOKIE } from '../../wire/guards.js';
 
 export interface UiServerOptions {
@@ -220,34 +222,29 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     done();
   });
 
-  app.get('/api/sessions', async () => [...store.sessions.values()]);
-  app.get<{ Params: { id: string } }>('/api/sessions/:id', async (req, reply) => {
-    const s = store.sessions.get(req.params.id);
-    if (!s) return reply.code(404).send({ error: `No session ${req.params.id}` });
+  installErrorHandler(app);
+  const session = (id: string) => {
+    const s = store.sessions.get(id);
+    if (!s) throw new McpscopeError('NO_SESSION', SAY.noSession(id));
     return s;
-  });
-  app.get<{ Params: { id: string } }>('/api/sessions/:id/messages', async (req, reply) => {
-    if (!store.sessions.has(req.params.id)) return reply.code(404).send({ error: `No session ${req.params.id}` });
-    return store.messages(req.params.id);
-  });
-  app.get<{ Params: { id: string } }>('/api/sessions/:id/events', async (req, reply) => {
-    if (!store.sessions.has(req.params.id)) return reply.code(404).send({ error: `No session ${req.params.id}` });
-    return store.sessionEvents(req.params.id);
-  });
-  app.get<{ Params: { id: string } }>('/api/sessions/:id/lint', async (req, reply) => {
-    const s = store.sessions.get(req.params.id);
-    if (!s) return reply.code(404).send({ error: `No session ${req.params.id}` });
+  };
+  app.get('/api/sessions', async () => [...store.sessions.values()]);
+  app.get<{ Params: { id: string } }>('/api/sessions/:id', async (req) => session(req.params.id));
+  app.get<{ Params: { id: string } }>('/api/sessions/:id/messages', async (req) => store.messages(session(req.params.id).id));
+  app.get<{ Params: { id: string } }>('/api/sessions/:id/events', async (req) => store.sessionEvents(session(req.params.id).id));
+  app.get<{ Params: { id: string } }>('/api/sessions/:id/lint', async (req) => {
+    const s = session(req.params.id);
     return lintReport(s.id, store.sessionEvents(s.id), { protocolVersion: s.protocolVersion });
   });
-  app.get<{ Params: { seq: string } }>('/api/messages/:seq', async (req, reply) => {
+  app.get<{ Params: { seq: string } }>('/api/messages/:seq', async (req) => {
     const m = store.message(Number(req.params.seq));
-    if (!m) return reply.code(404).send({ error: `No message #${req.params.seq}` });
+    if (!m) throw new McpscopeError('NO_MESSAGE', `No message #${req.params.seq}`);
     return m;
   });
   app.get<{ Querystring: { since?: string } }>('/api/events', async (req) => store.snapshot(Number(req.query.since ?? 0) || 0));
-  app.get<{ Params: { id: string } }>('/api/exchanges/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/api/exchanges/:id', async (req) => {
     const x = store.exchanges.get(req.params.id);
-    if (!x) return reply.code(404).send({ error: `No exchange ${req.params.id}` });
+    if (!x) throw new McpscopeError('NO_EXCHANGE', `No exchange ${req.params.id}`);
     return x;
   });
   const info = options.capture

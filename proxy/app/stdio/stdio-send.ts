@@ -8,19 +8,10 @@
 import type { EventStore } from '../../recorder/store/event-store.js';
 import { checkJsonRpc } from '../../core/rules/action-checks.js';
 import { SEND_TIMEOUT_MS, type StdioSendOutcome } from './stdio-holds.js';
+import { StdioSendError } from '../../core/model/errors.js';
 
 /** Sends one request into one process and resolves with what became of it. */
 export type StdioSender = (message: Record<string, unknown>, timeoutMs: number) => Promise<StdioSendOutcome>;
-
-/** A send that did not get an answer: `status` is the HTTP status the API answers with. */
-export class StdioSendError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
 
 /** Beyond the wrapper's own time limit: the link itself stopped answering. */
 const LINK_GRACE_MS = 5_000;

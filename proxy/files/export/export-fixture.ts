@@ -31,18 +31,13 @@ import {
   type ExportRedactionOptions,
 } from './export-common.js';
 import { redactTurn } from './export-model-turn.js';
+import { UnknownSessionError } from '../../core/model/errors.js';
 
 export interface ExportFixtureOptions extends ExportRedactionOptions {
   /** Written to `generator`; default "mcpscope <version>". */
   generator?: string;
   /** Time of export (tests pin it). */
   now?: () => Date;
-}
-
-export class UnknownSessionError extends Error {
-  constructor(readonly sessionId: string) {
-    super(`No session ${JSON.stringify(sessionId)} in this capture.`);
-  }
 }
 
 export function exportFixture(store: EventStore, sessionId: string, options: ExportFixtureOptions = {}): Fixture {

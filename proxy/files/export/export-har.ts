@@ -29,7 +29,7 @@ import type {
 import type { Redactor } from '../../recorder/redact/redact.js';
 import { firstHeader } from '../../wire/capture/wire-records.js';
 import type { EventStore } from '../../recorder/store/event-store.js';
-import { UnknownSessionError } from './export-fixture.js';
+import { UnknownSessionError } from '../../core/model/errors.js';
 import {
   byteLength,
   compact,

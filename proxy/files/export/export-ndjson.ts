@@ -5,7 +5,7 @@
  */
 import type { McpscopeEvent } from '../../core/model/events.js';
 import type { EventStore } from '../../recorder/store/event-store.js';
-import { UnknownSessionError } from './export-fixture.js';
+import { UnknownSessionError } from '../../core/model/errors.js';
 import { exportRedactor, redactEvent, sessionEventsOf, type ExportRedactionOptions } from './export-common.js';
 
 /** The events an NDJSON export holds: one session's (sessionId) or all of them (undefined), redacted. */

@@ -5,7 +5,7 @@
  * live log printed for it. Redacted as every export is; the proxy token never appears. No colour.
  */
 import type { EventStore } from '../../recorder/store/event-store.js';
-import { UnknownSessionError } from './export-fixture.js';
+import { UnknownSessionError } from '../../core/model/errors.js';
 import { exportRedactor, redactEvent, type ExportRedactionOptions } from './export-common.js';
 import { formatTextLog, sessionHistory } from './text-log.js';
 import type { TextLogOptions } from './text-log-render.js';

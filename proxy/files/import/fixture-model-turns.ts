@@ -8,7 +8,7 @@
 import type { ModelTurnInfo, UnsequencedEvent } from '../../core/model/events.js';
 import type { FixtureModelTurn } from '../../core/model/fixture-format.js';
 import { compact } from '../../core/model/compact.js';
-import { CaptureFormatError } from './import-capture-format.js';
+import { CaptureFormatError } from '../../core/model/errors.js';
 import { remapTurn } from './model-turn-links.js';
 import { modelTurnProblem } from './model-turn-shape.js';
 

@@ -11,8 +11,5 @@ export interface CaptureImport {
   warnings: string[];
 }
 
-/** The input is not a capture mcpscope can read. The message says why, in plain words. */
-export class CaptureFormatError extends Error {}
-
 export const NOT_A_CAPTURE =
   'mcpscope can open a fixture (JSON with "format": "mcpscope-fixture"), an NDJSON event log (one mcpscope event per line, as written by `mcpscope --record`) or a HAR file (JSON with log.entries).';

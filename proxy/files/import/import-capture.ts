@@ -17,13 +17,14 @@ import type { McpscopeEvent, UnsequencedEvent } from '../../core/model/events.js
 import { EventStore } from '../../recorder/store/event-store.js';
 import { FIXTURE_FORMAT } from '../../core/model/fixture-format.js';
 import { capLoadedDocument, fileTooDeep, noteCutMessages } from './capture-depth.js';
-import { CaptureFormatError, NOT_A_CAPTURE, type CaptureImport } from './import-capture-format.js';
+import { NOT_A_CAPTURE, type CaptureImport } from './import-capture-format.js';
+import { CaptureFormatError } from '../../core/model/errors.js';
 import { eventProblem, jsonError, ndjsonImport } from './import-ndjson.js';
 import { fixtureImport, remapLinks } from './import-fixture.js';
 import { harImport, type HarInput } from './import-har.js';
 import { remapTurn } from './model-turn-links.js';
 
-export { CaptureFormatError, type CaptureImport, type CaptureKind } from './import-capture-format.js';
+export { type CaptureImport, type CaptureKind } from './import-capture-format.js';
 
 /** Parses a capture; warnings are passed to `options.onWarning` (default: a process warning). */
 export function importCapture(input: string | Uint8Array, options: { onWarning?: (message: string) => void } = {}): McpscopeEvent[] {

@@ -9,7 +9,8 @@ import { compact } from '../../core/model/compact.js';
 import { mediaType } from '../../core/model/media-type.js';
 import { byteLength } from '../../core/model/byte-length.js';
 import { httpRefusal } from '../../core/model/call-state.js';
-import { CaptureFormatError, type CaptureImport } from './import-capture-format.js';
+import { type CaptureImport } from './import-capture-format.js';
+import { CaptureFormatError } from '../../core/model/errors.js';
 import { fixtureTurnEvents } from './fixture-model-turns.js';
 import { modelCallProblem } from './model-turn-shape.js';
 

@@ -1,7 +1,8 @@
 /** Reads NDJSON mcpscope events (`mcpscope --record`, the NDJSON export), one event per line (import-capture.ts). */
 import type { McpscopeEvent } from '../../core/model/events.js';
 import { capLoadedEvent, fileTooDeep } from './capture-depth.js';
-import { CaptureFormatError, NOT_A_CAPTURE, type CaptureImport } from './import-capture-format.js';
+import { NOT_A_CAPTURE, type CaptureImport } from './import-capture-format.js';
+import { CaptureFormatError } from '../../core/model/errors.js';
 import { modelCallProblem, modelTurnProblem } from './model-turn-shape.js';
 
 const EVENT_TYPES = new Set(['session', 'exchange', 'message', 'sse', 'problem', 'modification', 'log', 'model-turn']);

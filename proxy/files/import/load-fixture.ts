@@ -8,13 +8,7 @@ import { readFileSync } from 'node:fs';
 import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture } from '../../core/model/fixture-format.js';
 import { parseIgnorePattern } from '../../core/model/json-diff.js';
 import { capLoadedDocument, fileTooDeep } from './capture-depth.js';
-
-export class FixtureError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FixtureError';
-  }
-}
+import { FixtureError } from '../../core/model/errors.js';
 
 const DIRECTIONS = new Set(['c2s', 's2c']);
 const KINDS = new Set(['request', 'notification', 'response', 'error']);

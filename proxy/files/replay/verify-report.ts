@@ -1,6 +1,6 @@
 /**
  * What `mcpscope verify` reports (proxy/files/replay/verify.ts runs it): the options, the report's
- * shape, the connection error, and the report for a terminal.
+ * shape and the report for a terminal (its connection error is core/model/errors.ts's VerifyConnectionError).
  */
 
 import { formatLintNotes, formatViolations, type VerifyViolation } from './verify-lint.js';
@@ -74,14 +74,6 @@ export interface VerifyReport {
   lintNotes?: VerifyViolation[];
   /** Whether they fail the run (`--strict`). */
   strict: boolean;
-}
-
-/** The live server could not be reached, or the connection broke: not a verdict about its answers. */
-export class VerifyConnectionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'VerifyConnectionError';
-  }
 }
 
 /** A transport wrapper: rewrites the outgoing initialize to the recorded request and taps incoming messages. */

@@ -44,14 +44,8 @@ import {
   type JsonDifference,
 } from '../../core/model/json-diff.js';
 import { buildReplayModel, callLabel, matchKey, matchParams, type RecordedCall, type RecordedServerRequest } from './replay-matching.js';
-import {
-  SERVER_INITIATED,
-  VerifyConnectionError,
-  type VerifyOptions,
-  type VerifyDifference,
-  type VerifyCall,
-  type VerifyReport,
-} from './verify-report.js';
+import { SERVER_INITIATED, type VerifyOptions, type VerifyDifference, type VerifyCall, type VerifyReport } from './verify-report.js';
+import { VerifyConnectionError } from '../../core/model/errors.js';
 import { TapTransport, streamTapFetch, verifiedFetch } from './verify-taps.js';
 import { VerifyLint } from './verify-lint.js';
 import { recordedOutcome, compareOutcome, liveError, type Outcome } from './verify-outcome.js';
@@ -60,7 +54,6 @@ import { recordedOutcome, compareOutcome, liveError, type Outcome } from './veri
 export {
   formatVerifyReport,
   SERVER_INITIATED,
-  VerifyConnectionError,
   type DifferenceKind,
   type VerifyCall,
   type VerifyDifference,

@@ -10,6 +10,7 @@
  */
 import type { ExchangeInfo, McpscopeEvent, MessageEvent, ProblemEvent } from '../../core/model/events.js';
 import type { EventStore } from './event-store.js';
+import { McpscopeError } from '../../core/model/errors.js';
 import { callState, cancelledFirst, httpRefusal } from '../../core/model/call-state.js';
 
 /** Progress notifications kept in a view: the first and the last ones past this many. */
@@ -55,15 +56,6 @@ export interface CallView {
   parent?: number;
 }
 
-export class CallViewError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
 /** The index of the first item with seq > `seq` in a list in seq order (the store's history, a session's messages). */
 export function firstAfterSeq(list: readonly { seq: number }[], seq: number): number {
   let lo = 0;
@@ -94,25 +86,29 @@ function rootOf(store: EventStore, m: MessageEvent): MessageEvent {
   return m;
 }
 
-/** Finds the message a ref names: a seq (`12`, `#12`) or an exchange id. Throws CallViewError (404/400). */
+/** Finds the message a ref names: a seq (`12`, `#12`) or an exchange id. Throws McpscopeError NO_CALL (404) or BAD_CALL_REF (400). */
 export function resolveCallRef(store: EventStore, ref: string): MessageEvent {
   const r = ref.trim().replace(/^#/, '');
   if (/^\d+$/.test(r)) {
     const m = store.message(Number(r));
     if (!m)
-      throw new CallViewError(
+      throw new McpscopeError(
+        'NO_CALL',
         `No message #${r} (it may have been evicted, or the seq names an event that is not a JSON-RPC message).`,
-        404,
       );
     return rootOf(store, m);
   }
-  if (r === '' || r.length > 200) throw new CallViewError('Name a call by a message seq (e.g. 12) or an HTTP exchange id (e.g. x3).', 400);
+  if (r === '' || r.length > 200)
+    throw new McpscopeError('BAD_CALL_REF', 'Name a call by a message seq (e.g. 12) or an HTTP exchange id (e.g. x3).');
   const x = store.exchanges.get(r);
-  if (!x) throw new CallViewError(`No message seq or exchange ${JSON.stringify(r)}.`, 404);
+  if (!x) throw new McpscopeError('NO_CALL', `No message seq or exchange ${JSON.stringify(r)}.`);
   const carried = x.sessionId !== undefined ? store.messages(x.sessionId).filter((m) => m.exchangeId === r) : [];
   const first = carried.find((m) => m.kind === 'request' && m.dir === 'c2s') ?? carried.find((m) => m.kind === 'request') ?? carried[0];
   if (!first)
-    throw new CallViewError(`Exchange ${r} carried no JSON-RPC message (${x.method} ${x.url}${x.status ? ` → ${x.status}` : ''}).`, 404);
+    throw new McpscopeError(
+      'NO_CALL',
+      `Exchange ${r} carried no JSON-RPC message (${x.method} ${x.url}${x.status ? ` → ${x.status}` : ''}).`,
+    );
   return rootOf(store, first);
 }
 

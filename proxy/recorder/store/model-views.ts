@@ -12,18 +12,10 @@
  */
 import type { ContextServerCost, MessageEvent, ModelToolCall, ModelTurnInfo, ModelUsage } from '../../core/model/events.js';
 import type { EventStore } from './event-store.js';
+import { McpscopeError } from '../../core/model/errors.js';
 
 export const TURNS_DEFAULT_LIMIT = 20;
 export const TURNS_MAX_LIMIT = 200;
-
-export class ModelViewError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface ModelTurnQuery {
   agent?: string;
@@ -79,7 +71,7 @@ export function parseTurnQuery(q: Record<string, unknown>): ModelTurnQuery {
   if (limit !== undefined) {
     const n = Number(limit);
     if (!Number.isInteger(n) || n < 1)
-      throw new ModelViewError(400, `limit must be a whole number of at least 1 (got ${JSON.stringify(limit.slice(0, 40))}).`);
+      throw new McpscopeError('BAD_QUERY', `limit must be a whole number of at least 1 (got ${JSON.stringify(limit.slice(0, 40))}).`);
     out.limit = n;
   }
   return out;
@@ -153,7 +145,10 @@ export function modelTurnView(store: EventStore, id: string): ModelTurnView {
   const ref = id.trim();
   const turn = store.turns.get(ref);
   if (!turn)
-    throw new ModelViewError(404, `No model turn ${JSON.stringify(ref.slice(0, 80))} in this capture (list_model_turns lists them).`);
+    throw new McpscopeError(
+      'NO_MODEL_TURN',
+      `No model turn ${JSON.stringify(ref.slice(0, 80))} in this capture (list_model_turns lists them).`,
+    );
   const calls = turn.toolCalls.map((c) => {
     const out: TurnCallMessages = { callId: c.id, name: c.name };
     const request = c.mcpCall ? store.message(c.mcpCall.seq) : undefined;

@@ -13,6 +13,7 @@ import { clip, plural } from '../../core/annotate/hint-text.js';
 import { firstAfterSeq } from './call-view.js';
 import { callState, cancelledFirst, httpRefusal, refusalText, type HttpRefusal } from '../../core/model/call-state.js';
 import { formatMs } from '../../core/model/units.js';
+import { McpscopeError } from '../../core/model/errors.js';
 import { boundedJsonText } from '../../core/parse/json-depth.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
@@ -88,17 +89,15 @@ export interface SearchResult {
   lastSeq: number;
 }
 
-export class SearchQueryError extends Error {}
-
 const DIRS = new Set(['c2s', 's2c']);
 
-/** Parses and checks query-string parameters (all strings) into a SearchQuery; throws SearchQueryError in plain words. */
+/** Parses and checks query-string parameters (all strings) into a SearchQuery; throws McpscopeError BAD_QUERY in plain words. */
 export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
   const q: SearchQuery = {};
   const str = (name: string): string | undefined => {
     const v = params[name];
     if (v === undefined) return undefined;
-    if (typeof v !== 'string') throw new SearchQueryError(`${name} must be given once, as text.`);
+    if (typeof v !== 'string') throw new McpscopeError('BAD_QUERY', `${name} must be given once, as text.`);
     return v;
   };
   const num = (name: string, min: number): number | undefined => {
@@ -106,7 +105,7 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
     if (v === undefined || v === '') return undefined;
     const n = Number(v);
     if (!Number.isFinite(n) || n < min)
-      throw new SearchQueryError(`${name} must be a number of at least ${min}, not ${JSON.stringify(v)}.`);
+      throw new McpscopeError('BAD_QUERY', `${name} must be a number of at least ${min}, not ${JSON.stringify(v)}.`);
     return n;
   };
   const known = new Set([
@@ -125,13 +124,14 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
   ]);
   for (const key of Object.keys(params)) {
     if (!known.has(key))
-      throw new SearchQueryError(
+      throw new McpscopeError(
+        'BAD_QUERY',
         `Unknown search parameter ${JSON.stringify(key)}: use text, session, method, tool, dir, errorsOnly, minLatencyMs, since, before, order, limit.`,
       );
   }
   const text = str('text');
   if (text !== undefined && text !== '') {
-    if (text.length > SEARCH_MAX_TEXT) throw new SearchQueryError(`text is at most ${SEARCH_MAX_TEXT} characters.`);
+    if (text.length > SEARCH_MAX_TEXT) throw new McpscopeError('BAD_QUERY', `text is at most ${SEARCH_MAX_TEXT} characters.`);
     q.text = text;
   }
   for (const name of ['session', 'method', 'tool'] as const) {
@@ -140,13 +140,14 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
   }
   const dir = str('dir');
   if (dir !== undefined && dir !== '') {
-    if (!DIRS.has(dir)) throw new SearchQueryError(`dir must be c2s (client→server) or s2c (server→client), not ${JSON.stringify(dir)}.`);
+    if (!DIRS.has(dir))
+      throw new McpscopeError('BAD_QUERY', `dir must be c2s (client→server) or s2c (server→client), not ${JSON.stringify(dir)}.`);
     q.dir = dir as Direction;
   }
   const errorsOnly = str('errorsOnly');
   if (errorsOnly !== undefined && errorsOnly !== '') {
     if (errorsOnly !== 'true' && errorsOnly !== 'false' && errorsOnly !== '1' && errorsOnly !== '0')
-      throw new SearchQueryError(`errorsOnly must be true or false, not ${JSON.stringify(errorsOnly)}.`);
+      throw new McpscopeError('BAD_QUERY', `errorsOnly must be true or false, not ${JSON.stringify(errorsOnly)}.`);
     q.errorsOnly = errorsOnly === 'true' || errorsOnly === '1';
   }
   q.minLatencyMs = num('minLatencyMs', 0);
@@ -157,7 +158,7 @@ export function parseSearchQuery(params: Record<string, unknown>): SearchQuery {
   const order = str('order');
   if (order !== undefined && order !== '') {
     if (order !== 'newest' && order !== 'oldest')
-      throw new SearchQueryError(`order must be newest or oldest, not ${JSON.stringify(order)}.`);
+      throw new McpscopeError('BAD_QUERY', `order must be newest or oldest, not ${JSON.stringify(order)}.`);
     q.order = order;
   }
   for (const k of Object.keys(q) as (keyof SearchQuery)[]) if (q[k] === undefined) delete q[k];

@@ -1,13 +1,7 @@
 /** proxy/addons/telemetry/otlp-options.ts: --otlp, --otlp-bodies and the OTEL_* variables → one configuration. */
 import { describe, expect, it } from 'vitest';
-import {
-  OtlpOptionsError,
-  displayUrl,
-  otlpDisplay,
-  resolveOtlpForCli,
-  resolveOtlpOptions,
-  signalUrl,
-} from '../../../proxy/addons/telemetry/otlp-options.js';
+import { displayUrl, otlpDisplay, resolveOtlpForCli, resolveOtlpOptions, signalUrl } from '../../../proxy/addons/telemetry/otlp-options.js';
+import { OtlpOptionsError } from '../../../proxy/core/model/errors.js';
 
 const resolve = (flags: { url?: string; bodies?: boolean }, env: Record<string, string> = {}) => resolveOtlpOptions(flags, env);
 

@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UiApiError, UiClient } from '../../../proxy/app/agent/ui-client.js';
+import { UiClient } from '../../../proxy/app/agent/ui-client.js';
+import { UiApiError } from '../../../proxy/core/model/errors.js';
 import { writeDiscovery } from '../../../proxy/app/serve/discovery.js';
 import { freePort } from '../../support/free-port.js';
 

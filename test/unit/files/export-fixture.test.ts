@@ -5,7 +5,8 @@
  * the capture was recorded with --show-secrets.
  */
 import { describe, expect, it } from 'vitest';
-import { exportFixture, UnknownSessionError } from '../../../proxy/files/export/export-fixture.js';
+import { exportFixture } from '../../../proxy/files/export/export-fixture.js';
+import { UnknownSessionError } from '../../../proxy/core/model/errors.js';
 import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture } from '../../../proxy/core/model/fixture-format.js';
 import type { MessageEvent } from '../../../proxy/core/model/events.js';
 import type { WireRecord } from '../../../proxy/wire/capture/wire-records.js';

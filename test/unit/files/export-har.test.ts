@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Har as HarFormat } from 'har-format';
 import { exportHar, type Har, type HarEntry } from '../../../proxy/files/export/export-har.js';
-import { UnknownSessionError } from '../../../proxy/files/export/export-fixture.js';
+import { UnknownSessionError } from '../../../proxy/core/model/errors.js';
 import { harErrors } from '../../support/har-schema.js';
 import { Recorder } from '../../../proxy/recorder/recorder.js';
 import { createRedactor } from '../../../proxy/recorder/redact/redact.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportNdjson } from '../../../proxy/files/export/export-ndjson.js';
 import { sessionEventsOf } from '../../../proxy/files/export/export-common.js';
-import { UnknownSessionError } from '../../../proxy/files/export/export-fixture.js';
+import { UnknownSessionError } from '../../../proxy/core/model/errors.js';
 import { recordToFile } from '../../../proxy/files/export/ndjson-recorder.js';
 import { importCapture, readCapture } from '../../../proxy/files/import/import-capture.js';
 import { createRedactor } from '../../../proxy/recorder/redact/redact.js';

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exportFixture } from '../../../proxy/files/export/export-fixture.js';
-import { readCapture, CaptureFormatError } from '../../../proxy/files/import/import-capture.js';
+import { readCapture } from '../../../proxy/files/import/import-capture.js';
+import { CaptureFormatError } from '../../../proxy/core/model/errors.js';
 import type { ModelTurnInfo } from '../../../proxy/core/model/events.js';
 import { TURN_1, TURN_2 } from '../../support/model-turn-sample.js';
 import { sampleAgentStore } from '../../support/model-turn-store.js';

@@ -4,7 +4,8 @@
  * reader later (the UI, the annotated log, `mcpscope mcp` walk `toolCalls`, `messages`, …).
  */
 import { describe, expect, it } from 'vitest';
-import { CaptureFormatError, readCapture } from '../../../proxy/files/import/import-capture.js';
+import { readCapture } from '../../../proxy/files/import/import-capture.js';
+import { CaptureFormatError } from '../../../proxy/core/model/errors.js';
 import { modelTurnProblem } from '../../../proxy/files/import/model-turn-shape.js';
 import type { McpscopeEvent } from '../../../proxy/core/model/events.js';
 import { sampleAgentEvents, TURN_1, TURN_2 } from '../../support/model-turn-sample.js';

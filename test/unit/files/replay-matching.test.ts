@@ -10,7 +10,8 @@ import { canonicalJson, diffJson, formatDifference, formatPath, normalizeVolatil
 import { buildReplayModel, callLabel, Matcher, matchKey } from '../../../proxy/files/replay/replay-matching.js';
 import { ReplaySession, type JsonRpcMessage, type ReplaySink } from '../../../proxy/files/replay/replay-session.js';
 import { compareOutcome } from '../../../proxy/files/replay/verify.js';
-import { FixtureError, parseFixture, validateFixture } from '../../../proxy/files/import/load-fixture.js';
+import { parseFixture, validateFixture } from '../../../proxy/files/import/load-fixture.js';
+import { FixtureError } from '../../../proxy/core/model/errors.js';
 
 // --- a small fixture builder ---------------------------------------------------------------------
 

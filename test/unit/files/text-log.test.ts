@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportRedactor, redactEvent } from '../../../proxy/files/export/export-common.js';
 import { exportTextLog } from '../../../proxy/files/export/export-text.js';
-import { UnknownSessionError } from '../../../proxy/files/export/export-fixture.js';
+import { UnknownSessionError } from '../../../proxy/core/model/errors.js';
 import { TextLog } from '../../../proxy/files/export/text-log.js';
 import { prettyJsonLines, renderEntry, renderJsonEntry, type LogEntry } from '../../../proxy/files/export/text-log-render.js';
 import type { McpscopeEvent } from '../../../proxy/core/model/events.js';

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_FORMAT, FIXTURE_VERSION, type Fixture, type FixtureMessage } from '../../../proxy/core/model/fixture-format.js';
 import { isIgnored, parseIgnorePattern } from '../../../proxy/core/model/json-diff.js';
-import { FixtureError, validateFixture } from '../../../proxy/files/import/load-fixture.js';
+import { validateFixture } from '../../../proxy/files/import/load-fixture.js';
+import { FixtureError } from '../../../proxy/core/model/errors.js';
 import { buildReplayModel } from '../../../proxy/files/replay/replay-matching.js';
 import { formatVerifyReport, type VerifyReport } from '../../../proxy/files/replay/verify.js';
 

@@ -7,12 +7,12 @@ import { recordViolatingSession, VIOLATION_RULE } from '../../support/violating-
 import { json, messages, setup, sse } from '../../support/recorder-harness.js';
 import {
   callView,
-  CallViewError,
   CALL_VIEW_MAX_PROBLEMS,
   CALL_VIEW_MAX_PROGRESS,
   CALL_VIEW_MAX_VIOLATIONS,
 } from '../../../proxy/recorder/store/call-view.js';
 import type { MessageEvent } from '../../../proxy/core/model/events.js';
+import { McpscopeError } from '../../../proxy/core/model/errors.js';
 
 describe('callView', () => {
   const { store } = recordScriptedCapture();
@@ -187,8 +187,9 @@ describe('callView', () => {
       } catch (e) {
         err = e;
       }
-      expect(err).toBeInstanceOf(CallViewError);
-      expect((err as CallViewError).status).toBe(status);
+      expect(err).toBeInstanceOf(McpscopeError);
+      expect((err as McpscopeError).status).toBe(status);
+      expect((err as McpscopeError).code).toBe(status === 404 ? 'NO_CALL' : 'BAD_CALL_REF');
       expect((err as Error).message).toMatch(message);
     }
   });

@@ -7,13 +7,8 @@ import { recordScriptedCapture, SCRIPTED_TOKEN } from '../../support/scripted-se
 import { recordViolatingSession, VIOLATION_RULE } from '../../support/violating-session.js';
 import { json, setup } from '../../support/recorder-harness.js';
 import { callView } from '../../../proxy/recorder/store/call-view.js';
-import {
-  parseSearchQuery,
-  searchMessages,
-  SearchQueryError,
-  SEARCH_MAX_LIMIT,
-  summarizeMessage,
-} from '../../../proxy/recorder/store/search.js';
+import { parseSearchQuery, searchMessages, SEARCH_MAX_LIMIT, summarizeMessage } from '../../../proxy/recorder/store/search.js';
+import { McpscopeError } from '../../../proxy/core/model/errors.js';
 
 const seqs = (r: { hits: { seq: number }[] }) => r.hits.map((h) => h.seq);
 
@@ -267,7 +262,7 @@ describe('parseSearchQuery', () => {
       [{ q: 'x' }, /Unknown search parameter "q"/],
     ];
     for (const [params, message] of bad) {
-      expect(() => parseSearchQuery(params)).toThrow(SearchQueryError);
+      expect(() => parseSearchQuery(params)).toThrow(McpscopeError);
       expect(() => parseSearchQuery(params)).toThrow(message);
     }
   });

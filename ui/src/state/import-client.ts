@@ -56,11 +56,11 @@ async function errorOf(res: Response): Promise<string> {
     /* no body */
   }
   try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown; statusCode?: unknown };
-    // Fastify's own errors put a generic phrase in `error` and the detail in `message`.
-    if (typeof body.message === 'string' && body.message !== '')
-      return res.status === 413 ? `The file is too large for mcpscope to import (${body.message}).` : body.message;
-    if (typeof body.error === 'string' && body.error !== '') return body.error;
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown; code?: unknown };
+    // mcpscope's error handler answers `{error, code}` with the words in `error`; fastify's default
+    // answer (older servers) puts a generic phrase in `error` and the detail in `message`.
+    const words = typeof body.message === 'string' && body.message !== '' ? body.message : typeof body.error === 'string' ? body.error : '';
+    if (words !== '') return res.status === 413 ? `The file is too large for mcpscope to import (${words}).` : words;
   } catch {
     /* not JSON */
   }
