@@ -133,10 +133,12 @@ describe('POST /api/sessions/:id/send, reverse proxy', () => {
     expect(noted).toMatchObject([{ dir: 'c2s', kind: 'notification', sentBy: 'mcpscope' }]);
 
     // What cannot be sent, in plain words.
-    expect((await send(scope, 's999', { message: { jsonrpc: '2.0', method: 'ping' } })).status).toBe(404);
+    const unknown = await send(scope, 's999', { message: { jsonrpc: '2.0', method: 'ping' } });
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'No session s999', code: 'NO_SESSION' } });
     const bad = await send(scope, session.id, { message: { jsonrpc: '2.0', id: 1, result: {} } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/request or a notification/);
+    expect(bad.body.code).toBe('BAD_SEND');
 
     // No answer in time: 504, and the exchange is named.
     const late = await send(scope, session.id, {
@@ -145,6 +147,7 @@ describe('POST /api/sessions/:id/send, reverse proxy', () => {
     });
     expect(late.status).toBe(504);
     expect(late.body.error).toMatch(/No answer within 300 ms/);
+    expect(late.body.code).toBe('SEND_FAILED');
     expect(scope.store.exchanges.get(late.body.exchangeId as string)?.sentBy).toBe('send');
   });
 
@@ -160,10 +163,12 @@ describe('POST /api/sessions/:id/send, reverse proxy', () => {
     const gone = await send(scope, session.id, { message: { jsonrpc: '2.0', method: 'tools/list' } });
     expect(gone.status).toBe(502);
     expect(gone.body.upstreamStatus).toBe(404);
+    expect(gone.body.code).toBe('SEND_FAILED');
     expect(scope.store.sessions.get(session.id)!.status).toBe('closed'); // recorded as expired
     const closed = await send(scope, session.id, { message: { jsonrpc: '2.0', method: 'tools/list' } });
     expect(closed.status).toBe(400);
     expect(closed.body.error).toMatch(/closed/);
+    expect(closed.body.code).toBe('BAD_SEND');
   });
 
   it("a bearer-protected server accepts the resend (the client's Authorization is reused); the token is shown nowhere", async () => {

@@ -204,6 +204,7 @@ describe('fixtures in the UI (Chromium)', () => {
     const toast = page.getByTestId('toast').filter({ hasText: 'Could not open notes.txt' });
     await toast.waitFor();
     expect(await toast.getAttribute('data-kind')).toBe('error');
+    if (process.env.MCPSCOPE_SCREENSHOT_REFUSED) await page.screenshot({ path: process.env.MCPSCOPE_SCREENSHOT_REFUSED });
     // The server's own explanation.
     expect(await toast.textContent()).toContain('This is not JSON or NDJSON');
     expect(await toast.textContent()).toContain('mcpscope-fixture');

@@ -4,9 +4,10 @@
  *   POST /api/sessions/:id/send   { "message": <request or notification>, "keepId"?: true, "timeoutMs"?: n }
  *     200 { response, exchangeId, id }   a request's answer (as recorded: redacted like the rest of the API)
  *     200 { accepted: true, exchangeId } a notification, accepted
- *     400 an invalid message, or a session that cannot be sent into; 404 unknown session;
- *     501 a stdio session without a stdio sender; 502 the server answered an HTTP error
- *     (`upstreamStatus`), or could not be reached; 504 no answer in time.
+ *   A refusal is `{ error, code, … }` as every UI API error (proxy/core/model/errors.ts):
+ *     400 BAD_SEND an invalid message, or a session that cannot be sent into; 404 NO_SESSION;
+ *     501 CANNOT_SEND a stdio session without a stdio sender; 502 SEND_FAILED the server answered
+ *     an HTTP error (`upstreamStatus`), or could not be reached; 504 SEND_FAILED no answer in time.
  *
  * The logic is session-send.ts.
  */

@@ -11,6 +11,7 @@
  * the sent request, whatever carried it (JSON, the POST's SSE stream, a legacy GET stream).
  * stdio sessions are handed to `stdio` (the wrapper writes the line).
  */
+import { ERRORS, McpscopeError, SAY, type ErrorCode } from '../../core/model/errors.js';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { VERIFY_UPSTREAM } from '../../wire/forwarder/upstream-tls.js';
 import type { EventStore } from '../../recorder/store/event-store.js';
@@ -42,7 +43,11 @@ export interface SendOutcome {
   body: Record<string, unknown>;
 }
 
-const fail = (status: number, error: string, extra: Record<string, unknown> = {}): SendOutcome => ({ status, body: { error, ...extra } });
+/** A refusal in the UI API's error shape (`{ error, code }`, app/serve/error-handler.ts) with what the caller needs besides. */
+const fail = (code: ErrorCode, error: string, extra: Record<string, unknown> = {}, status: number = ERRORS[code].status): SendOutcome => ({
+  status,
+  body: { error, code, ...extra },
+});
 
 export class SessionSender {
   private readonly ids = new SendIds();
@@ -53,29 +58,32 @@ export class SessionSender {
 
   async send(sessionId: string, body: unknown): Promise<SendOutcome> {
     const checked = checkSendBody(body);
-    if ('error' in checked) return fail(400, checked.error);
+    if ('error' in checked) return fail('BAD_SEND', checked.error);
     const { store } = this.deps;
     const session = store.sessions.get(sessionId);
-    if (!session) return fail(404, `No session ${sessionId}`);
+    if (!session) return fail('NO_SESSION', SAY.noSession(sessionId));
     if (session.transport === 'http')
-      return fail(400, `Session ${sessionId} is not an MCP session: it collects the plain HTTP traffic to ${session.target}.`);
+      return fail('BAD_SEND', `Session ${sessionId} is not an MCP session: it collects the plain HTTP traffic to ${session.target}.`);
     if (session.status === 'closed')
       return fail(
-        400,
+        'BAD_SEND',
         `Session ${sessionId} is closed${session.closeReason ? ` (${session.closeReason})` : ''}: there is nothing left to send into.`,
       );
     if (session.transport === 'stdio') return this.sendStdio(sessionId, checked);
     if (session.transport !== 'streamable-http' && session.transport !== 'legacy-sse')
-      return fail(400, `Session ${sessionId} uses a transport mcpscope cannot send into (${String(session.transport)}).`);
+      return fail('BAD_SEND', `Session ${sessionId} uses a transport mcpscope cannot send into (${String(session.transport)}).`);
     const kept = this.deps.keptRequest(sessionId);
     if (!kept)
       return fail(
-        400,
+        'BAD_SEND',
         `mcpscope has seen no request from the client of session ${sessionId} since it started watching, so it does not know where to send or with which headers. Let the client make one call first.`,
       );
     const route = this.routeOf(kept);
     if (!route)
-      return fail(400, `No mcpscope proxy port carries session ${sessionId} any more (its upstream ${session.target} is not proxied now).`);
+      return fail(
+        'BAD_SEND',
+        `No mcpscope proxy port carries session ${sessionId} any more (its upstream ${session.target} is not proxied now).`,
+      );
 
     const taken = (id: string) => store.messages(sessionId).some((m) => m.id === id);
     const { message, id } = outgoingMessage(checked, () => this.ids.next(taken), kept.meta);
@@ -101,7 +109,7 @@ export class SessionSender {
     const exchangeOf = () => (watch.request?.exchangeId !== undefined ? { exchangeId: watch.request.exchangeId } : {});
     const timedOut = async () => {
       await this.deps.settle().catch(() => undefined);
-      return fail(504, `No answer within ${checked.timeoutMs} ms.`, { ...exchangeOf(), ...idField });
+      return fail('SEND_FAILED', `No answer within ${checked.timeoutMs} ms.`, { ...exchangeOf(), ...idField }, 504);
     };
     try {
       let res: Dispatcher.ResponseData;
@@ -115,14 +123,14 @@ export class SessionSender {
         });
       } catch (err) {
         if (timeout.signal.aborted) return await timedOut();
-        return fail(502, `mcpscope could not send it through its proxy (${(err as Error).message}).`, idField);
+        return fail('SEND_FAILED', `mcpscope could not send it through its proxy (${(err as Error).message}).`, idField);
       }
       if (res.statusCode >= 400) {
         await res.body.text().catch(() => undefined);
         await this.deps.settle();
         const answer = watch.answer ? { response: payloadOf(watch.answer) } : {};
         return fail(
-          502,
+          'SEND_FAILED',
           `The server answered HTTP ${res.statusCode}${res.statusCode === 502 || res.statusCode === 504 ? ' (or mcpscope did, for a server it could not reach)' : ''}.`,
           {
             upstreamStatus: res.statusCode,
@@ -140,10 +148,14 @@ export class SessionSender {
         const empty = res.statusCode === 202 || firstHeader(res.headers as Record<string, string>, 'content-length') === '0';
         // A 202 (a notification accepted; a legacy session's request, answered on its GET stream): wait on.
         if (id !== undefined && !watch.answer && !empty && session.transport !== 'legacy-sse')
-          return fail(502, `The server's answer (HTTP ${res.statusCode}) ended without a response to request ${JSON.stringify(id)}.`, {
-            ...exchangeOf(),
-            ...idField,
-          });
+          return fail(
+            'SEND_FAILED',
+            `The server's answer (HTTP ${res.statusCode}) ended without a response to request ${JSON.stringify(id)}.`,
+            {
+              ...exchangeOf(),
+              ...idField,
+            },
+          );
         if (id !== undefined) await watch.done(timeout.signal);
         else if (!watch.request) await watch.done(timeout.signal);
       }
@@ -159,7 +171,7 @@ export class SessionSender {
   private async sendStdio(sessionId: string, checked: Exclude<ReturnType<typeof checkSendBody>, { error: string }>): Promise<SendOutcome> {
     if (!this.deps.stdio)
       return fail(
-        501,
+        'CANNOT_SEND',
         `Session ${sessionId} is a stdio session, and this mcpscope cannot send into stdio sessions (no stdio sender is connected).`,
       );
     const { message, id } = outgoingMessage(
@@ -174,9 +186,10 @@ export class SessionSender {
       // The stdio sender's errors carry the status that fits (400, 409, 502, 504).
       const status = (err as { status?: unknown }).status;
       return fail(
-        typeof status === 'number' && status >= 400 && status < 600 ? status : 502,
+        err instanceof McpscopeError ? err.code : 'SEND_FAILED',
         (err as Error).message,
         id === undefined ? {} : { id },
+        typeof status === 'number' && status >= 400 && status < 600 ? status : 502,
       );
     }
   }

@@ -14,11 +14,12 @@
  * break transparency.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { McpscopeError, type ErrorCode } from '../../core/model/errors.js';
+import { McpscopeError } from '../../core/model/errors.js';
 
 export interface ErrorBody {
   error: string;
-  code: ErrorCode | string;
+  /** A code of ERRORS, fastify's `FST_…` code for its own refusals, or BAD_REQUEST. */
+  code: string;
 }
 
 /** What the UI API answers for `err`: a status and the `{ error, code }` body. */

@@ -33,12 +33,21 @@ export const ERRORS = {
   BAD_CALL_REF: { status: 400, means: 'A call reference is neither a message seq nor an exchange id.' },
   BAD_EXPORT_FORMAT: { status: 400, means: 'An export format mcpscope does not write (or not for this scope).' },
   BAD_RULE: { status: 400, means: 'A fault or breakpoint rule that does not validate.' },
+  BAD_SEND: {
+    status: 400,
+    means: 'A message to send that is not a JSON-RPC request or notification, or a session mcpscope cannot send into.',
+  },
   BAD_ACTION: { status: 400, means: 'An action on a held message that is not resume, drop or respond with a valid JSON-RPC message.' },
   BAD_CAPTURE: { status: 400, means: 'A file that is not a capture mcpscope can open (fixture, NDJSON, HAR).' },
   BAD_FIXTURE: { status: 400, means: 'A fixture that replay or verify cannot use.' },
   BAD_CLIENT_CONFIG: { status: 400, means: "A client's MCP config file mcpscope cannot read or edit." },
   BAD_OTLP_OPTIONS: { status: 400, means: 'An OpenTelemetry export configuration that cannot work.' },
   USAGE: { status: 400, means: 'A command line that is not right (the CLI exits 2).' },
+  // A session mcpscope has no way to send into (a stdio session with no stdio sender): 501.
+  CANNOT_SEND: {
+    status: 501,
+    means: 'This mcpscope cannot send into that kind of session (a stdio session with no stdio sender connected).',
+  },
   // mcpscope's own failure: 500.
   EXPORT_FAILED: { status: 500, means: 'Building an export failed; the recording is unchanged.' },
   INTERNAL: { status: 500, means: 'A fault of mcpscope itself; the message says what it was doing.' },
@@ -91,7 +100,7 @@ export class UsageError extends McpscopeError {
 /** An export or view asked for a session the store does not hold. */
 export class UnknownSessionError extends McpscopeError {
   constructor(readonly sessionId: string) {
-    super('NO_SESSION', `No session ${JSON.stringify(sessionId)} in this capture.`);
+    super('NO_SESSION', SAY.noSession(sessionId));
   }
 }
 

@@ -56,11 +56,11 @@ async function errorOf(res: Response): Promise<string> {
     /* no body */
   }
   try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown; code?: unknown };
-    // mcpscope's error handler answers `{error, code}` with the words in `error`; fastify's default
-    // answer (older servers) puts a generic phrase in `error` and the detail in `message`.
-    const words = typeof body.message === 'string' && body.message !== '' ? body.message : typeof body.error === 'string' ? body.error : '';
-    if (words !== '') return res.status === 413 ? `The file is too large for mcpscope to import (${words}).` : words;
+    // Every UI API error is `{ error, code }` (proxy/app/serve/error-handler.ts), fastify's own
+    // refusals included: a body too large comes as code FST_ERR_CTP_BODY_TOO_LARGE.
+    const body = JSON.parse(text) as { error?: unknown };
+    if (typeof body.error === 'string' && body.error !== '')
+      return res.status === 413 ? `The file is too large for mcpscope to import (${body.error}).` : body.error;
   } catch {
     /* not JSON */
   }
